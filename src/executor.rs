@@ -1,0 +1,429 @@
+//! [`Executor`], [`Builder`], [`Handle`] and [`WakePolicy`]: starting the workers, spawning
+//! onto them, and the shutdown protocol.
+//!
+//! Shutdown (`Drop for Executor`), in order:
+//! 1. set `shutdown` (SeqCst) and fence: from here on every task that is scheduled is
+//!    dropped instead of queued, and a push that raced with the store is caught by the
+//!    push-then-check protocol (`Shared::after_shared_push`);
+//! 2. close the live-task registry and wake every task still in it: a task waiting for a
+//!    wake-up is scheduled, and so dropped; one in a queue stays there for step 5; one being
+//!    polled is dropped when its poll ends;
+//! 3. wake every parked worker; each finishes the task it is running, drops what is left in
+//!    its own LIFO slot and deque, and exits;
+//! 4. join the worker threads, except the current thread if the executor is dropped on one
+//!    of its own workers (that worker exits once the task it is running returns);
+//! 5. drain the injector and the inboxes.
+//!
+//! **Invariant:** after `Drop` returns, every task of the executor has completed or had its
+//! future dropped, except the one running on the current thread when it is dropped from
+//! inside a task, and that one is dropped when its poll ends.
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::thread;
+
+use crossbeam_deque::Worker;
+use futures::task::{FutureObj, Spawn, SpawnError};
+
+use crate::shared::Shared;
+use crate::stats::Stats;
+use crate::sync::{fence, Ordering};
+use crate::task::{self, JoinHandle, Runnable};
+
+/// Where a task that is woken goes. See the crate docs for when to pick which.
+///
+/// ```
+/// use filch::{Executor, WakePolicy};
+/// let ex = Executor::builder().wake_policy(WakePolicy::CurrentWorker).build().unwrap();
+/// assert_eq!(WakePolicy::default(), WakePolicy::LastWorker);
+/// # drop(ex);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WakePolicy {
+    /// WS-LAST (Vrba, Halvorsen and Griwodz): a woken task goes back to the worker it last
+    /// ran on, waking that worker if it is parked; it migrates only by being stolen.
+    #[default]
+    LastWorker,
+    /// Classic work stealing (WS-CUR): a task woken on a worker thread goes onto that
+    /// worker's own deque.
+    CurrentWorker,
+}
+
+/// Configures and starts an [`Executor`].
+///
+/// ```
+/// let ex = filch::Builder::new()
+///     .worker_threads(2)
+///     .thread_name("app")
+///     .wake_policy(filch::WakePolicy::LastWorker)
+///     .build()
+///     .unwrap();
+/// assert_eq!(ex.worker_threads(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Builder {
+    worker_threads: Option<usize>,
+    thread_name: String,
+    wake_policy: WakePolicy,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// A builder with the defaults: one worker per available CPU, threads named
+    /// `filch-{index}`, [`WakePolicy::LastWorker`].
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().build().unwrap();
+    /// assert!(ex.worker_threads() >= 1);
+    /// ```
+    pub fn new() -> Builder {
+        Builder {
+            worker_threads: None,
+            thread_name: "filch".to_string(),
+            wake_policy: WakePolicy::default(),
+        }
+    }
+
+    /// The number of worker threads (default: [`std::thread::available_parallelism`]).
+    /// Zero makes [`Builder::build`] fail with [`io::ErrorKind::InvalidInput`].
+    ///
+    /// ```
+    /// let err = filch::Builder::new().worker_threads(0).build().unwrap_err();
+    /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    /// ```
+    pub fn worker_threads(mut self, n: usize) -> Builder {
+        self.worker_threads = Some(n);
+        self
+    }
+
+    /// The prefix of the threads' names: workers are `{prefix}-{index}`, blocking-pool
+    /// threads `{prefix}-blocking-{n}`. Default `"filch"`.
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().worker_threads(1).thread_name("app").build().unwrap();
+    /// let name = ex.block_on(ex.spawn(async {
+    ///     std::thread::current().name().map(str::to_owned)
+    /// }));
+    /// assert_eq!(name.unwrap().as_deref(), Some("app-0"));
+    /// ```
+    pub fn thread_name(mut self, prefix: impl Into<String>) -> Builder {
+        self.thread_name = prefix.into();
+        self
+    }
+
+    /// Where woken tasks go (default [`WakePolicy::LastWorker`]).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new()
+    ///     .wake_policy(filch::WakePolicy::CurrentWorker)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(ex);
+    /// ```
+    pub fn wake_policy(mut self, policy: WakePolicy) -> Builder {
+        self.wake_policy = policy;
+        self
+    }
+
+    /// Starts the worker threads.
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidInput`] if the number of workers is zero; the operating
+    /// system's error if a thread cannot be started (the threads already started are
+    /// stopped and joined).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().worker_threads(3).build()?;
+    /// assert_eq!(ex.stats().workers.len(), 3);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn build(self) -> io::Result<Executor> {
+        let n = match self.worker_threads {
+            Some(n) => n,
+            None => thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
+            ));
+        }
+        let locals: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let shared = Arc::new(Shared::new(
+            locals.iter().map(Worker::stealer).collect(),
+            self.wake_policy,
+            self.thread_name.clone(),
+        ));
+        let mut executor = Executor {
+            handle: Handle::from_shared(Arc::clone(&shared)),
+            threads: Vec::with_capacity(n),
+        };
+        for (index, local) in locals.into_iter().enumerate() {
+            let shared = Arc::clone(&shared);
+            let thread = thread::Builder::new()
+                .name(format!("{}-{index}", self.thread_name))
+                .spawn(move || crate::worker::run(shared, index, local))?;
+            // On error `executor` is dropped above, which stops and joins the started threads.
+            executor.threads.push(thread);
+        }
+        Ok(executor)
+    }
+}
+
+/// A pool of worker threads running spawned futures. Dropping it shuts the workers down
+/// and drops every task that has not completed (their [`JoinHandle`]s resolve to a
+/// cancelled [`crate::JoinError`]).
+///
+/// ```
+/// let ex = filch::Executor::new();
+/// let answer = ex.block_on(async {
+///     let a = filch::spawn(async { 40 });
+///     let b = filch::spawn(async { 2 });
+///     a.await.unwrap() + b.await.unwrap()
+/// });
+/// assert_eq!(answer, 42);
+/// ```
+pub struct Executor {
+    handle: Handle,
+    threads: Vec<thread::JoinHandle<()>>,
+}
+
+impl Default for Executor {
+    fn default() -> Executor {
+        Executor::new()
+    }
+}
+
+impl Executor {
+    /// An executor with the default settings ([`Builder::new`]).
+    ///
+    /// # Panics
+    /// If the worker threads cannot be started.
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// assert_eq!(ex.block_on(async { 1 }), 1);
+    /// ```
+    pub fn new() -> Executor {
+        Builder::new()
+            .build()
+            .unwrap_or_else(|e| panic!("filch: cannot start the executor's worker threads: {e}"))
+    }
+
+    /// A [`Builder`] to configure an executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// # drop(ex);
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+
+    /// A handle that spawns onto this executor; it does not keep the threads alive.
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let handle = ex.handle();
+    /// let out = std::thread::spawn(move || handle.spawn(async { 5 })).join().unwrap();
+    /// assert_eq!(ex.block_on(out).unwrap(), 5);
+    /// ```
+    pub fn handle(&self) -> Handle {
+        self.handle.clone()
+    }
+
+    /// Spawns `future` onto the workers; see [`Handle::spawn`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let h = ex.spawn(async { "done" });
+    /// assert_eq!(ex.block_on(h).unwrap(), "done");
+    /// ```
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Polls `future` to completion on the calling thread. Inside it, [`crate::spawn`],
+    /// [`Handle::current`] and the `par_*` loops use this executor.
+    ///
+    /// # Panics
+    /// On a worker thread of a filch executor (use `.await` there).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let v = ex.block_on(async { filch::spawn(async { 3 }).await.unwrap() });
+    /// assert_eq!(v, 3);
+    /// ```
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        crate::block_on::block_on(self.handle(), future)
+    }
+
+    /// The counters of every worker.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// assert_eq!(ex.stats().workers.len(), 2);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        self.handle.stats()
+    }
+
+    /// The number of worker threads.
+    ///
+    /// ```
+    /// assert_eq!(filch::Executor::builder().worker_threads(3).build().unwrap().worker_threads(), 3);
+    /// ```
+    pub fn worker_threads(&self) -> usize {
+        self.handle.shared.num_workers()
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        let shared = Arc::clone(&self.handle.shared);
+        // Step 1.
+        shared.shutdown.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        // Step 2: wakers are called with no lock held (the registry returns them).
+        for waker in shared.registry.close() {
+            waker.wake();
+        }
+        // Step 3.
+        shared.sleep.wake_all();
+        // Step 4.
+        let me = thread::current().id();
+        for thread in self.threads.drain(..) {
+            if thread.thread().id() != me {
+                // A worker never panics out of its loop (task panics are caught), so an
+                // error here could only come from a bug; there is nothing to recover.
+                let _ = thread.join();
+            }
+        }
+        // Step 5.
+        shared.drain_after_shutdown();
+    }
+}
+
+impl fmt::Debug for Executor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Executor")
+            .field("worker_threads", &self.worker_threads())
+            .field("wake_policy", &self.handle.shared.policy)
+            .finish()
+    }
+}
+
+/// Spawns onto an executor from anywhere. `Clone + Send + Sync`; it does not keep the
+/// executor's threads alive: after the executor is dropped, spawned tasks are dropped at
+/// once and their [`JoinHandle`]s resolve to a cancelled error.
+///
+/// ```
+/// let ex = filch::Executor::new();
+/// let handle = ex.handle();
+/// let inner = ex.block_on(async { filch::Handle::current().unwrap().spawn(async { 1 }) });
+/// assert_eq!(ex.block_on(inner).unwrap(), 1);
+/// drop(ex);
+/// let late = handle.spawn(async { 2 });
+/// assert!(filch::block_on(late).unwrap_err().is_cancelled());
+/// ```
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Handle {
+    pub(crate) fn from_shared(shared: Arc<Shared>) -> Handle {
+        Handle { shared }
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// The executor whose worker, blocking-pool thread or `block_on` this thread is in.
+    ///
+    /// ```
+    /// assert!(filch::Handle::current().is_none());
+    /// let ex = filch::Executor::new();
+    /// assert!(ex.block_on(async { filch::Handle::current() }).is_some());
+    /// ```
+    pub fn current() -> Option<Handle> {
+        crate::context::current()
+    }
+
+    /// Spawns `future` onto this executor. The task is scheduled at once; await the
+    /// [`JoinHandle`] for its output, or drop it to let the task run detached.
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let handle = ex.handle();
+    /// let task = handle.spawn(async { 2 + 2 });
+    /// assert_eq!(ex.block_on(task).unwrap(), 4);
+    /// ```
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        task::spawn(&self.shared, self.shared.registry_shard(), future)
+    }
+
+    /// The counters of every worker of this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// assert_eq!(ex.handle().stats().workers.len(), 2);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        self.shared.stats()
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("worker_threads", &self.shared.num_workers())
+            .field("shut_down", &self.shared.is_shut_down())
+            .finish()
+    }
+}
+
+impl Spawn for Handle {
+    fn spawn_obj(&self, future: FutureObj<'static, ()>) -> Result<(), SpawnError> {
+        if self.shared.is_shut_down() {
+            return Err(SpawnError::shutdown());
+        }
+        drop(self.spawn(future));
+        Ok(())
+    }
+
+    fn status(&self) -> Result<(), SpawnError> {
+        if self.shared.is_shut_down() {
+            Err(SpawnError::shutdown())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Spawn for Executor {
+    fn spawn_obj(&self, future: FutureObj<'static, ()>) -> Result<(), SpawnError> {
+        self.handle.spawn_obj(future)
+    }
+
+    fn status(&self) -> Result<(), SpawnError> {
+        self.handle.status()
+    }
+}

@@ -1,0 +1,113 @@
+//! The lazily started global executor, and the free functions that use the current
+//! executor or fall back to it.
+
+use std::future::Future;
+use std::sync::OnceLock;
+
+use crate::context;
+use crate::executor::{Builder, Executor, Handle};
+use crate::task::JoinHandle;
+
+/// The environment variable that sets the global executor's number of workers.
+pub const WORKERS_ENV: &str = "FILCH_WORKERS";
+
+static GLOBAL: OnceLock<Executor> = OnceLock::new();
+
+/// Parses a [`WORKERS_ENV`] value: a whole number of at least one.
+fn parse_workers(value: &str) -> Option<usize> {
+    value.trim().parse::<usize>().ok().filter(|&n| n > 0)
+}
+
+/// The global executor, started on first use with `available_parallelism()` workers, or
+/// [`WORKERS_ENV`] of them when that is set.
+///
+/// # Panics
+/// If [`WORKERS_ENV`] is set to anything but a positive whole number, or the threads cannot
+/// be started.
+pub(crate) fn global() -> &'static Executor {
+    GLOBAL.get_or_init(|| {
+        let mut builder = Builder::new();
+        if let Some(value) = std::env::var_os(WORKERS_ENV) {
+            let text = value.to_string_lossy();
+            match parse_workers(&text) {
+                Some(n) => builder = builder.worker_threads(n),
+                None => panic!(
+                    "filch: the environment variable {WORKERS_ENV} must be a positive whole \
+                     number of worker threads, but it is {text:?}"
+                ),
+            }
+        }
+        builder
+            .build()
+            .unwrap_or_else(|e| panic!("filch: cannot start the global executor: {e}"))
+    })
+}
+
+/// Calls `f` with the current executor's handle, else the global one's.
+pub(crate) fn with_handle<R>(f: impl FnOnce(&Handle) -> R) -> R {
+    match context::current() {
+        Some(handle) => f(&handle),
+        None => f(&global_handle()),
+    }
+}
+
+fn global_handle() -> Handle {
+    global().handle()
+}
+
+/// Spawns `future` onto the current executor (the one whose worker or `block_on` this
+/// thread is in), else onto the global executor. The task is scheduled at once.
+///
+/// ```
+/// let task = filch::spawn(async { 1 + 2 });
+/// assert_eq!(filch::block_on(task).unwrap(), 3);
+/// ```
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    context::with_current(|shared| match shared {
+        Some(shared) => crate::task::spawn(shared, shared.registry_shard(), future),
+        None => global().spawn(future),
+    })
+}
+
+/// Polls `future` to completion on the calling thread: in the current executor's context
+/// if this thread is inside one's `block_on`, else in the global executor's (started on
+/// first use), so that [`spawn`] and the `par_*` loops inside it go there.
+///
+/// # Panics
+/// On a worker thread of a filch executor: blocking a worker can deadlock the pool; use
+/// `.await` instead.
+///
+/// ```
+/// let v = filch::block_on(async {
+///     let t = filch::spawn(async { 20 });
+///     t.await.unwrap() + 1
+/// });
+/// assert_eq!(v, 21);
+/// ```
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    if crate::worker::is_worker_thread() {
+        // Checked before the global executor could be started for nothing.
+        return crate::block_on::block_on(global_handle(), future);
+    }
+    let handle = context::current().unwrap_or_else(global_handle);
+    crate::block_on::block_on(handle, future)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_workers;
+
+    #[test]
+    fn parses_worker_counts() {
+        assert_eq!(parse_workers("4"), Some(4));
+        assert_eq!(parse_workers(" 2 "), Some(2));
+        assert_eq!(parse_workers("0"), None);
+        assert_eq!(parse_workers("-1"), None);
+        assert_eq!(parse_workers("two"), None);
+        assert_eq!(parse_workers(""), None);
+    }
+}

@@ -1,0 +1,267 @@
+//! The parked-worker notifier: who is searching for work, who sleeps, and who gets woken.
+//!
+//! The protocol, its invariants and the argument that no wake-up is lost are written out in
+//! `src/park/README.md` beside this file; the comments here name the steps.
+//!
+//! Invariants:
+//! - `searching(state)` is the number of workers between a successful
+//!   [`Sleep::try_start_search`] (or a wake-up as searcher) and their [`Sleep::end_search`]
+//!   or [`Sleep::park`]; `unparked(state)` is the number of workers not in `sleepers`.
+//! - A worker index is in `sleepers` iff its slot's `sleeping` flag is set; both change only
+//!   under the `sleepers` lock, together with `unparked(state)`.
+//! - A worker's listener is registered before its index enters `sleepers`, and only the
+//!   thread that takes the index out of `sleepers` notifies its event: a notification is
+//!   never sent to nobody.
+
+use crossbeam_utils::CachePadded;
+use event_listener::{Event, Listener};
+
+use crate::sync::{fence, lock, AtomicBool, AtomicUsize, Mutex, Ordering};
+
+/// One unparked worker in `state`; the searching count lives in the bits below.
+const UNPARKED_ONE: usize = 1 << (usize::BITS / 2);
+/// Mask of the searching count in `state`.
+const SEARCHING_MASK: usize = UNPARKED_ONE - 1;
+
+fn searching(state: usize) -> usize {
+    state & SEARCHING_MASK
+}
+
+fn unparked(state: usize) -> usize {
+    state >> (usize::BITS / 2)
+}
+
+/// Per-worker parking slot.
+struct Slot {
+    /// The event this worker's listener waits on. Only its notifier (see invariants) notifies it.
+    event: Event,
+    /// Set while the worker is in `sleepers`. Written under the lock; read without it by
+    /// [`Sleep::notify_worker`] after a SeqCst fence (pairs with the fence in [`Sleep::park`]).
+    sleeping: AtomicBool,
+    /// Whether the thread that woke this worker counted it as a searcher. Written under the
+    /// lock before the event is notified; read by the worker after its wait returns (the
+    /// event's notify/wait pair orders the two).
+    woken_as_searcher: AtomicBool,
+}
+
+/// The notifier shared by the workers of one executor.
+pub(crate) struct Sleep {
+    /// `searching | unparked << (BITS / 2)`.
+    state: AtomicUsize,
+    /// Indices of the workers that are parked or about to park.
+    sleepers: Mutex<Vec<usize>>,
+    slots: Box<[CachePadded<Slot>]>,
+    workers: usize,
+}
+
+impl Parked {
+    /// Whether the worker counts as a searcher after [`Sleep::park`].
+    pub(crate) fn searching(self) -> bool {
+        matches!(self, Parked::WokenSearching | Parked::SkippedSearching)
+    }
+    /// Whether the worker really slept.
+    pub(crate) fn slept(self) -> bool {
+        matches!(self, Parked::Woken | Parked::WokenSearching)
+    }
+}
+
+impl Sleep {
+    /// A notifier for `workers` workers, all awake and none searching.
+    pub(crate) fn new(workers: usize) -> Sleep {
+        assert!(workers < SEARCHING_MASK, "too many workers");
+        Sleep {
+            state: AtomicUsize::new(workers * UNPARKED_ONE),
+            sleepers: Mutex::new(Vec::with_capacity(workers)),
+            slots: (0..workers)
+                .map(|_| {
+                    CachePadded::new(Slot {
+                        event: Event::new(),
+                        sleeping: AtomicBool::new(false),
+                        woken_as_searcher: AtomicBool::new(false),
+                    })
+                })
+                .collect(),
+            workers,
+        }
+    }
+
+    /// Tries to become a searcher (a worker allowed to steal). At most about half the
+    /// workers search at once, so that a burst of idle workers does not hammer the deques.
+    #[must_use]
+    pub(crate) fn try_start_search(&self) -> bool {
+        let mut state = self.state.load(Ordering::SeqCst);
+        loop {
+            // Why: the cap; a worker refused here parks after checking its own queues.
+            if 2 * searching(state) >= self.workers {
+                return false;
+            }
+            match self.state.compare_exchange_weak(
+                state,
+                state + 1,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => return true,
+                // Why: another worker started or ended a search, or parked; retry on its value.
+                Err(actual) => state = actual,
+            }
+        }
+    }
+
+    /// Stops searching because work was found. Returns `true` if this was the last
+    /// searcher: pushes made meanwhile skipped their notification (they saw a searcher), so
+    /// the caller must check for leftover work and call [`Sleep::notify_work`] if any.
+    #[must_use]
+    pub(crate) fn end_search(&self) -> bool {
+        let prev = self.state.fetch_sub(1, Ordering::SeqCst);
+        debug_assert!(searching(prev) > 0);
+        searching(prev) == 1
+    }
+
+    /// Called after work was pushed to a queue that any worker may take from.
+    ///
+    /// Wakes one sleeper as a searcher unless a worker is already searching (that one will
+    /// find the work, or re-check before it parks) or nobody sleeps. The fence pairs with
+    /// the fence in [`Sleep::park`]: either the parker's re-check sees the push, or this
+    /// load sees the parker's decrement of `state` (README, "No lost wake-up").
+    pub(crate) fn notify_work(&self) {
+        fence(Ordering::SeqCst);
+        // Relaxed: ordered by the fence above against the parker's fence.
+        let state = self.state.load(Ordering::Relaxed);
+        if searching(state) == 0 && unparked(state) < self.workers {
+            self.wake_one();
+        }
+    }
+
+    /// Called after work was pushed to worker `index`'s own inbox: wakes that worker if it
+    /// sleeps (not as a searcher: its work is waiting for it), else behaves as
+    /// [`Sleep::notify_work`] so that idle workers may help.
+    pub(crate) fn notify_worker(&self, index: usize) {
+        fence(Ordering::SeqCst);
+        let slot = &self.slots[index];
+        // Relaxed: ordered by the fence above against the fence in `park` (README).
+        if slot.sleeping.load(Ordering::Relaxed) {
+            let mut sleepers = lock(&self.sleepers);
+            if let Some(pos) = sleepers.iter().position(|&w| w == index) {
+                sleepers.swap_remove(pos);
+                self.wake_locked(index, false);
+                drop(sleepers);
+                slot.event.notify(1);
+                return;
+            }
+        }
+        let state = self.state.load(Ordering::Relaxed);
+        if searching(state) == 0 && unparked(state) < self.workers {
+            self.wake_one();
+        }
+    }
+
+    /// Wakes one sleeping worker as a searcher, if one sleeps and nobody searches.
+    fn wake_one(&self) {
+        let mut sleepers = lock(&self.sleepers);
+        // Why re-check: another pusher may have woken a searcher since our unlocked look.
+        if searching(self.state.load(Ordering::SeqCst)) != 0 {
+            return;
+        }
+        if let Some(index) = sleepers.pop() {
+            self.wake_locked(index, true);
+            drop(sleepers);
+            self.slots[index].event.notify(1);
+        }
+    }
+
+    /// Books worker `index` as awake; the caller holds the `sleepers` lock, has removed
+    /// `index` from it, and notifies the event after unlocking.
+    fn wake_locked(&self, index: usize, as_searcher: bool) {
+        let slot = &self.slots[index];
+        // Relaxed: both written under the lock; see the field docs for their readers.
+        slot.sleeping.store(false, Ordering::Relaxed);
+        slot.woken_as_searcher.store(as_searcher, Ordering::Relaxed);
+        self.state
+            .fetch_add(UNPARKED_ONE + usize::from(as_searcher), Ordering::SeqCst);
+    }
+
+    /// Wakes every sleeping worker (shutdown).
+    pub(crate) fn wake_all(&self) {
+        let mut sleepers = lock(&self.sleepers);
+        let woken: Vec<usize> = sleepers.drain(..).collect();
+        for &index in &woken {
+            self.wake_locked(index, false);
+        }
+        drop(sleepers);
+        for index in woken {
+            self.slots[index].event.notify(1);
+        }
+    }
+
+    /// Parks worker `index` until it is woken, unless `has_work` finds work after the worker
+    /// is registered as sleeping. `searching` says whether the worker was a searcher.
+    ///
+    /// Returns whether the worker is a searcher now (it was woken as one). On return the
+    /// worker is counted as unparked again.
+    ///
+    /// `has_work` must look at every queue the worker could take from, and at the
+    /// shutdown flag.
+    pub(crate) fn park(
+        &self,
+        index: usize,
+        searching: bool,
+        has_work: impl Fn() -> bool,
+    ) -> Parked {
+        let slot = &self.slots[index];
+        // Step 1: register the listener before anyone can find us in `sleepers`.
+        let listener = slot.event.listen();
+        // Step 2: book ourselves as sleeping, together with the counts.
+        {
+            let mut sleepers = lock(&self.sleepers);
+            self.state
+                .fetch_sub(UNPARKED_ONE + usize::from(searching), Ordering::SeqCst);
+            sleepers.push(index);
+            // Relaxed: ordered for `notify_worker` by the fence below.
+            slot.sleeping.store(true, Ordering::Relaxed);
+        }
+        // Step 3: re-check every queue. The fence pairs with the one in `notify_work` /
+        // `notify_worker`: a push we miss here saw our booking and wakes us.
+        fence(Ordering::SeqCst);
+        if has_work() {
+            let mut sleepers = lock(&self.sleepers);
+            if let Some(pos) = sleepers.iter().position(|&w| w == index) {
+                // Nobody woke us yet: take ourselves back, not as a searcher.
+                sleepers.swap_remove(pos);
+                self.wake_locked(index, false);
+                return Parked::Skipped;
+            }
+            // A notifier already took us out and booked us awake (perhaps as a searcher);
+            // its notification sits on our listener, which we drop unused.
+            drop(sleepers);
+            // Relaxed: written under the lock we just held.
+            return if slot.woken_as_searcher.load(Ordering::Relaxed) {
+                Parked::SkippedSearching
+            } else {
+                Parked::Skipped
+            };
+        }
+        // Step 4: sleep. Only the thread that took us out of `sleepers` notifies the event.
+        listener.wait();
+        // Relaxed: written before the notification that `wait` returned for.
+        if slot.woken_as_searcher.load(Ordering::Relaxed) {
+            Parked::WokenSearching
+        } else {
+            Parked::Woken
+        }
+    }
+}
+
+/// How [`Sleep::park`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Parked {
+    /// The re-check found work; the worker never slept and is not a searcher.
+    Skipped,
+    /// The re-check found work, but a notifier had already booked the worker awake as a
+    /// searcher: it never slept, and it counts in `searching`.
+    SkippedSearching,
+    /// Woken by a targeted wake-up or shutdown; not a searcher.
+    Woken,
+    /// Woken as a searcher: it counts in `searching` and must call `end_search` or park.
+    WokenSearching,
+}

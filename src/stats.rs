@@ -1,0 +1,111 @@
+//! Per-worker counters and the public snapshot types [`Stats`] and [`WorkerStats`].
+//!
+//! Each worker owns one [`Counters`] block on its own cache line and is its only writer, so
+//! an increment is a plain load and store (no read-modify-write, no shared cache line). A
+//! reader on any thread loads the four counters without stopping the worker; a snapshot is
+//! not atomic across counters, and a poll is counted once it has returned.
+
+use crate::sync::{AtomicU64, Ordering};
+
+/// A snapshot of an executor's counters, one entry per worker in worker index order.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// ex.block_on(ex.spawn(async { 1 + 1 })).unwrap();
+/// let stats = ex.stats();
+/// assert_eq!(stats.workers.len(), 2);
+/// assert!(stats.total().polls >= 1);
+/// ```
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Stats {
+    /// One entry per worker, in worker index order.
+    pub workers: Vec<WorkerStats>,
+}
+
+impl Stats {
+    /// The sum of every worker's counters.
+    ///
+    /// ```
+    /// let stats = filch::Executor::builder().worker_threads(1).build().unwrap().stats();
+    /// assert_eq!(stats.total().parks, stats.workers[0].parks);
+    /// ```
+    pub fn total(&self) -> WorkerStats {
+        self.workers
+            .iter()
+            .fold(WorkerStats::default(), |acc, w| WorkerStats {
+                polls: acc.polls + w.polls,
+                steal_attempts: acc.steal_attempts + w.steal_attempts,
+                steals: acc.steals + w.steals,
+                parks: acc.parks + w.parks,
+            })
+    }
+}
+
+/// The cumulative counters of one worker since the executor started.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+/// let w: filch::WorkerStats = ex.stats().workers[0];
+/// assert!(w.steals <= w.steal_attempts);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkerStats {
+    /// Task polls run on this worker.
+    pub polls: u64,
+    /// Attempts to take work from another worker's deque or inbox.
+    pub steal_attempts: u64,
+    /// Steal attempts that got at least one task.
+    pub steals: u64,
+    /// Times the worker went to sleep.
+    pub parks: u64,
+}
+
+/// The live counters of one worker. Written only by that worker's thread.
+pub(crate) struct Counters {
+    polls: AtomicU64,
+    steal_attempts: AtomicU64,
+    steals: AtomicU64,
+    parks: AtomicU64,
+}
+
+/// Adds `n` to a counter that only the calling thread writes.
+///
+/// Relaxed: the value is a statistic; readers pair with nothing and may see it a moment late.
+fn bump(counter: &AtomicU64, n: u64) {
+    counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+}
+
+impl Counters {
+    pub(crate) fn new() -> Counters {
+        Counters {
+            polls: AtomicU64::new(0),
+            steal_attempts: AtomicU64::new(0),
+            steals: AtomicU64::new(0),
+            parks: AtomicU64::new(0),
+        }
+    }
+    pub(crate) fn add_polls(&self, n: u64) {
+        bump(&self.polls, n);
+    }
+    pub(crate) fn add_steal_attempts(&self, n: u64) {
+        bump(&self.steal_attempts, n);
+    }
+    pub(crate) fn add_steals(&self, n: u64) {
+        bump(&self.steals, n);
+    }
+    pub(crate) fn add_park(&self) {
+        bump(&self.parks, 1);
+    }
+
+    /// Reads the four counters (Relaxed: statistics, see [`bump`]).
+    pub(crate) fn snapshot(&self) -> WorkerStats {
+        WorkerStats {
+            polls: self.polls.load(Ordering::Relaxed),
+            steal_attempts: self.steal_attempts.load(Ordering::Relaxed),
+            steals: self.steals.load(Ordering::Relaxed),
+            parks: self.parks.load(Ordering::Relaxed),
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! Tasks: how a future becomes an `async-task` runnable, and the [`JoinHandle`] /
+//! [`JoinError`] a spawner gets back.
+//!
+//! Each task carries a [`TaskMeta`] (its executor, the worker it last ran on, its abort
+//! flag) and runs inside a [`TaskFuture`], which
+//! - catches a panic of the user's future and turns it into a panic [`JoinError`], so the
+//!   worker thread survives;
+//! - checks the abort flag before every poll, so an aborted task completes with a cancelled
+//!   error, and async-task drops the user's future before the output is published (the
+//!   `JoinHandle` sees the error only after the destructors ran);
+//! - removes the task from the live-task registry when it is dropped.
+//!
+//! Cancellation by shutdown drops the `Runnable`, which makes async-task drop the future and
+//! complete the task without output: the `JoinHandle` turns that into a cancelled error.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use async_task::{FallibleTask, ScheduleInfo, WithInfo};
+use pin_project_lite::pin_project;
+
+use crate::registry::Slot;
+use crate::shared::Shared;
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+
+/// `TaskMeta::last_worker` of a task that has not run yet.
+pub(crate) const NO_WORKER: usize = usize::MAX;
+
+/// The runnable type every queue of filch holds.
+pub(crate) type Runnable = async_task::Runnable<TaskMeta>;
+
+/// Per-task data that both the runnable and the join handle reach.
+pub(crate) struct TaskMeta {
+    /// The executor the task belongs to (keeps it alive while the task exists).
+    pub(crate) shared: Arc<Shared>,
+    /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
+    /// hint only: written Relaxed by the polling worker, read Relaxed by the scheduler.
+    pub(crate) last_worker: AtomicUsize,
+    /// Set by [`JoinHandle::abort`] (Release) and read before every poll (Acquire).
+    aborted: AtomicBool,
+}
+
+pin_project! {
+    /// The future async-task runs: the user's future plus panic capture, abort and
+    /// registry bookkeeping (see the module docs).
+    struct TaskFuture<F> {
+        #[pin]
+        future: F,
+        meta: &'static TaskMeta,
+        slot: Slot,
+    }
+
+    impl<F> PinnedDrop for TaskFuture<F> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            this.meta.shared.registry.remove(*this.slot);
+        }
+    }
+}
+
+impl<F: Future> Future for TaskFuture<F> {
+    type Output = Result<F::Output, JoinError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        // Acquire: pairs with the Release store in `JoinHandle::abort`.
+        if this.meta.aborted.load(Ordering::Acquire) {
+            return Poll::Ready(Err(JoinError::cancelled()));
+        }
+        let future = this.future;
+        match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(JoinError::panic(payload))),
+        }
+    }
+}
+
+/// The schedule function of every task: hands the runnable to its executor.
+fn schedule(runnable: Runnable, info: ScheduleInfo) {
+    crate::worker::with_current(|worker| match worker {
+        // On one of the task's own workers: that worker's context keeps the executor alive
+        // for the whole call, even if the runnable (and with it the task's reference to the
+        // executor) is dropped inside it.
+        Some(worker) if Arc::ptr_eq(worker.shared(), &runnable.metadata().shared) => {
+            worker.shared().schedule_on_worker(worker, runnable, info)
+        }
+        // Elsewhere: hold our own reference for the same reason.
+        _ => {
+            let shared = Arc::clone(&runnable.metadata().shared);
+            shared.schedule_remote(runnable)
+        }
+    })
+}
+
+/// Spawns `future` onto `shared`, registering it in registry shard `shard`.
+pub(crate) fn spawn<F>(shared: &Arc<Shared>, shard: usize, future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let meta = TaskMeta {
+        shared: Arc::clone(shared),
+        last_worker: AtomicUsize::new(NO_WORKER),
+        aborted: AtomicBool::new(false),
+    };
+    let made = shared.registry.register(shard, move |slot| {
+        let builder = async_task::Builder::new().metadata(meta);
+        let make_future = move |meta: &'static TaskMeta| TaskFuture { future, meta, slot };
+        // SAFETY: `spawn_unchecked` asks that a non-Send future be run and dropped on its
+        // own thread, that non-'static borrows outlive the Runnable, and that a non-Send
+        // schedule function be used on its own thread. `F` is Send + 'static, the schedule
+        // function is a Send + Sync fn item, and the only borrow is `meta`, the task's own
+        // metadata: async-task keeps it in the task allocation until after the future is
+        // dropped, and `TaskFuture` uses it only in `poll` and `drop`. The `'static` we give
+        // the reference never escapes `TaskFuture`.
+        let (runnable, task) = unsafe { builder.spawn_unchecked(make_future, WithInfo(schedule)) };
+        let waker = runnable.waker();
+        ((runnable, task), waker)
+    });
+    let (runnable, task, registered) = match made {
+        Ok((runnable, task)) => (runnable, task, true),
+        Err((runnable, task)) => (runnable, task, false),
+    };
+    let handle = JoinHandle {
+        waker: runnable.waker(),
+        meta: task.metadata(),
+        task: Some(task.fallible()),
+    };
+    if registered {
+        runnable.schedule();
+    } else {
+        // Spawned after shutdown: the future is dropped at once; the handle reports cancelled.
+        drop(runnable);
+    }
+    handle
+}
+
+/// An owned permission to await a spawned task's output.
+///
+/// `JoinHandle<T>` is a future resolving to `Result<T, JoinError>`: `Ok` with the task's
+/// output, or an error if the task panicked or was cancelled (by [`JoinHandle::abort`] or
+/// by the executor shutting down). Dropping the handle detaches the task: it keeps running.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let handle = ex.spawn(async { 6 * 7 });
+/// assert_eq!(ex.block_on(handle).unwrap(), 42);
+/// ```
+#[must_use = "dropping a JoinHandle detaches the task; await it to get its output"]
+pub struct JoinHandle<T> {
+    task: Option<FallibleTask<Result<T, JoinError>, TaskMeta>>,
+    /// The task's metadata, for `abort` (`FallibleTask` does not expose it). Valid while
+    /// `waker` lives: the waker holds a reference to the task allocation, which keeps the
+    /// metadata until it is freed.
+    meta: *const TaskMeta,
+    /// Wakes the task so that an abort takes effect even if it waits for a wake-up.
+    waker: Waker,
+}
+
+// SAFETY: the fields are a `FallibleTask` (Send when its output is Send and the metadata
+// Send + Sync), a `Waker` (Send + Sync) and `meta`, used only to reach `TaskMeta::aborted`
+// through a shared reference; `TaskMeta` is Sync.
+unsafe impl<T: Send> Send for JoinHandle<T> {}
+// SAFETY: `&JoinHandle` allows only `abort` and `is_finished`, which touch the atomic abort
+// flag, the waker and `FallibleTask::is_finished`, all safe to call from several threads.
+unsafe impl<T: Send> Sync for JoinHandle<T> {}
+
+impl<T> JoinHandle<T> {
+    /// Cancels the task. Its future is dropped, at once if it is waiting, or after its
+    /// current poll if it is running; awaiting the handle then gives a cancelled
+    /// [`JoinError`] (unless the task had already completed). Aborting twice is harmless.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let handle = ex.spawn(std::future::pending::<()>());
+    /// handle.abort();
+    /// let err = ex.block_on(handle).unwrap_err();
+    /// assert!(err.is_cancelled());
+    /// ```
+    pub fn abort(&self) {
+        // SAFETY: `self.waker` keeps the task allocation, and so its metadata, alive (see
+        // the field docs).
+        let meta = unsafe { &*self.meta };
+        // Release: pairs with the Acquire load in `TaskFuture::poll`.
+        meta.aborted.store(true, Ordering::Release);
+        self.waker.wake_by_ref();
+    }
+
+    /// Whether the task has completed (with output, a panic or a cancellation).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let handle = ex.spawn(async {});
+    /// while !handle.is_finished() {
+    ///     std::thread::yield_now();
+    /// }
+    /// ex.block_on(handle).unwrap();
+    /// ```
+    pub fn is_finished(&self) -> bool {
+        self.task.as_ref().is_none_or(|task| task.is_finished())
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let task = self
+            .task
+            .as_mut()
+            .expect("filch: JoinHandle polled after it completed");
+        match Pin::new(task).poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(result) => {
+                self.task = None;
+                Poll::Ready(result.unwrap_or_else(|| Err(JoinError::cancelled())))
+            }
+        }
+    }
+}
+
+impl<T> Drop for JoinHandle<T> {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.detach();
+        }
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("finished", &self.is_finished())
+            .finish()
+    }
+}
+
+/// Why a task gave no output: it was cancelled, or it panicked.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+/// let err = ex.block_on(ex.spawn(async { panic!("boom") })).unwrap_err();
+/// assert!(err.is_panic());
+/// assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
+/// ```
+pub struct JoinError {
+    repr: Repr,
+}
+
+enum Repr {
+    Cancelled,
+    /// The payload behind a mutex only so that `JoinError` is `Sync` as well as `Send`.
+    Panic(Mutex<Box<dyn Any + Send + 'static>>),
+}
+
+impl JoinError {
+    pub(crate) fn cancelled() -> JoinError {
+        JoinError {
+            repr: Repr::Cancelled,
+        }
+    }
+
+    pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
+        JoinError {
+            repr: Repr::Panic(Mutex::new(payload)),
+        }
+    }
+
+    /// Whether the task was cancelled (aborted, or dropped by shutdown).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let handle = ex.spawn(std::future::pending::<()>());
+    /// handle.abort();
+    /// assert!(ex.block_on(handle).unwrap_err().is_cancelled());
+    /// ```
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.repr, Repr::Cancelled)
+    }
+
+    /// Whether the task panicked.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// assert!(ex.block_on(ex.spawn(async { panic!() })).unwrap_err().is_panic());
+    /// ```
+    pub fn is_panic(&self) -> bool {
+        matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The panic payload, to resume with [`std::panic::resume_unwind`].
+    ///
+    /// # Panics
+    /// If the error is not a panic ([`JoinError::is_panic`] is false).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let err = ex.block_on(ex.spawn(async { std::panic::panic_any(7u32) })).unwrap_err();
+    /// assert_eq!(*err.into_panic().downcast::<u32>().unwrap(), 7);
+    /// ```
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        match self.repr {
+            Repr::Panic(payload) => payload.into_inner().unwrap_or_else(|e| e.into_inner()),
+            Repr::Cancelled => {
+                panic!("filch: JoinError::into_panic called on a cancelled task's error")
+            }
+        }
+    }
+
+    fn panic_message(&self) -> Option<String> {
+        match &self.repr {
+            Repr::Panic(payload) => {
+                let payload = payload.lock().unwrap_or_else(|e| e.into_inner());
+                payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+            }
+            Repr::Cancelled => None,
+        }
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => f.write_str("task was cancelled"),
+            (Repr::Panic(_), Some(msg)) => write!(f, "task panicked with message {msg:?}"),
+            (Repr::Panic(_), None) => f.write_str("task panicked"),
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => f.write_str("JoinError::Cancelled"),
+            (Repr::Panic(_), Some(msg)) => write!(f, "JoinError::Panic({msg:?})"),
+            (Repr::Panic(_), None) => f.write_str("JoinError::Panic(..)"),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+impl From<JoinError> for std::io::Error {
+    fn from(err: JoinError) -> std::io::Error {
+        std::io::Error::other(err.to_string())
+    }
+}
