@@ -1,0 +1,1 @@
+//! The blocking pool behind `spawn_blocking` (stub: being written).
