@@ -1,1 +1,477 @@
-//! The blocking pool behind `spawn_blocking` (stub: being written).
+//! The blocking pool behind [`spawn_blocking`](crate::spawn_blocking): a separate, elastic
+//! set of threads per executor that runs closures which may block, so that blocking calls
+//! never sit on a worker.
+//!
+//! Each executor owns one [`BlockingPool`] (in `Shared::blocking`). A job is an async-task
+//! task whose future calls the closure once (catching its panic), with a schedule function
+//! that queues the runnable here; that gives the caller filch's own [`JoinHandle`] with its
+//! panic and cancellation semantics, at no extra cost.
+//!
+//! The pool:
+//! - grows on demand: a job that finds no idle thread starts a new one, up to
+//!   [`MAX_BLOCKING_THREADS`]; beyond that jobs wait in a FIFO queue;
+//! - shrinks when idle: a thread that finds no job for [`IDLE_TIMEOUT`] exits;
+//! - names its threads `{prefix}-blocking-{n}` (`n` counts up from 0 and is never reused),
+//!   enters the owning executor's context on them (so `Handle::current()` is that executor
+//!   and `spawn` goes there), and does not mark them as workers (so `block_on` is allowed).
+//!
+//! Shutdown (`Executor::drop` calls [`BlockingPool::shutdown`]): idle threads exit at once;
+//! a job already running runs to its end on its thread, and its `JoinHandle` gets its output
+//! (`Executor::drop` does not wait for it: a blocking call may never return); a job queued
+//! but not started is dropped without running, and so is one spawned after shutdown: their
+//! `JoinHandle`s resolve to a cancelled `JoinError`. [`JoinHandle::abort`] likewise cancels
+//! a job that has not started; one that runs cannot be interrupted.
+//!
+//! Why not the `blocking` crate (smol-rs, well kept): its pool is one global per process, so
+//! it cannot name threads after the executor (`{prefix}-blocking-{n}`), cannot install the
+//! executor's context on its threads for their whole life, cannot drop one executor's queued
+//! jobs when that executor shuts down, and returns its own task type instead of filch's
+//! `JoinHandle`. What it does is small (a mutex-protected queue and a condition variable), so
+//! filch keeps its own, with the same growth rule and idle timeout.
+//!
+//! **Invariants** (all counts are guarded by the one mutex):
+//! - `idle` counts the threads waiting on the condition variable that no push has claimed;
+//!   a push that finds `idle > 0` claims one (`idle -= 1; notified += 1`) and notifies, so
+//!   two pushes never count on the same waiting thread;
+//! - a waiting thread consumes a `notified` token before anything else, so a claimed wake-up
+//!   is never lost to a thread that times out and exits;
+//! - a thread looks at the queue before it waits, so no job is left queued while a thread
+//!   lives: every queued job is run, or dropped by `shutdown`.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::context;
+use crate::executor::{Executor, Handle};
+use crate::shared::Shared;
+use crate::task::{JoinError, JoinHandle, Runnable, TaskMeta};
+
+/// The most threads one executor's blocking pool runs at once (as tokio's default).
+pub(crate) const MAX_BLOCKING_THREADS: usize = 512;
+
+/// How long a blocking-pool thread waits for a job before it exits.
+pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One executor's blocking pool. See the module docs.
+pub(crate) struct BlockingPool {
+    state: Mutex<PoolState>,
+    /// Idle threads wait here; a push claims one and notifies it, shutdown notifies all.
+    condvar: Condvar,
+}
+
+struct PoolState {
+    /// Jobs not yet started, oldest first.
+    queue: VecDeque<Runnable>,
+    /// Threads alive (started, and not yet past their last look at this state).
+    threads: usize,
+    /// Threads waiting for a job that no push has claimed yet.
+    idle: usize,
+    /// Wake-ups handed to waiting threads and not yet consumed by one.
+    notified: usize,
+    /// The `n` of the next thread's name.
+    next_id: usize,
+    /// Set once by [`BlockingPool::shutdown`]; no job is queued after it.
+    shutdown: bool,
+    max_threads: usize,
+    idle_timeout: Duration,
+}
+
+impl BlockingPool {
+    pub(crate) fn new() -> BlockingPool {
+        BlockingPool {
+            state: Mutex::new(PoolState {
+                queue: VecDeque::new(),
+                threads: 0,
+                idle: 0,
+                notified: 0,
+                next_id: 0,
+                shutdown: false,
+                max_threads: MAX_BLOCKING_THREADS,
+                idle_timeout: IDLE_TIMEOUT,
+            }),
+            condvar: Condvar::new(),
+        }
+    }
+
+    /// Locks the state, ignoring poisoning: no user code runs while it is held.
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues `runnable` and makes sure a thread will run it: wakes an idle thread, or
+    /// starts one, or (at the limit) leaves it for the next thread that finishes a job.
+    /// After shutdown the job is dropped, which cancels it.
+    fn push(&self, shared: &Arc<Shared>, runnable: Runnable) {
+        let mut st = self.lock();
+        if st.shutdown {
+            drop(st);
+            // Outside the lock: dropping the job runs the closure's destructors.
+            drop(runnable);
+            return;
+        }
+        st.queue.push_back(runnable);
+        if st.idle > 0 {
+            // Claim one waiting thread for this job (module invariants).
+            st.idle -= 1;
+            st.notified += 1;
+            drop(st);
+            self.condvar.notify_one();
+            return;
+        }
+        if st.threads >= st.max_threads {
+            // Every thread is busy; the first to finish takes the job.
+            return;
+        }
+        let id = st.next_id;
+        st.next_id += 1;
+        // Counted before the thread starts, so concurrent pushes respect the limit.
+        st.threads += 1;
+        drop(st);
+        let thread_shared = Arc::clone(shared);
+        let started = thread::Builder::new()
+            .name(format!("{}-blocking-{id}", shared.thread_prefix))
+            .spawn(move || run_thread(thread_shared));
+        if let Err(err) = started {
+            let mut st = self.lock();
+            st.threads -= 1;
+            if st.threads > 0 {
+                // A live thread looks at the queue before it waits, so it runs the job.
+                return;
+            }
+            // No thread will ever run the queued jobs: cancel them and say why.
+            let orphans = std::mem::take(&mut st.queue);
+            drop(st);
+            drop(orphans);
+            panic!("filch: cannot start a blocking-pool thread: {err}");
+        }
+    }
+
+    /// Stops the pool: idle threads exit, queued jobs are dropped (cancelled), later jobs
+    /// are dropped at once. Jobs already running finish on their threads; this does not
+    /// wait for them.
+    pub(crate) fn shutdown(&self) {
+        let queued = {
+            let mut st = self.lock();
+            st.shutdown = true;
+            std::mem::take(&mut st.queue)
+        };
+        self.condvar.notify_all();
+        // Outside the lock: the jobs' destructors may spawn (and so push here again).
+        drop(queued);
+    }
+
+    /// Changes the thread limit and idle timeout (white-box tests only).
+    #[cfg(test)]
+    fn set_limits(&self, max_threads: usize, idle_timeout: Duration) {
+        let mut st = self.lock();
+        st.max_threads = max_threads;
+        st.idle_timeout = idle_timeout;
+    }
+
+    /// The number of live threads (white-box tests only).
+    #[cfg(test)]
+    fn threads(&self) -> usize {
+        self.lock().threads
+    }
+}
+
+/// The body of a blocking-pool thread of `shared`'s executor.
+fn run_thread(shared: Arc<Shared>) {
+    let _enter = context::enter(Handle::from_shared(Arc::clone(&shared)));
+    let pool = &shared.blocking;
+    let mut st = pool.lock();
+    'jobs: loop {
+        while let Some(runnable) = st.queue.pop_front() {
+            drop(st);
+            run_job(runnable);
+            st = pool.lock();
+        }
+        if st.shutdown {
+            break;
+        }
+        st.idle += 1;
+        let deadline = Instant::now() + st.idle_timeout;
+        loop {
+            let timeout = deadline.saturating_duration_since(Instant::now());
+            st = pool
+                .condvar
+                .wait_timeout(st, timeout)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            if st.notified > 0 {
+                // A push claimed us (and already took us out of `idle`).
+                st.notified -= 1;
+                continue 'jobs;
+            }
+            if st.shutdown || Instant::now() >= deadline {
+                st.idle -= 1;
+                break 'jobs;
+            }
+            // A spurious wake-up: wait for the rest of the timeout.
+        }
+    }
+    st.threads -= 1;
+    // The guard borrows from `shared`, which may be the last reference to the executor.
+    drop(st);
+}
+
+/// Runs one job unless it was aborted before it started.
+fn run_job(runnable: Runnable) {
+    if runnable.metadata().is_aborted() {
+        // Dropping the runnable drops the closure unrun; the handle reports cancelled.
+        drop(runnable);
+        return;
+    }
+    // `BlockingJob` catches the closure's panic; this catches one from a destructor (of
+    // the closure's output when nobody awaits it), so that the thread survives it too.
+    let _ = catch_unwind(AssertUnwindSafe(|| runnable.run()));
+}
+
+/// The future of a blocking job: calls the closure on its first (and only) poll.
+struct BlockingJob<F> {
+    f: Option<F>,
+}
+
+// The closure is moved out, never pinned in place.
+impl<F> Unpin for BlockingJob<F> {}
+
+impl<F, T> Future for BlockingJob<F>
+where
+    F: FnOnce() -> T,
+{
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let f = self
+            .f
+            .take()
+            .expect("filch: a blocking job was polled after it completed");
+        Poll::Ready(catch_unwind(AssertUnwindSafe(f)).map_err(JoinError::panic))
+    }
+}
+
+/// The schedule function of blocking jobs: queues the job on its executor's pool. Called
+/// once, by `spawn_blocking` (the job is never woken: it completes in its first poll, and
+/// `abort` wakes a job that is queued or running, which async-task ignores).
+fn schedule(runnable: Runnable) {
+    // Our own reference: the executor must outlive the push even if the job is dropped.
+    let shared = Arc::clone(&runnable.metadata().shared);
+    shared.blocking.push(&shared, runnable);
+}
+
+/// Runs `f` on `shared`'s blocking pool.
+pub(crate) fn spawn_blocking<F, T>(shared: &Arc<Shared>, f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let job = BlockingJob { f: Some(f) };
+    let (runnable, task) = async_task::Builder::new()
+        .metadata(TaskMeta::new(Arc::clone(shared)))
+        .spawn(move |_| job, schedule);
+    let handle = JoinHandle::from_task(&runnable, task);
+    runnable.schedule();
+    handle
+}
+
+impl Handle {
+    /// Runs `f` on this executor's blocking pool, never on a worker; see
+    /// [`crate::spawn_blocking`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().thread_name("app").build().unwrap();
+    /// let handle = ex.handle();
+    /// let name = handle.spawn_blocking(|| std::thread::current().name().map(str::to_owned));
+    /// assert!(ex.block_on(name).unwrap().unwrap().starts_with("app-blocking-"));
+    /// ```
+    pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        spawn_blocking(self.shared(), f)
+    }
+}
+
+impl Executor {
+    /// Runs `f` on this executor's blocking pool, never on a worker; see
+    /// [`crate::spawn_blocking`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let sum = ex.spawn_blocking(|| (1..=10u32).sum::<u32>());
+    /// assert_eq!(ex.block_on(sum).unwrap(), 55);
+    /// ```
+    pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.handle().spawn_blocking(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+    use std::time::{Duration, Instant};
+
+    use crate::Executor;
+
+    fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(Instant::now() < deadline, "timed out waiting until {what}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn grows_on_demand_then_idle_threads_exit() {
+        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let handle = ex.handle();
+        let pool = &handle.shared().blocking;
+        pool.set_limits(64, Duration::from_millis(100));
+        let barrier = Arc::new(Barrier::new(9));
+        let jobs: Vec<_> = (0..8)
+            .map(|_| {
+                let barrier = Arc::clone(&barrier);
+                ex.spawn_blocking(move || {
+                    barrier.wait();
+                })
+            })
+            .collect();
+        // All eight must run at once to pass the barrier with us.
+        barrier.wait();
+        assert_eq!(pool.threads(), 8);
+        for job in jobs {
+            ex.block_on(job).unwrap();
+        }
+        wait_until("idle threads exit", || pool.threads() == 0);
+        // The pool starts threads again after shrinking to zero.
+        assert_eq!(ex.block_on(ex.spawn_blocking(|| 5)).unwrap(), 5);
+    }
+
+    #[test]
+    fn respects_the_thread_limit() {
+        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let handle = ex.handle();
+        let pool = &handle.shared().blocking;
+        pool.set_limits(2, Duration::from_secs(10));
+        let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let jobs: Vec<_> = (0..16)
+            .map(|i| {
+                let (running, peak) = (Arc::clone(&running), Arc::clone(&peak));
+                ex.spawn_blocking(move || {
+                    use std::sync::atomic::Ordering::SeqCst;
+                    let now = running.fetch_add(1, SeqCst) + 1;
+                    peak.fetch_max(now, SeqCst);
+                    std::thread::sleep(Duration::from_millis(2));
+                    running.fetch_sub(1, SeqCst);
+                    i
+                })
+            })
+            .collect();
+        for (i, job) in jobs.into_iter().enumerate() {
+            assert_eq!(ex.block_on(job).unwrap(), i);
+        }
+        assert!(pool.threads() <= 2);
+        assert!(peak.load(std::sync::atomic::Ordering::SeqCst) <= 2);
+    }
+
+    /// A gate that blocking jobs wait on until the test opens it.
+    #[derive(Clone, Default)]
+    struct Gate(Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+
+    impl Gate {
+        fn wait(&self) {
+            let (open, cv) = &*self.0;
+            let mut open = open.lock().unwrap();
+            while !*open {
+                open = cv.wait(open).unwrap();
+            }
+        }
+
+        fn open(&self) {
+            let (open, cv) = &*self.0;
+            *open.lock().unwrap() = true;
+            cv.notify_all();
+        }
+    }
+
+    #[test]
+    fn shutdown_cancels_queued_jobs_and_lets_running_ones_finish() {
+        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let handle = ex.handle();
+        handle
+            .shared()
+            .blocking
+            .set_limits(1, Duration::from_secs(10));
+        let gate = Gate::default();
+        let started = Arc::new(Barrier::new(2));
+        let running = {
+            let (gate, started) = (gate.clone(), Arc::clone(&started));
+            ex.spawn_blocking(move || {
+                started.wait();
+                gate.wait();
+                "ran"
+            })
+        };
+        started.wait();
+        // The only thread is busy: this one waits in the queue.
+        let ran_queued = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let queued = {
+            let ran_queued = Arc::clone(&ran_queued);
+            ex.spawn_blocking(move || ran_queued.store(true, std::sync::atomic::Ordering::SeqCst))
+        };
+        drop(ex);
+        let err = futures::executor::block_on(queued).unwrap_err();
+        assert!(err.is_cancelled());
+        gate.open();
+        assert_eq!(futures::executor::block_on(running).unwrap(), "ran");
+        assert!(!ran_queued.load(std::sync::atomic::Ordering::SeqCst));
+        wait_until("the thread exits", || {
+            handle.shared().blocking.threads() == 0
+        });
+    }
+
+    #[test]
+    fn abort_cancels_a_job_that_has_not_started() {
+        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let handle = ex.handle();
+        handle
+            .shared()
+            .blocking
+            .set_limits(1, Duration::from_secs(10));
+        let gate = Gate::default();
+        let busy = {
+            let gate = gate.clone();
+            ex.spawn_blocking(move || gate.wait())
+        };
+        let queued = ex.spawn_blocking(|| panic!("an aborted job must not run"));
+        queued.abort();
+        gate.open();
+        ex.block_on(busy).unwrap();
+        assert!(ex.block_on(queued).unwrap_err().is_cancelled());
+    }
+
+    #[test]
+    fn reuses_an_idle_thread() {
+        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let handle = ex.handle();
+        let pool = &handle.shared().blocking;
+        for i in 0..20 {
+            assert_eq!(ex.block_on(ex.spawn_blocking(move || i)).unwrap(), i);
+            // Let the thread go back to waiting before the next job.
+            wait_until("the thread idles", || pool.lock().idle == 1);
+        }
+        assert_eq!(pool.threads(), 1);
+    }
+}

@@ -4,7 +4,8 @@
 //! Shutdown (`Drop for Executor`), in order:
 //! 1. set `shutdown` (SeqCst) and fence: from here on every task that is scheduled is
 //!    dropped instead of queued, and a push that raced with the store is caught by the
-//!    push-then-check protocol (`Shared::after_shared_push`);
+//!    push-then-check protocol (`Shared::after_shared_push`); then stop the blocking pool
+//!    (idle threads exit, queued jobs are cancelled, running ones finish unawaited);
 //! 2. close the live-task registry and wake every task still in it: a task waiting for a
 //!    wake-up is scheduled, and so dropped; one in a queue stays there for step 5; one being
 //!    polled is dropped when its poll ends;
@@ -296,6 +297,9 @@ impl Drop for Executor {
         // Step 1.
         shared.shutdown.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
+        // Step 1b: idle blocking threads exit, queued blocking jobs are cancelled (running
+        // ones finish on their threads; see `blocking.rs`).
+        shared.blocking.shutdown();
         // Step 2: wakers are called with no lock held (the registry returns them).
         for waker in shared.registry.close() {
             waker.wake();

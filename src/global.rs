@@ -73,6 +73,41 @@ where
     })
 }
 
+/// Runs the blocking closure `f` on a separate, elastic pool of threads of the current
+/// executor (else the global one), never on a worker, and returns a [`JoinHandle`] for its
+/// result.
+///
+/// Use it for calls that block: file IO, blocking libraries, long computations that must
+/// not stall the tasks of a worker. The pool starts threads on demand (up to 512 per
+/// executor) and idle threads exit after 10 seconds. The threads are named
+/// `{prefix}-blocking-{n}` (the prefix of [`Builder::thread_name`]); on them
+/// [`Handle::current`] is the owning executor, and `block_on` may be called.
+///
+/// A panic in `f` resolves the handle to a panic [`JoinError`](crate::JoinError).
+/// [`JoinHandle::abort`] cancels a job that has not started yet; a running one cannot be
+/// interrupted. When the executor is dropped, jobs not yet started are cancelled and jobs
+/// already running finish on their threads (the drop does not wait for them).
+///
+/// ```
+/// let ex = filch::Executor::builder().thread_name("app").build().unwrap();
+/// let out = ex.block_on(async {
+///     let name = filch::spawn_blocking(|| {
+///         // Blocking here is fine: this is no worker thread.
+///         std::thread::sleep(std::time::Duration::from_millis(10));
+///         std::thread::current().name().unwrap().to_owned()
+///     });
+///     name.await.unwrap()
+/// });
+/// assert!(out.starts_with("app-blocking-"));
+/// ```
+pub fn spawn_blocking<F, T>(f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    with_handle(|handle| handle.spawn_blocking(f))
+}
+
 /// Polls `future` to completion on the calling thread: in the current executor's context
 /// if this thread is inside one's `block_on`, else in the global executor's (started on
 /// first use), so that [`spawn`] and the `par_*` loops inside it go there.

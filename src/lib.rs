@@ -17,6 +17,7 @@
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 
 mod block_on;
+mod blocking;
 mod context;
 mod executor;
 mod global;
@@ -30,7 +31,7 @@ mod worker;
 mod yield_now;
 
 pub use executor::{Builder, Executor, Handle, WakePolicy};
-pub use global::{block_on, spawn, WORKERS_ENV};
+pub use global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
 pub use stats::{Stats, WorkerStats};
 pub use task::{JoinError, JoinHandle};
 pub use yield_now::{yield_now, YieldNow};

@@ -25,6 +25,7 @@ use crossbeam_utils::CachePadded;
 
 use async_task::ScheduleInfo;
 
+use crate::blocking::BlockingPool;
 use crate::executor::WakePolicy;
 use crate::park::Sleep;
 use crate::registry::Registry;
@@ -55,6 +56,8 @@ pub(crate) struct Shared {
     draining: AtomicBool,
     pub(crate) policy: WakePolicy,
     pub(crate) thread_prefix: String,
+    /// The threads of `spawn_blocking` (see `blocking.rs`).
+    pub(crate) blocking: BlockingPool,
 }
 
 impl Shared {
@@ -83,6 +86,7 @@ impl Shared {
             draining: AtomicBool::new(false),
             policy,
             thread_prefix,
+            blocking: BlockingPool::new(),
         }
     }
 

@@ -45,6 +45,22 @@ pub(crate) struct TaskMeta {
     aborted: AtomicBool,
 }
 
+impl TaskMeta {
+    /// The metadata of a task of `shared` that has not run yet.
+    pub(crate) fn new(shared: Arc<Shared>) -> TaskMeta {
+        TaskMeta {
+            shared,
+            last_worker: AtomicUsize::new(NO_WORKER),
+            aborted: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether [`JoinHandle::abort`] was called. Acquire: pairs with the Release store there.
+    pub(crate) fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::Acquire)
+    }
+}
+
 pin_project! {
     /// The future async-task runs: the user's future plus panic capture, abort and
     /// registry bookkeeping (see the module docs).
@@ -172,6 +188,19 @@ unsafe impl<T: Send> Send for JoinHandle<T> {}
 unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> JoinHandle<T> {
+    /// The handle of a task built outside [`spawn`] (the blocking pool's jobs): `task` and
+    /// `runnable` must belong to the same task, whose output is already a `Result`.
+    pub(crate) fn from_task(
+        runnable: &Runnable,
+        task: async_task::Task<Result<T, JoinError>, TaskMeta>,
+    ) -> JoinHandle<T> {
+        JoinHandle {
+            waker: runnable.waker(),
+            meta: task.metadata(),
+            task: Some(task.fallible()),
+        }
+    }
+
     /// Cancels the task. Its future is dropped, at once if it is waiting, or after its
     /// current poll if it is running; awaiting the handle then gives a cancelled
     /// [`JoinError`] (unless the task had already completed). Aborting twice is harmless.
