@@ -1,1 +1,219 @@
-fn main() {}
+//! Executor micro-benchmarks: filch (both wake policies) against tokio's multi-thread
+//! runtime and async-executor, in the same run, with the same number of worker threads
+//! (`FILCH_BENCH_WORKERS`, default 2).
+//!
+//! `cargo bench --bench executor` prints criterion's timings and, at the end, a table of
+//! medians with filch's ratio to the faster peer.
+//!
+//! Workloads (after tokio's `benches/rt_multi_threaded.rs`):
+//! - spawn_many_local: one task spawns 100,000 tiny tasks and waits for all;
+//! - spawn_many_remote: a thread that is no worker spawns 100,000 tiny tasks;
+//! - yield_many: 200 tasks each yield 5,000 times;
+//! - ping_pong: 1,000 pairs of tasks exchanging oneshot messages;
+//! - chained_spawn: a chain of 1,000 tasks, each spawning the next.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{criterion_group, BenchmarkId, Criterion};
+use futures::channel::oneshot;
+
+use common::report;
+use common::runtimes::{bench_workers, AsyncExecutor, Filch, Runtime, Tokio};
+
+const NUM_SPAWN: usize = 100_000;
+const YIELD_TASKS: usize = 200;
+const NUM_YIELD: usize = 5_000;
+const NUM_PINGS: usize = 1_000;
+const CHAIN: usize = 1_000;
+
+/// Sends on `done` when the last of `remaining` tasks finishes.
+fn finish_one(remaining: &AtomicUsize, done: &std::sync::Mutex<Option<oneshot::Sender<()>>>) {
+    if remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if let Some(tx) = done.lock().unwrap().take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+type Done = Arc<std::sync::Mutex<Option<oneshot::Sender<()>>>>;
+
+fn done_pair() -> (Done, oneshot::Receiver<()>) {
+    let (tx, rx) = oneshot::channel();
+    (Arc::new(std::sync::Mutex::new(Some(tx))), rx)
+}
+
+fn spawn_many_local<R: Runtime>(rt: &Arc<R>) {
+    let (done, rx) = done_pair();
+    let remaining = Arc::new(AtomicUsize::new(NUM_SPAWN));
+    let inner = Arc::clone(rt);
+    rt.block_on(async move {
+        let spawner = Arc::clone(&inner);
+        inner.spawn_remote(async move {
+            for _ in 0..NUM_SPAWN {
+                let remaining = Arc::clone(&remaining);
+                let done = Arc::clone(&done);
+                spawner.spawn_here(async move { finish_one(&remaining, &done) });
+            }
+        });
+        rx.await.unwrap();
+    });
+}
+
+fn spawn_many_remote<R: Runtime>(rt: &Arc<R>) {
+    let (done, rx) = done_pair();
+    let remaining = Arc::new(AtomicUsize::new(NUM_SPAWN));
+    for _ in 0..NUM_SPAWN {
+        let remaining = Arc::clone(&remaining);
+        let done = Arc::clone(&done);
+        rt.spawn_remote(async move { finish_one(&remaining, &done) });
+    }
+    rt.block_on(async move { rx.await.unwrap() });
+}
+
+fn yield_many<R: Runtime>(rt: &Arc<R>) {
+    let (done, rx) = done_pair();
+    let remaining = Arc::new(AtomicUsize::new(YIELD_TASKS));
+    for _ in 0..YIELD_TASKS {
+        let remaining = Arc::clone(&remaining);
+        let done = Arc::clone(&done);
+        let me = Arc::clone(rt);
+        rt.spawn_remote(async move {
+            for _ in 0..NUM_YIELD {
+                me.yield_now().await;
+            }
+            finish_one(&remaining, &done);
+        });
+    }
+    rt.block_on(async move { rx.await.unwrap() });
+}
+
+fn ping_pong<R: Runtime>(rt: &Arc<R>) {
+    let (done, rx) = done_pair();
+    let remaining = Arc::new(AtomicUsize::new(NUM_PINGS));
+    let inner = Arc::clone(rt);
+    rt.block_on(async move {
+        let spawner = Arc::clone(&inner);
+        inner.spawn_remote(async move {
+            for _ in 0..NUM_PINGS {
+                let remaining = Arc::clone(&remaining);
+                let done = Arc::clone(&done);
+                let rt = Arc::clone(&spawner);
+                spawner.spawn_here(async move {
+                    let (tx1, rx1) = oneshot::channel::<()>();
+                    let (tx2, rx2) = oneshot::channel::<()>();
+                    rt.spawn_here(async move {
+                        rx1.await.unwrap();
+                        tx2.send(()).unwrap();
+                    });
+                    tx1.send(()).unwrap();
+                    rx2.await.unwrap();
+                    finish_one(&remaining, &done);
+                });
+            }
+        });
+        rx.await.unwrap();
+    });
+}
+
+fn chained_spawn<R: Runtime>(rt: &Arc<R>) {
+    fn link<R: Runtime>(rt: Arc<R>, done: oneshot::Sender<()>, n: usize) {
+        if n == 0 {
+            let _ = done.send(());
+        } else {
+            let next = Arc::clone(&rt);
+            rt.spawn_here(async move { link(next, done, n - 1) });
+        }
+    }
+    let (tx, rx) = oneshot::channel();
+    let inner = Arc::clone(rt);
+    rt.block_on(async move {
+        let chain = Arc::clone(&inner);
+        inner.spawn_remote(async move { link(chain, tx, CHAIN) });
+        rx.await.unwrap();
+    });
+}
+
+/// Runs workload `name` on every runtime as one criterion group.
+fn compare(c: &mut Criterion, name: &'static str) {
+    let workers = bench_workers();
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for rt in runtimes(workers) {
+        group.bench_with_input(BenchmarkId::from_parameter(rt.label()), &rt, |b, rt| {
+            b.iter(|| rt.run(name))
+        });
+    }
+    group.finish();
+}
+
+/// A runtime behind a trait object, so one group can iterate over all of them.
+trait ErasedRuntime {
+    fn label(&self) -> &'static str;
+    fn run(&self, workload: &str);
+}
+
+impl<R: Runtime> ErasedRuntime for Arc<R> {
+    fn label(&self) -> &'static str {
+        self.name()
+    }
+    fn run(&self, workload: &str) {
+        match workload {
+            "spawn_many_local" => spawn_many_local(self),
+            "spawn_many_remote" => spawn_many_remote(self),
+            "yield_many" => yield_many(self),
+            "ping_pong" => ping_pong(self),
+            "chained_spawn" => chained_spawn(self),
+            other => unreachable!("unknown workload {other}"),
+        }
+    }
+}
+
+fn runtimes(workers: usize) -> Vec<Box<dyn ErasedRuntime>> {
+    vec![
+        Box::new(Filch::new(
+            workers,
+            filch::WakePolicy::LastWorker,
+            "filch-last",
+        )),
+        Box::new(Filch::new(
+            workers,
+            filch::WakePolicy::CurrentWorker,
+            "filch-current",
+        )),
+        Box::new(Tokio::new(workers)),
+        Box::new(AsyncExecutor::new(workers)),
+    ]
+}
+
+const WORKLOADS: [&str; 5] = [
+    "spawn_many_local",
+    "spawn_many_remote",
+    "yield_many",
+    "ping_pong",
+    "chained_spawn",
+];
+
+fn benches(c: &mut Criterion) {
+    for name in WORKLOADS {
+        compare(c, name);
+    }
+}
+
+criterion_group!(executor, benches);
+
+fn main() {
+    executor();
+    Criterion::default().configure_from_args().final_summary();
+    report::print_table(
+        &WORKLOADS,
+        &["filch-last", "filch-current"],
+        &["tokio", "async-executor"],
+    );
+}

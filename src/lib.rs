@@ -36,6 +36,13 @@ pub use stats::{Stats, WorkerStats};
 pub use task::{JoinError, JoinHandle};
 pub use yield_now::{yield_now, YieldNow};
 
+/// Internals exposed to the loom models only.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod __loom {
+    pub use crate::park::{Parked, Sleep};
+}
+
 /// Compile-time checks of the thread-safety promises of the public types.
 #[allow(dead_code)]
 fn _assert_send_sync() {

@@ -45,7 +45,8 @@ struct Slot {
 }
 
 /// The notifier shared by the workers of one executor.
-pub(crate) struct Sleep {
+#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
+pub struct Sleep {
     /// `searching | unparked << (BITS / 2)`.
     state: AtomicUsize,
     /// Indices of the workers that are parked or about to park.
@@ -54,20 +55,22 @@ pub(crate) struct Sleep {
     workers: usize,
 }
 
+#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
 impl Parked {
     /// Whether the worker counts as a searcher after [`Sleep::park`].
-    pub(crate) fn searching(self) -> bool {
+    pub fn searching(self) -> bool {
         matches!(self, Parked::WokenSearching | Parked::SkippedSearching)
     }
     /// Whether the worker really slept.
-    pub(crate) fn slept(self) -> bool {
+    pub fn slept(self) -> bool {
         matches!(self, Parked::Woken | Parked::WokenSearching)
     }
 }
 
+#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
 impl Sleep {
     /// A notifier for `workers` workers, all awake and none searching.
-    pub(crate) fn new(workers: usize) -> Sleep {
+    pub fn new(workers: usize) -> Sleep {
         assert!(workers < SEARCHING_MASK, "too many workers");
         Sleep {
             state: AtomicUsize::new(workers * UNPARKED_ONE),
@@ -88,7 +91,7 @@ impl Sleep {
     /// Tries to become a searcher (a worker allowed to steal). At most about half the
     /// workers search at once, so that a burst of idle workers does not hammer the deques.
     #[must_use]
-    pub(crate) fn try_start_search(&self) -> bool {
+    pub fn try_start_search(&self) -> bool {
         let mut state = self.state.load(Ordering::SeqCst);
         loop {
             // Why: the cap; a worker refused here parks after checking its own queues.
@@ -112,7 +115,7 @@ impl Sleep {
     /// searcher: pushes made meanwhile skipped their notification (they saw a searcher), so
     /// the caller must check for leftover work and call [`Sleep::notify_work`] if any.
     #[must_use]
-    pub(crate) fn end_search(&self) -> bool {
+    pub fn end_search(&self) -> bool {
         let prev = self.state.fetch_sub(1, Ordering::SeqCst);
         debug_assert!(searching(prev) > 0);
         searching(prev) == 1
@@ -124,7 +127,7 @@ impl Sleep {
     /// find the work, or re-check before it parks) or nobody sleeps. The fence pairs with
     /// the fence in [`Sleep::park`]: either the parker's re-check sees the push, or this
     /// load sees the parker's decrement of `state` (README, "No lost wake-up").
-    pub(crate) fn notify_work(&self) {
+    pub fn notify_work(&self) {
         fence(Ordering::SeqCst);
         // Relaxed: ordered by the fence above against the parker's fence.
         let state = self.state.load(Ordering::Relaxed);
@@ -136,7 +139,7 @@ impl Sleep {
     /// Called after work was pushed to worker `index`'s own inbox: wakes that worker if it
     /// sleeps (not as a searcher: its work is waiting for it), else behaves as
     /// [`Sleep::notify_work`] so that idle workers may help.
-    pub(crate) fn notify_worker(&self, index: usize) {
+    pub fn notify_worker(&self, index: usize) {
         fence(Ordering::SeqCst);
         let slot = &self.slots[index];
         // Relaxed: ordered by the fence above against the fence in `park` (README).
@@ -182,7 +185,7 @@ impl Sleep {
     }
 
     /// Wakes every sleeping worker (shutdown).
-    pub(crate) fn wake_all(&self) {
+    pub fn wake_all(&self) {
         let mut sleepers = lock(&self.sleepers);
         let woken: Vec<usize> = sleepers.drain(..).collect();
         for &index in &woken {
@@ -202,12 +205,7 @@ impl Sleep {
     ///
     /// `has_work` must look at every queue the worker could take from, and at the
     /// shutdown flag.
-    pub(crate) fn park(
-        &self,
-        index: usize,
-        searching: bool,
-        has_work: impl Fn() -> bool,
-    ) -> Parked {
+    pub fn park(&self, index: usize, searching: bool, has_work: impl Fn() -> bool) -> Parked {
         let slot = &self.slots[index];
         // Step 1: register the listener before anyone can find us in `sleepers`.
         let listener = slot.event.listen();
@@ -254,7 +252,8 @@ impl Sleep {
 
 /// How [`Sleep::park`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Parked {
+#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
+pub enum Parked {
     /// The re-check found work; the worker never slept and is not a searcher.
     Skipped,
     /// The re-check found work, but a notifier had already booked the worker awake as a

@@ -1,0 +1,5 @@
+//! Code shared by the benchmark binaries.
+#![allow(dead_code)]
+
+pub mod report;
+pub mod runtimes;
