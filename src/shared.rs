@@ -2,8 +2,8 @@
 //! function's placement decisions (where a spawned or woken task goes).
 //!
 //! Placement (see `WakePolicy`):
-//! - a task that woke itself while running, or yielded, goes to the back of its worker's
-//!   inbox, behind the work already in that worker's deque;
+//! - a task that woke itself while running, or yielded, goes to its worker's private
+//!   yielded list, which runs after that worker's deque, inbox and the injector are empty;
 //! - otherwise, on a worker of this executor: `CurrentWorker` puts the task in this worker's
 //!   LIFO slot (the task it displaces goes onto the deque, where others may steal it);
 //!   `LastWorker` does the same if the task last ran here or never ran, and otherwise pushes
@@ -38,8 +38,8 @@ use crate::worker::WorkerContext;
 pub(crate) struct WorkerShared {
     /// The thief end of the worker's deque.
     pub(crate) stealer: Stealer<Runnable>,
-    /// Tasks placed for this worker by other threads (`LastWorker`) and its own yielded
-    /// tasks. Any worker may steal from it.
+    /// Tasks placed for this worker by other threads (`LastWorker`). Any worker may steal
+    /// from it.
     pub(crate) inbox: Injector<Runnable>,
     /// Written only by this worker.
     pub(crate) counters: CachePadded<Counters>,
@@ -126,9 +126,7 @@ impl Shared {
         let here = worker.index();
         if info.woken_while_running {
             // A self-wake or yield: behind the other ready work of this worker.
-            self.workers[here].inbox.push(runnable);
-            self.sleep.notify_work();
-            return self.after_shared_push();
+            return worker.push_yielded(runnable);
         }
         let target = match self.policy {
             WakePolicy::CurrentWorker => here,

@@ -2,12 +2,13 @@
 //!
 //! A worker looks for work in this order (Duffy's local → global → steal, with tokio's
 //! fairness fixes):
-//! 1. every [`FAIRNESS_INTERVAL`] polls, the injector or its inbox first (alternately), so
-//!    that neither starves behind a local deque that never empties;
+//! 1. every [`FAIRNESS_INTERVAL`] polls, the injector or its inbox first (alternately), then
+//!    its yielded tasks, so that none of them starves behind a deque that never empties;
 //! 2. its LIFO slot (the task the last poll woke or spawned), at most
 //!    [`MAX_LIFO_HANDOFFS`] times in a row; then the slot's task goes onto the deque and the
 //!    oldest task of the deque runs, so two tasks that wake each other cannot starve a third;
-//! 3. its own deque (LIFO end), then its inbox, then the injector (in batches);
+//! 3. its own deque (LIFO end), then its inbox, then the injector (in batches), then the
+//!    tasks that yielded during its earlier polls;
 //! 4. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches;
 //! 5. park (see `park/README.md`).
@@ -18,7 +19,7 @@
 //! The worker's private state lives in a [`WorkerContext`] on the worker thread's stack; a
 //! thread-local pointer to it lets the schedule function push to the LIFO slot and deque.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 use std::sync::Arc;
@@ -75,6 +76,10 @@ pub(crate) struct WorkerContext {
     local: Worker<Runnable>,
     /// The task the current poll woke or spawned here; it runs next. Not stealable.
     lifo: Cell<Option<Runnable>>,
+    /// Tasks that woke themselves while running (`yield_now`), oldest first. They run once
+    /// the deque, the inbox and the injector are empty; they move to the deque then, where
+    /// other workers can steal them. Private, so a yield costs no atomic operation.
+    yielded: RefCell<Vec<Runnable>>,
 }
 
 impl WorkerContext {
@@ -93,6 +98,30 @@ impl WorkerContext {
 
     pub(crate) fn push_local(&self, runnable: Runnable) {
         self.local.push(runnable);
+    }
+
+    /// Queues a task that woke itself while running behind all other ready work here.
+    pub(crate) fn push_yielded(&self, runnable: Runnable) {
+        self.yielded.borrow_mut().push(runnable);
+    }
+
+    /// Moves the yielded tasks onto the (empty) deque, oldest on top, and pops the oldest.
+    fn take_yielded(&self) -> Option<Runnable> {
+        let mut yielded = self.yielded.borrow_mut();
+        let count = yielded.len();
+        if count == 0 {
+            return None;
+        }
+        let mut drained = yielded.drain(..);
+        let first = drained.next();
+        for task in drained.rev() {
+            self.local.push(task);
+        }
+        drop(yielded);
+        if count > 1 {
+            self.shared.sleep.notify_work();
+        }
+        first
     }
 }
 
@@ -125,6 +154,7 @@ pub(crate) fn run(shared: Arc<Shared>, index: usize, local: Worker<Runnable>) {
         index,
         local,
         lifo: Cell::new(None),
+        yielded: RefCell::new(Vec::new()),
     };
     WORKER.with(|w| w.set(&worker));
     let reset = ResetWorker;
@@ -176,7 +206,8 @@ impl WorkerContext {
                 self.pop_injector().or_else(|| self.pop_inbox())
             } else {
                 self.pop_inbox().or_else(|| self.pop_injector())
-            };
+            }
+            .or_else(|| self.take_yielded());
             if let Some(task) = found {
                 if let Some(waiting) = self.lifo.take() {
                     self.local.push(waiting);
@@ -206,6 +237,7 @@ impl WorkerContext {
             .pop()
             .or_else(|| self.pop_inbox())
             .or_else(|| self.pop_injector())
+            .or_else(|| self.take_yielded())
     }
 
     fn pop_oldest_local(&self) -> Option<Runnable> {
@@ -314,7 +346,11 @@ impl WorkerContext {
     /// drain the shared ones.
     fn drain_on_exit(&self) {
         loop {
-            let task = self.lifo.take().or_else(|| self.local.pop());
+            let task = self
+                .lifo
+                .take()
+                .or_else(|| self.local.pop())
+                .or_else(|| self.yielded.borrow_mut().pop());
             match task {
                 Some(task) => drop(task),
                 None => break,
