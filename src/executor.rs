@@ -7,13 +7,16 @@
 //!    push-then-check protocol (`Shared::after_shared_push`); then stop the blocking pool
 //!    (idle threads exit, queued jobs are cancelled, running ones finish unawaited);
 //! 2. close the live-task registry and wake every task still in it: a task waiting for a
-//!    wake-up is scheduled, and so dropped; one in a queue stays there for step 5; one being
+//!    wake-up is scheduled, and so dropped; one in a queue stays there for step 6; one being
 //!    polled is dropped when its poll ends;
 //! 3. wake every parked worker; each finishes the task it is running, drops what is left in
 //!    its own LIFO slot and deque, and exits;
 //! 4. join the worker threads, except the current thread if the executor is dropped on one
 //!    of its own workers (that worker exits once the task it is running returns);
-//! 5. drain the injector and the inboxes.
+//! 5. wake every task still registered once more: a task that was queued at step 2 (so that
+//!    wake-up was a no-op) but that a worker took and polled before it saw the flag is now
+//!    waiting for a wake-up that will never come; this one schedules, and so drops, it;
+//! 6. drain the injector and the inboxes.
 //!
 //! **Invariant:** after `Drop` returns, every task of the executor has completed or had its
 //! future dropped, except the one running on the current thread when it is dropped from
@@ -315,7 +318,12 @@ impl Drop for Executor {
                 let _ = thread.join();
             }
         }
-        // Step 5.
+        // Step 5: no other worker runs now, so every task still registered either waits
+        // for a wake-up (this one drops it) or is queued (step 6 or its worker drops it).
+        for waker in shared.registry.take_all() {
+            waker.wake();
+        }
+        // Step 6.
         shared.drain_after_shutdown();
     }
 }

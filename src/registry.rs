@@ -7,8 +7,10 @@
 //!
 //! Invariants:
 //! - After [`Registry::close`] no task is registered again: `register` reports the shard
-//!   closed and the caller drops the new task at once.
-//! - Removal of a key that `close` took out is a no-op (the slab it lived in is gone).
+//!   closed and the caller drops the new task at once. `close` leaves the entries in place,
+//!   so that [`Registry::take_all`] can reach the tasks still alive after the workers stop.
+//! - Removal of a key that `take_all` took out is a no-op (the slab it lived in is gone,
+//!   and the closed shard never inserts again, so no key is reused).
 //! - No waker is called while a shard lock is held, so a task whose destructor spawns,
 //!   wakes or completes another task cannot deadlock on the registry.
 
@@ -94,15 +96,24 @@ impl Registry {
         drop(waker);
     }
 
-    /// Closes every shard and returns the wakers of all tasks still registered.
+    /// Closes every shard and returns a clone of the waker of every task still registered.
+    /// The entries stay until the tasks are dropped or [`Registry::take_all`] takes them.
     pub(crate) fn close(&self) -> Vec<Waker> {
         let mut wakers = Vec::new();
         for shard in self.shards.iter() {
-            let tasks = {
-                let mut guard = lock(shard);
-                guard.closed = true;
-                std::mem::take(&mut guard.tasks)
-            };
+            let mut guard = lock(shard);
+            guard.closed = true;
+            // Cloning a waker only bumps the task's reference count (no user code).
+            wakers.extend(guard.tasks.iter().map(|(_, waker)| waker.clone()));
+        }
+        wakers
+    }
+
+    /// Takes the wakers of all tasks still registered (after [`Registry::close`]).
+    pub(crate) fn take_all(&self) -> Vec<Waker> {
+        let mut wakers = Vec::new();
+        for shard in self.shards.iter() {
+            let tasks = std::mem::take(&mut lock(shard).tasks);
             wakers.extend(tasks.into_iter().map(|(_, waker)| waker));
         }
         wakers
