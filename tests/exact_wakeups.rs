@@ -16,7 +16,10 @@ fn yield_now_is_pending_once_wakes_itself_then_is_ready() {
     let mut y = task::spawn(filch::yield_now());
     assert!(!y.is_woken());
     assert_pending!(y.poll());
-    assert!(y.is_woken(), "yield_now must wake its task before returning Pending");
+    assert!(
+        y.is_woken(),
+        "yield_now must wake its task before returning Pending"
+    );
     // It woke by reference and kept no clone of the waker.
     assert_eq!(y.waker_ref_count(), 1);
     assert_ready!(y.poll());
@@ -24,7 +27,7 @@ fn yield_now_is_pending_once_wakes_itself_then_is_ready() {
 
 #[test]
 fn join_handle_is_woken_exactly_when_the_task_completes() {
-    watchdog(30, "join_handle_is_woken_exactly_when_the_task_completes", || {
+    watchdog(30, "handle woken on completion", || {
         let ex = executor(1);
         let (tx, rx) = oneshot::channel::<u32>();
         let mut jh = task::spawn(ex.spawn(async move { rx.await.unwrap() * 2 }));
@@ -59,7 +62,7 @@ fn join_handle_wakes_the_latest_waker() {
 
 #[test]
 fn join_handle_of_a_finished_task_is_ready_on_first_poll() {
-    watchdog(30, "join_handle_of_a_finished_task_is_ready_on_first_poll", || {
+    watchdog(30, "handle of a finished task", || {
         let ex = executor(1);
         let handle = ex.spawn(async { 5 });
         wait_until(10, "the task to finish", || handle.is_finished());
@@ -104,7 +107,10 @@ fn join_handle_is_woken_by_shutdown() {
         assert_pending!(jh.poll());
         assert!(!jh.is_woken());
         drop(ex);
-        assert!(jh.is_woken(), "Executor::drop must wake the handles it cancels");
+        assert!(
+            jh.is_woken(),
+            "Executor::drop must wake the handles it cancels"
+        );
         assert!(assert_ready!(jh.poll()).unwrap_err().is_cancelled());
     });
 }

@@ -33,7 +33,7 @@ fn now<T>(handle: JoinHandle<T>, what: &str) -> Result<T, filch::JoinError> {
 
 #[test]
 fn shutdown_drops_waiting_and_queued_tasks_exactly_once() {
-    watchdog(30, "shutdown_drops_waiting_and_queued_tasks_exactly_once", || {
+    watchdog(30, "shutdown drop counts", || {
         const N: usize = 50;
         let ex = executor(1);
         let handle = ex.handle();
@@ -53,7 +53,9 @@ fn shutdown_drops_waiting_and_queued_tasks_exactly_once() {
                 std::future::pending::<()>().await;
             }));
         }
-        wait_until(10, "the waiting tasks to start", || started.load(SeqCst) == N);
+        wait_until(10, "the waiting tasks to start", || {
+            started.load(SeqCst) == N
+        });
 
         // Occupy the worker until shutdown begins, so that the next N stay queued.
         let busy = Arc::new(AtomicBool::new(false));
@@ -98,7 +100,7 @@ fn shutdown_drops_waiting_and_queued_tasks_exactly_once() {
 
 #[test]
 fn shutdown_drops_tasks_in_workers_local_queues_exactly_once() {
-    watchdog(30, "shutdown_drops_tasks_in_local_queues", || {
+    watchdog(30, "shutdown local queues", || {
         for policy in POLICIES {
             const CHILDREN: usize = 40;
             let ex = executor_with(2, policy);
@@ -111,8 +113,11 @@ fn shutdown_drops_tasks_in_workers_local_queues_exactly_once() {
             // onto its own worker's LIFO slot and deque, then blocks it until shutdown.
             let parents: Vec<_> = (0..2)
                 .map(|_| {
-                    let (tally, children, barrier) =
-                        (Arc::clone(&tally), Arc::clone(&children), Arc::clone(&barrier));
+                    let (tally, children, barrier) = (
+                        Arc::clone(&tally),
+                        Arc::clone(&children),
+                        Arc::clone(&barrier),
+                    );
                     let handle = handle.clone();
                     ex.spawn(async move {
                         barrier.wait();
@@ -158,7 +163,7 @@ fn shutdown_drops_tasks_in_workers_local_queues_exactly_once() {
 
 #[test]
 fn shutdown_right_after_spawning_cancels_every_task() {
-    watchdog(30, "shutdown_right_after_spawning_cancels_every_task", || {
+    watchdog(30, "shutdown right after spawn", || {
         // The tasks are queued, being taken by a worker, or just polled when shutdown
         // begins: whichever, each must be dropped once and its handle cancelled.
         for round in 0..200 {
@@ -179,7 +184,9 @@ fn shutdown_right_after_spawning_cancels_every_task() {
             drop(ex);
             tally.assert_all_dropped_once("tasks spawned just before shutdown");
             for h in handles {
-                assert!(now(h, "task spawned just before shutdown").unwrap_err().is_cancelled());
+                assert!(now(h, "task spawned just before shutdown")
+                    .unwrap_err()
+                    .is_cancelled());
             }
         }
     });
@@ -187,7 +194,7 @@ fn shutdown_right_after_spawning_cancels_every_task() {
 
 #[test]
 fn spawns_racing_shutdown_from_foreign_threads() {
-    watchdog(30, "spawns_racing_shutdown_from_foreign_threads", || {
+    watchdog(30, "spawns racing shutdown", || {
         const THREADS: usize = 4;
         const AFTER: usize = 50;
         let ex = executor(2);
@@ -289,7 +296,7 @@ impl Drop for Mischief {
 
 #[test]
 fn destructors_that_wake_abort_and_spawn_during_shutdown() {
-    watchdog(30, "destructors_that_wake_abort_and_spawn_during_shutdown", || {
+    watchdog(30, "mischievous destructors", || {
         for policy in POLICIES {
             const PAIRS: usize = 40;
             let ex = executor_with(2, policy);
@@ -332,7 +339,9 @@ fn destructors_that_wake_abort_and_spawn_during_shutdown() {
                     std::future::pending::<()>().await;
                 }));
             }
-            wait_until(10, "every task to start", || started.load(SeqCst) == 3 * PAIRS);
+            wait_until(10, "every task to start", || {
+                started.load(SeqCst) == 3 * PAIRS
+            });
 
             drop(ex);
 
@@ -343,7 +352,9 @@ fn destructors_that_wake_abort_and_spawn_during_shutdown() {
             let late = std::mem::take(&mut *spawned.lock().unwrap());
             assert_eq!(late.len(), PAIRS);
             for h in late {
-                assert!(now(h, "spawned by a destructor").unwrap_err().is_cancelled());
+                assert!(now(h, "spawned by a destructor")
+                    .unwrap_err()
+                    .is_cancelled());
             }
         }
     });
@@ -365,7 +376,7 @@ impl Drop for ExitGuard {
 
 #[test]
 fn dropping_the_executor_inside_its_own_task() {
-    watchdog(30, "dropping_the_executor_inside_its_own_task", || {
+    watchdog(30, "drop inside own task", || {
         for workers in [1, 3] {
             let ex = executor(workers);
             let exited = Arc::new(AtomicUsize::new(0));
@@ -396,11 +407,14 @@ fn dropping_the_executor_inside_its_own_task() {
                     std::future::pending::<()>().await;
                 }));
             }
-            wait_until(10, "the waiting tasks to start", || started.load(SeqCst) == 20);
+            wait_until(10, "the waiting tasks to start", || {
+                started.load(SeqCst) == 20
+            });
 
             let slot = Arc::new(Mutex::new(Some(ex)));
             let dropper = {
-                let (slot, exited, tally) = (Arc::clone(&slot), Arc::clone(&exited), Arc::clone(&tally));
+                let (slot, exited) = (Arc::clone(&slot), Arc::clone(&exited));
+                let tally = Arc::clone(&tally);
                 let ex_handle = slot.lock().unwrap().as_ref().unwrap().handle();
                 ex_handle.spawn(async move {
                     let ex: Executor = slot.lock().unwrap().take().unwrap();
@@ -414,7 +428,10 @@ fn dropping_the_executor_inside_its_own_task() {
                 workers - 1,
                 "every other worker is joined before Drop returns"
             );
-            assert_eq!(dropped_at_drop, 20, "waiting tasks dropped before Drop returns");
+            assert_eq!(
+                dropped_at_drop, 20,
+                "waiting tasks dropped before Drop returns"
+            );
             assert_each_once(&drops, "waiting tasks");
             wait_until(10, "the dropping worker to exit", || {
                 exited.load(SeqCst) == workers
@@ -425,7 +442,7 @@ fn dropping_the_executor_inside_its_own_task() {
 
 #[test]
 fn spawning_after_shutdown_drops_the_future_at_once() {
-    watchdog(30, "spawning_after_shutdown_drops_the_future_at_once", || {
+    watchdog(30, "spawn after shutdown", || {
         let ex = executor(2);
         let handle = ex.handle();
         drop(ex);
@@ -441,7 +458,9 @@ fn spawning_after_shutdown_drops_the_future_at_once() {
         });
         assert_eq!(drops.load(SeqCst), 1, "the future must be dropped at once");
         assert!(late.is_finished());
-        assert!(now(late, "spawn after shutdown").unwrap_err().is_cancelled());
+        assert!(now(late, "spawn after shutdown")
+            .unwrap_err()
+            .is_cancelled());
         assert!(!ran.load(SeqCst));
     });
 }

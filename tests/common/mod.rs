@@ -70,7 +70,7 @@ pub fn executor_with(workers: usize, policy: WakePolicy) -> Executor {
 }
 
 /// Counts how many probes were made and how many were dropped.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Tally {
     made: AtomicUsize,
     dropped: AtomicUsize,
@@ -119,6 +119,7 @@ impl Tally {
 }
 
 /// Moved into a future; counts its drop in its [`Tally`].
+#[derive(Debug)]
 pub struct Probe {
     tally: Arc<Tally>,
     drops: Option<Arc<AtomicUsize>>,
@@ -137,7 +138,10 @@ impl Drop for Probe {
 pub fn assert_each_once(drops: &[Arc<AtomicUsize>], what: &str) {
     for (i, d) in drops.iter().enumerate() {
         let n = d.load(Ordering::SeqCst);
-        assert_eq!(n, 1, "{what}: future #{i} was dropped {n} times, expected once");
+        assert_eq!(
+            n, 1,
+            "{what}: future #{i} was dropped {n} times, expected once"
+        );
     }
 }
 
@@ -146,7 +150,13 @@ pub fn assert_each_once(drops: &[Arc<AtomicUsize>], what: &str) {
 pub fn run_child_test(name: &str, envs: &[(&str, &str)]) -> Output {
     let exe = std::env::current_exe().expect("no path to the test binary");
     let mut cmd = Command::new(exe);
-    cmd.args(["--exact", name, "--ignored", "--nocapture", "--test-threads=1"]);
+    cmd.args([
+        "--exact",
+        name,
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     for (key, value) in envs {
         cmd.env(key, value);
     }
