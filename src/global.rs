@@ -55,6 +55,11 @@ fn global_handle() -> Handle {
     global().handle()
 }
 
+/// The current executor's handle, else the global one's.
+pub(crate) fn current_or_global() -> Handle {
+    context::current().unwrap_or_else(global_handle)
+}
+
 /// Spawns `future` onto the current executor (the one whose worker or `block_on` this
 /// thread is in), else onto the global executor. The task is scheduled at once.
 ///

@@ -21,6 +21,7 @@ mod blocking;
 mod context;
 mod executor;
 mod global;
+mod par;
 mod park;
 mod registry;
 mod shared;
@@ -32,6 +33,7 @@ mod yield_now;
 
 pub use executor::{Builder, Executor, Handle, WakePolicy};
 pub use global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
+pub use par::{par_map, par_range, par_reduce, ParMap, ParRange, ParReduce};
 pub use stats::{Stats, WorkerStats};
 pub use task::{JoinError, JoinHandle};
 pub use yield_now::{yield_now, YieldNow};
@@ -40,6 +42,7 @@ pub use yield_now::{yield_now, YieldNow};
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod __loom {
+    pub use crate::par::steal_range::*;
     pub use crate::park::{Parked, Sleep};
 }
 

@@ -144,10 +144,18 @@ impl Shared {
                 self.sleep.notify_work();
             }
         } else {
-            self.workers[target].inbox.push(runnable);
-            self.sleep.notify_worker(target);
-            self.after_shared_push();
+            self.push_to_worker(target, runnable);
         }
+    }
+
+    /// Places `runnable` on worker `index`'s inbox, waking that worker if it sleeps.
+    pub(crate) fn push_to_worker(&self, index: usize, runnable: Runnable) {
+        if self.is_shut_down() {
+            return self.discard(runnable);
+        }
+        self.workers[index].inbox.push(runnable);
+        self.sleep.notify_worker(index);
+        self.after_shared_push();
     }
 
     /// Schedules `runnable` from a thread that is no worker of this executor.

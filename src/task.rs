@@ -120,6 +120,36 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    spawn_with(shared, shard, future, Runnable::schedule)
+}
+
+/// Spawns `future` onto `shared` with its first run placed on worker `worker` (the helper
+/// tasks of the data-parallel loops). Later wake-ups follow the wake policy.
+pub(crate) fn spawn_on_worker<F>(
+    shared: &Arc<Shared>,
+    worker: usize,
+    future: F,
+) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    spawn_with(shared, shared.registry_shard(), future, |runnable| {
+        shared.push_to_worker(worker, runnable)
+    })
+}
+
+/// Builds and registers the task, then hands its first runnable to `place`.
+fn spawn_with<F>(
+    shared: &Arc<Shared>,
+    shard: usize,
+    future: F,
+    place: impl FnOnce(Runnable),
+) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
     let meta = TaskMeta {
         shared: Arc::clone(shared),
         last_worker: AtomicUsize::new(NO_WORKER),
@@ -149,7 +179,7 @@ where
         task: Some(task.fallible()),
     };
     if registered {
-        runnable.schedule();
+        place(runnable);
     } else {
         // Spawned after shutdown: the future is dropped at once; the handle reports cancelled.
         drop(runnable);
