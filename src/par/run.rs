@@ -367,7 +367,9 @@ impl<T: Send + 'static, F: Fn(usize) -> T + Send + Sync + 'static> Kind for Map<
 
 impl<T, F> Drop for Map<T, F> {
     fn drop(&mut self) {
-        if *self.taken.get_mut() {
+        // Relaxed: `&mut self` already orders it (a load rather than `get_mut`, which
+        // loom's atomics lack).
+        if self.taken.load(Ordering::Relaxed) {
             return;
         }
         // Not taken: the loop was stopped (or its future dropped after it finished). Drop
