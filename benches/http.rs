@@ -1,1 +1,500 @@
-fn main() {}
+//! HTTP load benchmark: the example server's handler (`examples/http_server/server.rs`,
+//! included below) served by filch, by tokio and by async-executor + async-io, each with the
+//! same number of worker threads, loaded in turn by `wrk` over 127.0.0.1.
+//!
+//! ```text
+//! cargo bench --bench http                                  # 2 workers, 3 rounds of 10 s
+//! cargo bench --bench http -- --workers 4 --duration 5 --rounds 1 --connections 128
+//! ```
+//!
+//! Knobs: `--workers N` (or `FILCH_BENCH_WORKERS`, default 2), `--duration SECS` (10),
+//! `--rounds R` (3; the runtimes take turns each round, and the table shows each one's
+//! median round), `--connections C` (64), `--wrk-threads T` (2), `--path P` (`/`), `--only
+//! NAME[,NAME]` (filch, tokio, async-executor). Unknown flags (cargo's `--bench`) are ignored.
+//! Without `wrk` on the `PATH` it says how to install it and exits successfully. Without
+//! `--bench` (as `cargo test --benches` runs it) it only checks, in a second or two, that
+//! each server answers a request byte for byte.
+//!
+//! The servers:
+//! - filch: [`Server::run`] (async-io's `Async<TcpListener>` and `Async<TcpStream>`), one
+//!   filch task per connection; async-io's reactor runs on its own thread, as with any
+//!   executor that does not drive it;
+//! - async-executor: the same [`Server::run`]; each worker thread runs
+//!   `async_io::block_on(ex.run(..))`, smol's set-up, so idle workers drive the reactor;
+//! - tokio: `tokio::net`, multi-thread runtime, one task per connection, driving the same
+//!   [`Connection`] parser and handler from a tokio read/write loop.
+//!
+//! Every server is started on 127.0.0.1:0, warmed up for 1 s with wrk, then measured.
+
+#[allow(dead_code)]
+#[path = "../examples/http_server/server.rs"]
+mod server;
+
+use std::net::SocketAddr;
+use std::process::{Command, ExitCode};
+use std::thread;
+use std::time::Duration;
+
+use server::{Connection, Next, Server, Stopper};
+
+/// The benchmark's settings.
+#[derive(Clone, Debug)]
+struct Config {
+    workers: usize,
+    duration: u64,
+    rounds: usize,
+    connections: usize,
+    wrk_threads: usize,
+    path: String,
+    only: Vec<String>,
+}
+
+const RUNTIMES: [&str; 3] = ["filch", "tokio", "async-executor"];
+
+fn parse_args() -> Result<Config, String> {
+    let mut cfg = Config {
+        workers: std::env::var("FILCH_BENCH_WORKERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(2),
+        duration: 10,
+        rounds: 3,
+        connections: 64,
+        wrk_threads: 2,
+        path: "/".to_string(),
+        only: RUNTIMES.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut number = |name: &str| -> Result<u64, String> {
+            let text = args.next().ok_or(format!("{name} needs a value"))?;
+            text.parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or(format!("{name} {text:?}: expected a positive number"))
+        };
+        match flag.as_str() {
+            "--workers" => cfg.workers = number("--workers")? as usize,
+            "--duration" => cfg.duration = number("--duration")?,
+            "--rounds" => cfg.rounds = number("--rounds")? as usize,
+            "--connections" => cfg.connections = number("--connections")? as usize,
+            "--wrk-threads" => cfg.wrk_threads = number("--wrk-threads")? as usize,
+            "--path" => cfg.path = args.next().ok_or("--path needs a value")?,
+            "--only" => {
+                let list = args.next().ok_or("--only needs a value")?;
+                cfg.only = list.split(',').map(str::to_string).collect();
+                if let Some(bad) = cfg.only.iter().find(|n| !RUNTIMES.contains(&n.as_str())) {
+                    return Err(format!(
+                        "--only: unknown runtime {bad:?} (have {RUNTIMES:?})"
+                    ));
+                }
+            }
+            // cargo bench passes `--bench`; filters and the like do not apply here.
+            _ => {}
+        }
+    }
+    Ok(cfg)
+}
+
+/// A server under load; dropping it stops the server and its runtime.
+trait Running {
+    fn addr(&self) -> SocketAddr;
+}
+
+struct FilchServer {
+    addr: SocketAddr,
+    stopper: Stopper,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl FilchServer {
+    fn start(workers: usize) -> FilchServer {
+        let server = Server::bind(([127, 0, 0, 1], 0).into()).expect("bind 127.0.0.1:0");
+        let addr = server.local_addr().unwrap();
+        let stopper = server.stopper();
+        let ex = filch::Executor::builder()
+            .worker_threads(workers)
+            .thread_name("filch-http")
+            .build()
+            .expect("start filch");
+        let thread = thread::spawn(move || {
+            let handle = ex.handle();
+            // The accept loop is a task like the connections (as in the other two servers).
+            let accept = ex.spawn(server.run(move |task| drop(handle.spawn(task))));
+            let _ = ex.block_on(accept);
+        });
+        FilchServer {
+            addr,
+            stopper,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Running for FilchServer {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for FilchServer {
+    fn drop(&mut self) {
+        self.stopper.stop();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct AsyncExecutorServer {
+    addr: SocketAddr,
+    stopper: Stopper,
+    stop_workers: Option<async_channel::Sender<()>>,
+    threads: Vec<thread::JoinHandle<()>>,
+}
+
+impl AsyncExecutorServer {
+    fn start(workers: usize) -> AsyncExecutorServer {
+        let server = Server::bind(([127, 0, 0, 1], 0).into()).expect("bind 127.0.0.1:0");
+        let addr = server.local_addr().unwrap();
+        let stopper = server.stopper();
+        // Leaked, as smol users do with a global executor: the tasks borrow it for 'static.
+        let ex: &'static async_executor::Executor<'static> =
+            Box::leak(Box::new(async_executor::Executor::new()));
+        let (stop_workers, stopped) = async_channel::bounded::<()>(1);
+        let threads = (0..workers)
+            .map(|i| {
+                let stopped = stopped.clone();
+                thread::Builder::new()
+                    .name(format!("async-executor-http-{i}"))
+                    .spawn(move || {
+                        let _ = async_io::block_on(ex.run(stopped.recv()));
+                    })
+                    .expect("start async-executor thread")
+            })
+            .collect();
+        ex.spawn(server.run(move |task| ex.spawn(task).detach()))
+            .detach();
+        AsyncExecutorServer {
+            addr,
+            stopper,
+            stop_workers: Some(stop_workers),
+            threads,
+        }
+    }
+}
+
+impl Running for AsyncExecutorServer {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for AsyncExecutorServer {
+    fn drop(&mut self) {
+        self.stopper.stop();
+        // Let the accept loop and connections see the stop before the workers go.
+        thread::sleep(Duration::from_millis(100));
+        drop(self.stop_workers.take());
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+struct TokioServer {
+    addr: SocketAddr,
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+impl TokioServer {
+    fn start(workers: usize) -> TokioServer {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name("tokio-http")
+            .enable_io()
+            .build()
+            .expect("start tokio");
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind(("127.0.0.1", 0)))
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().unwrap();
+        rt.spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                tokio::spawn(tokio_connection(stream));
+            }
+        });
+        TokioServer { addr, rt: Some(rt) }
+    }
+}
+
+/// The tokio twin of `server::serve_connection`: the same [`Connection`], tokio's IO.
+async fn tokio_connection(mut stream: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut conn = Connection::new();
+    loop {
+        let n = match stream.read(conn.read_buf()).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        conn.filled(n);
+        let next = conn.process();
+        if !conn.output().is_empty() {
+            if stream.write_all(conn.output()).await.is_err() {
+                return;
+            }
+            conn.clear_output();
+        }
+        if next != Next::Continue {
+            let _ = stream.shutdown().await;
+            return;
+        }
+    }
+}
+
+impl Running for TokioServer {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for TokioServer {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_timeout(Duration::from_secs(5));
+        }
+    }
+}
+
+fn start(name: &str, workers: usize) -> Box<dyn Running> {
+    match name {
+        "filch" => Box::new(FilchServer::start(workers)),
+        "tokio" => Box::new(TokioServer::start(workers)),
+        "async-executor" => Box::new(AsyncExecutorServer::start(workers)),
+        other => unreachable!("unknown runtime {other}"),
+    }
+}
+
+/// What one wrk run measured.
+#[derive(Clone, Debug, Default)]
+struct WrkResult {
+    requests_per_sec: f64,
+    /// Latency percentiles 50, 75, 90, 99, in microseconds.
+    p50: f64,
+    p75: f64,
+    p90: f64,
+    p99: f64,
+    max: f64,
+    /// Socket errors and non-2xx responses, as wrk reports them.
+    errors: String,
+}
+
+/// Parses a wrk duration ("812.00us", "1.23ms", "2.01s", "1.00m") into microseconds.
+fn parse_duration_us(text: &str) -> Option<f64> {
+    let split = text.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().ok()?;
+    let scale = match unit {
+        "us" => 1.0,
+        "ms" => 1e3,
+        "s" => 1e6,
+        "m" => 60e6,
+        "h" => 3600e6,
+        _ => return None,
+    };
+    Some(value * scale)
+}
+
+fn parse_wrk(output: &str) -> Option<WrkResult> {
+    let mut result = WrkResult::default();
+    let mut errors = Vec::new();
+    for line in output.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["Requests/sec:", rps] => result.requests_per_sec = rps.parse().ok()?,
+            ["Latency", _avg, _stdev, max, ..] => result.max = parse_duration_us(max)?,
+            ["50%", v] => result.p50 = parse_duration_us(v)?,
+            ["75%", v] => result.p75 = parse_duration_us(v)?,
+            ["90%", v] => result.p90 = parse_duration_us(v)?,
+            ["99%", v] => result.p99 = parse_duration_us(v)?,
+            ["Socket", "errors:", ..] | ["Non-2xx", ..] => errors.push(line.trim().to_string()),
+            _ => {}
+        }
+    }
+    result.errors = errors.join("; ");
+    (result.requests_per_sec > 0.0).then_some(result)
+}
+
+fn run_wrk(cfg: &Config, addr: SocketAddr, seconds: u64) -> Result<WrkResult, String> {
+    let url = format!("http://{addr}{}", cfg.path);
+    let output = Command::new("wrk")
+        .arg(format!("-t{}", cfg.wrk_threads))
+        .arg(format!("-c{}", cfg.connections))
+        .arg(format!("-d{seconds}s"))
+        .arg("--latency")
+        .arg(&url)
+        .output()
+        .map_err(|e| format!("cannot run wrk: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(format!(
+            "wrk failed ({}): {text}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    parse_wrk(&text).ok_or_else(|| format!("cannot parse wrk's output:\n{text}"))
+}
+
+fn wrk_available() -> bool {
+    Command::new("wrk")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| !o.stdout.is_empty() || !o.stderr.is_empty())
+}
+
+fn fmt_us(us: f64) -> String {
+    if us >= 1e6 {
+        format!("{:.2} s", us / 1e6)
+    } else if us >= 1e3 {
+        format!("{:.2} ms", us / 1e3)
+    } else {
+        format!("{us:.0} µs")
+    }
+}
+
+fn median_by_rps(mut runs: Vec<WrkResult>) -> WrkResult {
+    runs.sort_by(|a, b| a.requests_per_sec.total_cmp(&b.requests_per_sec));
+    runs.swap_remove(runs.len() / 2)
+}
+
+fn main() -> ExitCode {
+    let cfg = match parse_args() {
+        Ok(cfg) => cfg,
+        Err(msg) => {
+            eprintln!("benches/http: {msg}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !std::env::args().any(|a| a == "--bench") {
+        // `cargo test --benches` (or `--all-targets`) runs this binary without `--bench`:
+        // check that every server answers, quickly, instead of loading them for minutes.
+        return smoke_test(&cfg);
+    }
+    if !wrk_available() {
+        println!(
+            "benches/http: skipped: `wrk` is not installed. Install it with \
+             `sudo apt-get install wrk` (Debian/Ubuntu; `brew install wrk` on macOS), then \
+             run `cargo bench --bench http` again."
+        );
+        return ExitCode::SUCCESS;
+    }
+    let command = format!(
+        "wrk -t{} -c{} -d{}s --latency http://127.0.0.1:PORT{}",
+        cfg.wrk_threads, cfg.connections, cfg.duration, cfg.path
+    );
+    println!(
+        "HTTP benchmark: {} worker threads per server, {} round(s) of `{command}` per runtime",
+        cfg.workers, cfg.rounds
+    );
+    let mut results: Vec<(String, Vec<WrkResult>)> =
+        cfg.only.iter().map(|n| (n.clone(), Vec::new())).collect();
+    for round in 1..=cfg.rounds {
+        for (name, runs) in &mut results {
+            let server = start(name, cfg.workers);
+            // Warm-up: connections, allocator, page cache, CPU frequency.
+            if let Err(msg) = run_wrk(&cfg, server.addr(), 1) {
+                eprintln!("benches/http: {name}: warm-up: {msg}");
+                return ExitCode::FAILURE;
+            }
+            match run_wrk(&cfg, server.addr(), cfg.duration) {
+                Ok(r) => {
+                    println!(
+                        "  round {round} {name:>15}: {:>10.0} req/s  p50 {:>9}  p99 {:>9}{}",
+                        r.requests_per_sec,
+                        fmt_us(r.p50),
+                        fmt_us(r.p99),
+                        if r.errors.is_empty() {
+                            String::new()
+                        } else {
+                            format!("  ({})", r.errors)
+                        }
+                    );
+                    runs.push(r);
+                }
+                Err(msg) => {
+                    eprintln!("benches/http: {name}: {msg}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            drop(server);
+        }
+    }
+    let medians: Vec<(String, WrkResult)> = results
+        .into_iter()
+        .map(|(name, runs)| (name, median_by_rps(runs)))
+        .collect();
+    let tokio_rps = medians
+        .iter()
+        .find(|(n, _)| n == "tokio")
+        .map(|(_, r)| r.requests_per_sec);
+    println!("\nMedian round, {} workers, `{command}`:\n", cfg.workers);
+    println!("| runtime | requests/s | vs tokio | p50 | p75 | p90 | p99 | max |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (name, r) in &medians {
+        let ratio = tokio_rps.map_or("-".to_string(), |t| {
+            format!("{:.2}x", r.requests_per_sec / t)
+        });
+        println!(
+            "| {name} | {:.0} | {ratio} | {} | {} | {} | {} | {} |",
+            r.requests_per_sec,
+            fmt_us(r.p50),
+            fmt_us(r.p75),
+            fmt_us(r.p90),
+            fmt_us(r.p99),
+            fmt_us(r.max)
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// Test mode: each server answers one keep-alive request byte for byte, and the wrk
+/// output parser reads a sample.
+fn smoke_test(cfg: &Config) -> ExitCode {
+    use std::io::{Read, Write};
+    const SAMPLE: &str = "Running 1s test @ http://127.0.0.1:1/\n  2 threads and 64 connections\n  Thread Stats   Avg      Stdev     Max   +/- Stdev\n    Latency   812.00us  1.20ms  25.03ms   90.00%\n  Latency Distribution\n     50%  600.00us\n     75%    1.01ms\n     90%    1.50ms\n     99%    5.00ms\n  80000 requests in 1.00s, 7.00MB read\nRequests/sec:  79999.50\n";
+    let sample = parse_wrk(SAMPLE).expect("parse the sample wrk output");
+    assert_eq!(sample.requests_per_sec, 79999.5);
+    assert_eq!(
+        (sample.p50, sample.p99, sample.max),
+        (600.0, 5000.0, 25030.0)
+    );
+
+    let expected: &[u8] =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 14\r\n\r\nHello, world!\n";
+    for name in &cfg.only {
+        let server = start(name, cfg.workers);
+        let mut stream = std::net::TcpStream::connect(server.addr()).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        for _ in 0..3 {
+            stream
+                .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                .unwrap();
+            let mut got = vec![0u8; expected.len()];
+            stream.read_exact(&mut got).expect("read the response");
+            assert_eq!(got, expected, "{name} answered something else");
+        }
+        drop(stream);
+        drop(server);
+        println!("benches/http: {name} serves (test mode; `cargo bench --bench http` measures)");
+    }
+    ExitCode::SUCCESS
+}
