@@ -205,3 +205,59 @@ fn pushes_from_a_worker_are_never_lost() {
         model.sleep.notify_work();
     });
 }
+
+/// One `notify_work` grants the searcher role at most once: a worker that the notifier took
+/// out of `sleepers` while it was re-checking (so it returns from `park` without sleeping)
+/// must not be woken a second time, from a later `park`, by that same notification.
+///
+/// The worker's first re-check waits for the push, so that the notifier finds it booked
+/// and in its re-check; loom then needs a single preemption (between the notifier's unlock
+/// of `sleepers` and its `event.notify`) to reach the interleaving.
+#[test]
+fn one_notification_wakes_at_most_once() {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(2);
+    }
+    builder.check(|| {
+        let sleep = Arc::new(Sleep::new(1));
+        let rechecking = Arc::new(AtomicBool::new(false));
+        let pushed = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicBool::new(false));
+        let worker = {
+            let (sleep, done) = (Arc::clone(&sleep), Arc::clone(&done));
+            let (rechecking, pushed) = (Arc::clone(&rechecking), Arc::clone(&pushed));
+            thread::spawn(move || {
+                let first = sleep.park(0, false, || {
+                    rechecking.store(true, SeqCst);
+                    while !pushed.load(SeqCst) {
+                        thread::yield_now();
+                    }
+                    true
+                });
+                let mut grants = vec![first];
+                let mut searching = first.searching();
+                // Later parks wait only for the end of the model.
+                while !done.load(SeqCst) {
+                    let parked = sleep.park(0, searching, || done.load(SeqCst));
+                    grants.push(parked);
+                    searching = parked.searching();
+                }
+                grants
+            })
+        };
+        while !rechecking.load(SeqCst) {
+            thread::yield_now();
+        }
+        pushed.store(true, SeqCst);
+        sleep.notify_work();
+        done.store(true, SeqCst);
+        sleep.wake_all();
+        let grants = worker.join().unwrap();
+        let searcher_grants = grants.iter().filter(|p| p.searching()).count();
+        assert!(
+            searcher_grants <= 1,
+            "one notify_work made the worker a searcher {searcher_grants} times: {grants:?}"
+        );
+    });
+}
