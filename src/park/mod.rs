@@ -229,9 +229,13 @@ impl Sleep {
                 self.wake_locked(index, false);
                 return Parked::Skipped;
             }
-            // A notifier already took us out and booked us awake (perhaps as a searcher);
-            // its notification sits on our listener, which we drop unused.
+            // A notifier already took us out and booked us awake (perhaps as a searcher).
+            // It notifies our event after unlocking, maybe not yet: wait for that
+            // notification here, so that it cannot reach a listener of a later park (which
+            // would then return while still booked in `sleepers`). The wait is short: the
+            // notifier is between its unlock and its `notify`.
             drop(sleepers);
+            listener.wait();
             // Relaxed: written under the lock we just held.
             return if slot.woken_as_searcher.load(Ordering::Relaxed) {
                 Parked::SkippedSearching
@@ -257,7 +261,7 @@ pub enum Parked {
     /// The re-check found work; the worker never slept and is not a searcher.
     Skipped,
     /// The re-check found work, but a notifier had already booked the worker awake as a
-    /// searcher: it never slept, and it counts in `searching`.
+    /// searcher: it only waited for that notifier's notification, and counts in `searching`.
     SkippedSearching,
     /// Woken by a targeted wake-up or shutdown; not a searcher.
     Woken,
