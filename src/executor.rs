@@ -19,8 +19,9 @@
 //! 6. drain the injector and the inboxes.
 //!
 //! **Invariant:** after `Drop` returns, every task of the executor has completed or had its
-//! future dropped, except the one running on the current thread when it is dropped from
-//! inside a task, and that one is dropped when its poll ends.
+//! future dropped. The one exception is a drop from inside a task: the worker running it
+//! cannot be joined, so that task, and the tasks left in that worker's own LIFO slot, deque
+//! and yielded list, are dropped when that task's poll ends and the worker exits.
 
 use std::fmt;
 use std::future::Future;
