@@ -85,34 +85,69 @@ fn the_body_panic_payload_reaches_the_awaiting_task() {
 #[test]
 fn items_not_started_are_skipped() {
     watchdog(60, "items_not_started_are_skipped", || {
-        for (workers, limit) in [(1, 1_000), (2, 100_000)] {
-            let ex = named_executor(workers, "panic-skip");
-            let calls = Arc::new(AtomicUsize::new(0));
-            let c = Arc::clone(&calls);
-            let payload = panic_of("panic at 0 of 0..1_000_000", || {
-                ex.block_on(ex.par_range(0..1_000_000, move |i| {
-                    c.fetch_add(1, Ordering::Relaxed);
-                    if i == 0 {
-                        panic_any("first");
-                    }
-                }))
-            });
-            assert_eq!(payload.downcast_ref::<&str>(), Some(&"first"));
-            let ran = calls.load(Ordering::Relaxed);
-            assert!(
-                ran < limit,
-                "{workers} workers: {ran} of 1,000,000 items ran after a panic at index 0"
-            );
-            // Nothing keeps running in the background either.
-            thread::sleep(Duration::from_millis(50));
-            assert_eq!(
-                calls.load(Ordering::Relaxed),
-                ran,
-                "bodies ran after the resume"
-            );
-            assert_still_works(&ex, "a panic at index 0");
-        }
+        // One worker: index 0 is the first item, so almost nothing else may run.
+        let ex = named_executor(1, "panic-skip");
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&calls);
+        let payload = panic_of("panic at 0 of 0..1_000_000", || {
+            ex.block_on(ex.par_range(0..1_000_000, move |i| {
+                c.fetch_add(1, Ordering::Relaxed);
+                if i == 0 {
+                    panic_any("first");
+                }
+            }))
+        });
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"first"));
+        let ran = calls.load(Ordering::Relaxed);
+        assert!(
+            ran < 1_000,
+            "1 worker: {ran} of 1,000,000 items ran after a panic at index 0"
+        );
+        // Nothing keeps running in the background either.
+        thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            calls.load(Ordering::Relaxed),
+            ran,
+            "bodies ran after the resume"
+        );
+        assert_still_works(&ex, "a panic at index 0");
+
+        // Two workers: the first item to run anywhere panics. The other helper may run items
+        // while the panic unwinds (and the panic hook prints), but the loop (about 1 s of work
+        // for two workers) stops long before its end.
+        let ex = named_executor(2, "panic-skip2");
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = Arc::clone(&calls);
+        let payload = panic_of("panic at the first item of 0..1_000_000", || {
+            ex.block_on(ex.par_range(0..1_000_000, move |_| {
+                if c.fetch_add(1, Ordering::Relaxed) == 0 {
+                    panic_any("first");
+                }
+                busy(Duration::from_micros(2));
+            }))
+        });
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"first"));
+        let ran = calls.load(Ordering::Relaxed);
+        assert!(
+            ran < 100_000,
+            "2 workers: {ran} of 1,000,000 items ran after a panic at the first item"
+        );
+        thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            calls.load(Ordering::Relaxed),
+            ran,
+            "bodies ran after the resume"
+        );
+        assert_still_works(&ex, "a panic at the first item");
     });
+}
+
+/// Spins for `d`.
+fn busy(d: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < d {
+        std::hint::spin_loop();
+    }
 }
 
 /// The panic is resumed only once every body that had started has returned.
