@@ -10,14 +10,19 @@
 //! find nothing and leave; the loop completes if only one helper ever runs.
 //!
 //! Stops: a panic in a user closure, the awaiting future being dropped, or a helper being
-//! dropped unfinished (the executor shut down) stop the partition: no index starts after
-//! that (each index checks the stop flag first), the bodies already running return, and the
-//! last one to return marks the loop done. The awaiting future then resumes the first panic,
+//! dropped unfinished (the executor shut down) stop the partition: no new batch is handed
+//! out, each helper skips the rest of its batch at its next probe, the bodies already
+//! running return, and the last one to return marks the loop done. The awaiting future then resumes the first panic,
 //! or panics with a message if the executor shut down under the loop.
 //!
 //! Invariants:
-//! - a helper never holds a batch across a `Pending`: every batch it takes is completed in
-//!   the same poll, so a helper that is not being polled holds no index;
+//! - a helper holds at most one batch (`held`), possibly across a yield; it completes the
+//!   batch once every index of it ran or was skipped after a stop, and if the helper is
+//!   dropped unfinished its `Drop` completes the batch, so the count still reaches zero;
+//! - a helper probes (reads the clock and the stop flag) every `probe_interval` indices,
+//!   an interval it adapts so that probes come about every [`PROBE_SPACING`]: a stop is
+//!   noticed within about that long (or one index, for slower bodies), and the helper yields
+//!   to its worker's other tasks after [`HELPER_BUDGET`];
 //! - results (map slots, reduce partials) are written before the `complete` call that
 //!   covers them, and read only after the loop is done: `complete` is an AcqRel decrement,
 //!   so the done flag (Release/Acquire) carries every write to the reader;
@@ -41,38 +46,17 @@ use super::steal_range::Partition;
 use crate::shared::Shared;
 use crate::sync::{AtomicBool, Ordering};
 
-/// How long a helper runs batches before it yields to the other tasks of its worker.
+/// How long a helper runs before it yields to the other tasks of its worker.
 pub(crate) const HELPER_BUDGET: Duration = Duration::from_millis(2);
 
-/// A helper looks at the stop flag once every this many indices of a batch: often enough
-/// that a stop leaves at most this many more indices to run per helper, rarely enough that
-/// the inner loop over a chunk stays free of atomics (and can be vectorised).
-pub(crate) const STOP_CHECK_EVERY: usize = 16;
+/// The time a helper aims to leave between two probes (a look at the clock and at the stop
+/// flag). The number of indices between probes adapts to the measured cost of an index, so
+/// a stop or the end of the budget is noticed within about this long whatever the body
+/// costs, while a nanosecond body reads the clock only once every few thousand indices.
+const PROBE_SPACING: Duration = Duration::from_micros(50);
 
-/// Folds `run` over consecutive chunks of `batch` of [`STOP_CHECK_EVERY`] indices (the last
-/// may be shorter), checking the stop flag before each. `None` if the loop was stopped.
-#[inline(always)]
-fn fold_chunks<A>(
-    batch: Range<usize>,
-    partition: &Partition,
-    mut acc: A,
-    mut run: impl FnMut(A, Range<usize>) -> A,
-) -> Option<A> {
-    let mut start = batch.start;
-    while start < batch.end {
-        if partition.is_stopped() {
-            return None;
-        }
-        // `batch.end - start > 0`; the chunk never passes `batch.end`, so nothing overflows.
-        let end = start + (batch.end - start).min(STOP_CHECK_EVERY);
-        acc = run(acc, start..end);
-        start = end;
-    }
-    Some(acc)
-}
-
-/// A helper looks at the clock once every this many batches.
-const CLOCK_EVERY: u32 = 32;
+/// The most indices between two probes.
+const MAX_PROBE_INTERVAL: usize = 1 << 16;
 
 type Payload = Box<dyn Any + Send + 'static>;
 
@@ -83,9 +67,10 @@ pub(crate) trait Kind: Send + Sync + 'static {
     /// The output of a loop over an empty range.
     fn empty_output(&self) -> Self::Output;
 
-    /// Runs the indices of `batch` for helper `helper`, checking `partition.is_stopped()`
-    /// every [`STOP_CHECK_EVERY`] indices. Panics propagate (the helper catches them).
-    fn run_batch(&self, helper: usize, batch: Range<usize>, partition: &Partition);
+    /// Runs every index of `part` (a piece of a batch) for helper `helper`. Panics
+    /// propagate (the helper catches them). No stop checks: the helper makes them between
+    /// pieces, so the loop here stays free of atomics.
+    fn run_part(&self, helper: usize, part: Range<usize>);
 
     /// The result, once every index ran. Called at most once, after `done`.
     fn take_output(&self) -> Self::Output;
@@ -126,12 +111,7 @@ impl<K: Kind> Loop<K> {
     pub(crate) fn start(self: &Arc<Self>, shared: &Arc<Shared>) {
         let workers = shared.num_workers();
         for index in 0..self.partition.workers() {
-            let helper = Helper {
-                lp: Arc::clone(self),
-                index,
-                rng: 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) << 21),
-                finished: false,
-            };
+            let helper = Helper::new(Arc::clone(self), index);
             drop(crate::task::spawn_on_worker(
                 shared,
                 index % workers,
@@ -193,8 +173,53 @@ struct Helper<K: Kind> {
     lp: Arc<Loop<K>>,
     index: usize,
     rng: u64,
+    /// The indices of the current batch not run yet. Kept across a yield.
+    held: Range<usize>,
+    /// The length of the current batch, to `complete` once `held` is empty.
+    held_total: usize,
+    /// Indices to run between two probes (adapted to the cost of an index).
+    probe_interval: usize,
     /// Set when the helper has left the loop normally.
     finished: bool,
+}
+
+impl<K: Kind> Helper<K> {
+    fn new(lp: Arc<Loop<K>>, index: usize) -> Helper<K> {
+        Helper {
+            lp,
+            index,
+            rng: 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) << 21),
+            held: 0..0,
+            held_total: 0,
+            probe_interval: 1,
+            finished: false,
+        }
+    }
+
+    /// Completes the held batch (run, or skipped after a stop). Returns whether this
+    /// finished the loop.
+    fn complete_held(&mut self) -> bool {
+        let total = std::mem::take(&mut self.held_total);
+        self.held = 0..0;
+        if self.lp.partition.complete(total) {
+            self.lp.finish();
+            return true;
+        }
+        false
+    }
+
+    /// Scales the probe interval so that the next `interval` indices take about
+    /// [`PROBE_SPACING`], given that the last `interval` took `elapsed`.
+    fn adapt_probe_interval(&mut self, elapsed: Duration) {
+        let spacing = PROBE_SPACING.as_nanos();
+        let elapsed = elapsed.as_nanos().max(1);
+        let current = self.probe_interval as u128;
+        // Grow at most 2x, shrink at most 8x per probe: a few fast indices do not make the
+        // next interval huge, and a slow stretch is reined in quickly.
+        let wanted = (current * spacing / elapsed).clamp((current / 8).max(1), current * 2);
+        self.probe_interval =
+            usize::try_from(wanted).map_or(MAX_PROBE_INTERVAL, |w| w.min(MAX_PROBE_INTERVAL));
+    }
 }
 
 impl<K: Kind> Future for Helper<K> {
@@ -202,29 +227,53 @@ impl<K: Kind> Future for Helper<K> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = &mut *self;
-        let lp = &*this.lp;
         let started = Instant::now();
-        let mut batches = 0u32;
-        while let Some(batch) = lp.partition.next_batch(this.index, &mut this.rng) {
-            let len = batch.len();
-            let ran = catch_unwind(AssertUnwindSafe(|| {
-                lp.kind.run_batch(this.index, batch, &lp.partition)
-            }));
-            if let Err(payload) = ran {
-                lp.fail(Failure::Panic(payload));
-                // Cannot reach zero: this batch is still counted until `complete` below.
-                lp.stop();
+        let mut last_probe = started;
+        let mut until_probe = this.probe_interval;
+        loop {
+            if this.held.is_empty() {
+                match this.lp.partition.next_batch(this.index, &mut this.rng) {
+                    Some(batch) => {
+                        this.held_total = batch.len();
+                        this.held = batch;
+                    }
+                    None => break,
+                }
             }
-            if lp.partition.complete(len) {
-                lp.finish();
+            // Run up to the next probe, or to the end of the batch.
+            let take = this.held.len().min(until_probe);
+            let part = this.held.start..this.held.start + take;
+            this.held.start = part.end;
+            until_probe -= take;
+            let lp = &*this.lp;
+            let index = this.index;
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| lp.kind.run_part(index, part))) {
+                lp.fail(Failure::Panic(payload));
+                // Cannot reach zero: the held batch is counted until `complete_held`.
+                lp.stop();
+                this.held.start = this.held.end;
+            }
+            if this.held.is_empty() && this.complete_held() {
                 break;
             }
-            batches += 1;
-            if batches % CLOCK_EVERY == 0 && started.elapsed() >= HELPER_BUDGET {
-                // Let the other tasks of this worker run; the loop goes on when it is polled
-                // again (meanwhile other helpers may steal this slice).
-                cx.waker().wake_by_ref();
-                return Poll::Pending;
+            if until_probe == 0 {
+                let now = Instant::now();
+                this.adapt_probe_interval(now - last_probe);
+                last_probe = now;
+                until_probe = this.probe_interval;
+                if this.lp.partition.is_stopped() {
+                    // Skip the rest of the held batch: no new index starts after a stop.
+                    if this.held_total > 0 && this.complete_held() {
+                        break;
+                    }
+                    continue;
+                }
+                if now - started >= HELPER_BUDGET {
+                    // Let the other tasks of this worker run; the loop goes on when this
+                    // helper is polled again (meanwhile others may steal from its slice).
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
             }
         }
         this.finished = true;
@@ -236,9 +285,13 @@ impl<K: Kind> Drop for Helper<K> {
     fn drop(&mut self) {
         if !self.finished {
             // Dropped before it left the loop: the executor shut down (or the task was
-            // cancelled). It holds no batch (see the module invariants).
+            // cancelled). Stop the loop, and give back the batch it held (none of it will
+            // run now), so that the count can still reach zero.
             self.lp.fail(Failure::Cancelled);
             self.lp.stop();
+            if self.held_total > 0 {
+                self.complete_held();
+            }
         }
     }
 }
@@ -251,8 +304,8 @@ pub(crate) struct ForEach<F> {
 impl<F: Fn(usize) + Send + Sync + 'static> Kind for ForEach<F> {
     type Output = ();
 
-    fn run_batch(&self, _helper: usize, batch: Range<usize>, partition: &Partition) {
-        let _ = fold_chunks(batch, partition, (), |(), chunk| chunk.for_each(&self.body));
+    fn run_part(&self, _helper: usize, part: Range<usize>) {
+        part.for_each(&self.body);
     }
 
     fn take_output(&self) {}
@@ -280,7 +333,7 @@ pub(crate) struct Map<T, F> {
 }
 
 // SAFETY: the buffer is written through shared references, each element by exactly one
-// thread (every index is handed out at most once, so `run_batch` writes element `k` at most
+// thread (every index is handed out at most once, so `run_part` writes element `k` at most
 // once), and read only by `take_output` or `Drop`, after the loop is done (every write
 // happens before, see the module invariants) or when no helper is left. `T: Send` lets the
 // values cross from the writing threads to the reader; the raw pointer is the only reason
@@ -331,23 +384,21 @@ impl Drop for Record<'_> {
 impl<T: Send + 'static, F: Fn(usize) -> T + Send + Sync + 'static> Kind for Map<T, F> {
     type Output = Vec<T>;
 
-    fn run_batch(&self, helper: usize, batch: Range<usize>, partition: &Partition) {
-        let next = Cell::new(batch.start);
+    fn run_part(&self, helper: usize, part: Range<usize>) {
+        let next = Cell::new(part.start);
         let _record = Record {
             written: &self.written[helper],
-            first: batch.start,
+            first: part.start,
             next: &next,
         };
-        let _ = fold_chunks(batch, partition, (), |(), chunk| {
-            for i in chunk {
-                let value = (self.f)(i);
-                // SAFETY: `i - start < len <= capacity`, so the element is inside the
-                // buffer; index `i` was handed to this helper alone, so no other thread
-                // touches it, and it was never written before (see the Send/Sync impls).
-                unsafe { self.ptr.add(i - self.start).write(value) };
-                next.set(i + 1);
-            }
-        });
+        for i in part {
+            let value = (self.f)(i);
+            // SAFETY: `i - start < len <= capacity`, so the element is inside the buffer;
+            // index `i` was handed to this helper alone, so no other thread touches it, and
+            // it was never written before (see the Send/Sync impls).
+            unsafe { self.ptr.add(i - self.start).write(value) };
+            next.set(i + 1);
+        }
     }
 
     fn take_output(&self) -> Vec<T> {
@@ -427,12 +478,8 @@ where
 {
     type Output = T;
 
-    fn run_batch(&self, helper: usize, batch: Range<usize>, partition: &Partition) {
-        let folded = fold_chunks(batch, partition, (self.identity)(), |acc, chunk| {
-            chunk.fold(acc, &self.fold)
-        });
-        // `None`: the loop is failing; its partials will never be read.
-        let Some(acc) = folded else { return };
+    fn run_part(&self, helper: usize, part: Range<usize>) {
+        let acc = part.fold((self.identity)(), &self.fold);
         let mut slot = self.partials[helper]
             .lock()
             .unwrap_or_else(|e| e.into_inner());
