@@ -390,7 +390,7 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        task::spawn(&self.shared, self.shared.registry_shard(), future)
+        task::spawn(&self.shared, future)
     }
 
     /// The counters of every worker of this executor.

@@ -73,7 +73,7 @@ where
     F::Output: Send + 'static,
 {
     context::with_current(|shared| match shared {
-        Some(shared) => crate::task::spawn(shared, shared.registry_shard(), future),
+        Some(shared) => crate::task::spawn(shared, future),
         None => global().spawn(future),
     })
 }

@@ -1,13 +1,14 @@
 //! The live-task registry: a waker for every task that has not completed, so that shutdown
 //! can reach tasks that sit in no queue because they wait for a wake-up.
 //!
-//! Sharded by the spawning thread (one shard per worker, one for every other thread), each
-//! shard a mutex-guarded slab. A task is registered when it is spawned and removed when its
+//! Sharded by the registering thread (one shard per worker, one for every other thread),
+//! each shard a mutex-guarded slab. A task is registered the first time a poll of it returns
+//! `Pending` (until then it is always in a queue, which shutdown drains) and removed when its
 //! future is dropped (completion, cancellation or shutdown).
 //!
 //! Invariants:
 //! - After [`Registry::close`] no task is registered again: `register` reports the shard
-//!   closed and the caller drops the new task at once. `close` leaves the entries in place,
+//!   closed, and the task wakes itself so that the schedule function drops it. `close` leaves the entries in place,
 //!   so that [`Registry::take_all`] can reach the tasks still alive after the workers stop.
 //! - Removal of a key that `take_all` took out is a no-op (the slab it lived in is gone,
 //!   and the closed shard never inserts again, so no key is reused).
@@ -29,7 +30,7 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    /// The slot of a task that was never registered (spawned after shutdown).
+    /// The slot of a task that is not registered (it has not waited for a wake-up yet).
     pub(crate) const NONE: Slot = Slot {
         shard: u32::MAX,
         key: u32::MAX,
@@ -55,33 +56,24 @@ impl Registry {
         }
     }
 
-    /// Registers a new task in `shard`: calls `make` with the slot the task will have and
-    /// stores the waker it returns. If the registry is closed, `make` gets [`Slot::NONE`],
-    /// its waker is dropped, and the result comes back as `Err` for the caller to discard.
-    ///
-    /// `make` runs under the shard lock; it must only build the task (no user code).
-    pub(crate) fn register<R>(
-        &self,
-        shard: usize,
-        make: impl FnOnce(Slot) -> (R, Waker),
-    ) -> Result<R, R> {
+    /// Registers a task that is about to wait for a wake-up, in `shard`, with its waker.
+    /// `None` if the registry is closed (the executor is shutting down).
+    pub(crate) fn register(&self, shard: usize, waker: Waker) -> Option<Slot> {
         let shard_index = shard % self.shards.len();
         let mut guard = lock(&self.shards[shard_index]);
         if guard.closed {
             drop(guard);
-            let (made, _waker) = make(Slot::NONE);
-            return Err(made);
+            // Dropped outside the lock: dropping a waker may free the task.
+            drop(waker);
+            return None;
         }
-        let entry = guard.tasks.vacant_entry();
-        let slot = Slot {
+        let key = guard.tasks.insert(waker);
+        Some(Slot {
             shard: shard_index as u32,
             // A shard holding 2^32 live tasks would need terabytes; the conversion is checked.
-            key: u32::try_from(entry.key())
+            key: u32::try_from(key)
                 .expect("filch: more than 2^32 live tasks in one registry shard"),
-        };
-        let (made, waker) = make(slot);
-        entry.insert(waker);
-        Ok(made)
+        })
     }
 
     /// Forgets the task in `slot` (its future is being dropped).

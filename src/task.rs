@@ -8,7 +8,9 @@
 //! - checks the abort flag before every poll, so an aborted task completes with a cancelled
 //!   error, and async-task drops the user's future before the output is published (the
 //!   `JoinHandle` sees the error only after the destructors ran);
-//! - removes the task from the live-task registry when it is dropped.
+//! - registers the task in the live-task registry the first time it returns `Pending` (a
+//!   task that waits for a wake-up sits in no queue, so only the registry can reach it at
+//!   shutdown), and removes it when it is dropped.
 //!
 //! Cancellation by shutdown drops the `Runnable`, which makes async-task drop the future and
 //! complete the task without output: the `JoinHandle` turns that into a cancelled error.
@@ -91,7 +93,24 @@ impl<F: Future> Future for TaskFuture<F> {
         let future = this.future;
         match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Pending) => {
+                if *this.slot == Slot::NONE {
+                    // First wait for a wake-up: from now on only the registry can reach the
+                    // task at shutdown. (A task that completes in its first poll never pays
+                    // for the registry.) `cx.waker()` is the task's own waker.
+                    let shared = &this.meta.shared;
+                    match shared
+                        .registry
+                        .register(shared.registry_shard(), cx.waker().clone())
+                    {
+                        Some(slot) => *this.slot = slot,
+                        // The registry is closed: the executor is shutting down. Schedule the
+                        // task, which drops it.
+                        None => cx.waker().wake_by_ref(),
+                    }
+                }
+                Poll::Pending
+            }
             Err(payload) => Poll::Ready(Err(JoinError::panic(payload))),
         }
     }
@@ -114,13 +133,13 @@ fn schedule(runnable: Runnable, info: ScheduleInfo) {
     })
 }
 
-/// Spawns `future` onto `shared`, registering it in registry shard `shard`.
-pub(crate) fn spawn<F>(shared: &Arc<Shared>, shard: usize, future: F) -> JoinHandle<F::Output>
+/// Spawns `future` onto `shared`.
+pub(crate) fn spawn<F>(shared: &Arc<Shared>, future: F) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    spawn_with(shared, shard, future, Runnable::schedule)
+    spawn_with(shared, future, Runnable::schedule)
 }
 
 /// Spawns `future` onto `shared` with its first run placed on worker `worker` (the helper
@@ -134,15 +153,14 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    spawn_with(shared, shared.registry_shard(), future, |runnable| {
+    spawn_with(shared, future, |runnable| {
         shared.push_to_worker(worker, runnable)
     })
 }
 
-/// Builds and registers the task, then hands its first runnable to `place`.
+/// Builds the task, then hands its first runnable to `place`.
 fn spawn_with<F>(
     shared: &Arc<Shared>,
-    shard: usize,
     future: F,
     place: impl FnOnce(Runnable),
 ) -> JoinHandle<F::Output>
@@ -155,34 +173,32 @@ where
         last_worker: AtomicUsize::new(NO_WORKER),
         aborted: AtomicBool::new(false),
     };
-    let made = shared.registry.register(shard, move |slot| {
-        let builder = async_task::Builder::new().metadata(meta);
-        let make_future = move |meta: &'static TaskMeta| TaskFuture { future, meta, slot };
-        // SAFETY: `spawn_unchecked` asks that a non-Send future be run and dropped on its
-        // own thread, that non-'static borrows outlive the Runnable, and that a non-Send
-        // schedule function be used on its own thread. `F` is Send + 'static, the schedule
-        // function is a Send + Sync fn item, and the only borrow is `meta`, the task's own
-        // metadata: async-task keeps it in the task allocation until after the future is
-        // dropped, and `TaskFuture` uses it only in `poll` and `drop`. The `'static` we give
-        // the reference never escapes `TaskFuture`.
-        let (runnable, task) = unsafe { builder.spawn_unchecked(make_future, WithInfo(schedule)) };
-        let waker = runnable.waker();
-        ((runnable, task), waker)
-    });
-    let (runnable, task, registered) = match made {
-        Ok((runnable, task)) => (runnable, task, true),
-        Err((runnable, task)) => (runnable, task, false),
+    let builder = async_task::Builder::new().metadata(meta);
+    let make_future = move |meta: &'static TaskMeta| TaskFuture {
+        future,
+        meta,
+        slot: Slot::NONE,
     };
+    // SAFETY: `spawn_unchecked` asks that a non-Send future be run and dropped on its own
+    // thread, that non-'static borrows outlive the Runnable, and that a non-Send schedule
+    // function be used on its own thread. `F` is Send + 'static, the schedule function is a
+    // Send + Sync fn item, and the only borrow is `meta`, the task's own metadata:
+    // async-task keeps it in the task allocation until after the future is dropped, and
+    // `TaskFuture` uses it only in `poll` and `drop`. The `'static` we give the reference
+    // never escapes `TaskFuture`.
+    let (runnable, task) = unsafe { builder.spawn_unchecked(make_future, WithInfo(schedule)) };
     let handle = JoinHandle {
         waker: runnable.waker(),
         meta: task.metadata(),
         task: Some(task.fallible()),
     };
-    if registered {
-        place(runnable);
-    } else {
-        // Spawned after shutdown: the future is dropped at once; the handle reports cancelled.
+    if shared.is_shut_down() {
+        // Spawned after shutdown: the future is dropped here and now, and the handle
+        // reports cancelled. (A spawn racing with shutdown is dropped by the schedule
+        // function or the shutdown drain instead, moments later.)
         drop(runnable);
+    } else {
+        place(runnable);
     }
     handle
 }
