@@ -261,7 +261,7 @@ where
 /// `abort` wakes a job that is queued or running, which async-task ignores).
 fn schedule(runnable: Runnable) {
     // Our own reference: the executor must outlive the push even if the job is dropped.
-    let shared = Arc::clone(&runnable.metadata().shared);
+    let shared = runnable.metadata().shared_arc();
     shared.blocking.push(&shared, runnable);
 }
 
@@ -273,7 +273,7 @@ where
 {
     let job = BlockingJob { f: Some(f) };
     let (runnable, task) = async_task::Builder::new()
-        .metadata(TaskMeta::new(Arc::clone(shared)))
+        .metadata(TaskMeta::new(shared))
         .spawn(move |_| job, schedule);
     let handle = JoinHandle::from_task(&runnable, task);
     runnable.schedule();

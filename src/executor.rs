@@ -167,17 +167,32 @@ impl Builder {
             self.wake_policy,
             self.thread_name.clone(),
         ));
+        // The tasks' reference, released by the task count (`task_count.rs`).
+        Shared::make_anchor(&shared);
         let mut executor = Executor {
             handle: Handle::from_shared(Arc::clone(&shared)),
             threads: Vec::with_capacity(n),
         };
         for (index, local) in locals.into_iter().enumerate() {
-            let shared = Arc::clone(&shared);
-            let thread = thread::Builder::new()
+            let worker_shared = Arc::clone(&shared);
+            let started = thread::Builder::new()
                 .name(format!("{}-{index}", self.thread_name))
-                .spawn(move || crate::worker::run(shared, index, local))?;
-            // On error `executor` is dropped above, which stops and joins the started threads.
-            executor.threads.push(thread);
+                .spawn(move || crate::worker::run(worker_shared, index, local));
+            match started {
+                Ok(thread) => executor.threads.push(thread),
+                Err(e) => {
+                    // The workers that will never run give up their biases (they counted
+                    // nothing); dropping `executor` stops and joins the started ones.
+                    for never in index..n {
+                        if shared.tasks.worker_exited(never) {
+                            // SAFETY: the count reached zero here, once; the anchor was made
+                            // above from this `Arc`, and we still hold `shared` ourselves.
+                            unsafe { Shared::release_anchor(Arc::as_ptr(&shared)) };
+                        }
+                    }
+                    return Err(e);
+                }
+            }
         }
         Ok(executor)
     }
@@ -326,6 +341,11 @@ impl Drop for Executor {
         }
         // Step 6.
         shared.drain_after_shutdown();
+        // The executor no longer keeps its state alive for the tasks (`task_count.rs`).
+        if shared.tasks.executor_dropped() {
+            // SAFETY: the count reached zero here, once; we still hold `shared` ourselves.
+            unsafe { Shared::release_anchor(Arc::as_ptr(&shared)) };
+        }
     }
 }
 
@@ -438,5 +458,76 @@ impl Spawn for Executor {
 
     fn status(&self) -> Result<(), SpawnError> {
         self.handle.status()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::{Arc, Weak};
+
+    use super::Builder;
+    use crate::shared::Shared;
+
+    fn state_of(ex: &super::Executor) -> Weak<Shared> {
+        Arc::downgrade(ex.handle().shared())
+    }
+
+    #[test]
+    fn state_is_freed_when_the_executor_and_its_tasks_are_gone() {
+        let ex = Builder::new().worker_threads(2).build().unwrap();
+        let state = state_of(&ex);
+        ex.block_on(async {
+            let tasks: Vec<_> = (0..100).map(|i| crate::spawn(async move { i })).collect();
+            for t in tasks {
+                t.await.unwrap();
+            }
+        });
+        drop(ex);
+        assert!(
+            state.upgrade().is_none(),
+            "the executor's state outlived it and its tasks"
+        );
+    }
+
+    #[test]
+    fn a_join_handle_keeps_the_state_until_it_is_dropped() {
+        let ex = Builder::new().worker_threads(1).build().unwrap();
+        let state = state_of(&ex);
+        let pending = ex.spawn(std::future::pending::<()>());
+        let done = ex.spawn(async { 7 });
+        while !done.is_finished() {
+            std::thread::yield_now();
+        }
+        drop(ex);
+        assert!(
+            state.upgrade().is_some(),
+            "freed while join handles still reach tasks"
+        );
+        assert!(crate::block_on(pending).unwrap_err().is_cancelled());
+        assert!(state.upgrade().is_some());
+        assert_eq!(crate::block_on(done).unwrap(), 7);
+        assert!(
+            state.upgrade().is_none(),
+            "the last task's end did not free the state"
+        );
+    }
+
+    #[test]
+    fn a_waker_held_elsewhere_keeps_the_state_until_it_is_dropped() {
+        let ex = Builder::new().worker_threads(2).build().unwrap();
+        let state = state_of(&ex);
+        let (tx, rx) = std::sync::mpsc::channel();
+        drop(ex.spawn(std::future::poll_fn(move |cx| {
+            let _ = tx.send(cx.waker().clone());
+            std::task::Poll::<()>::Pending
+        })));
+        let waker = rx.recv().unwrap();
+        drop(ex);
+        assert!(state.upgrade().is_some());
+        // Waking a task of a dropped executor is harmless.
+        waker.wake_by_ref();
+        drop(waker);
+        drop(rx);
+        assert!(state.upgrade().is_none());
     }
 }

@@ -28,6 +28,7 @@ mod shared;
 mod stats;
 mod sync;
 mod task;
+mod task_count;
 mod worker;
 mod yield_now;
 

@@ -20,6 +20,8 @@
 //! (drops are serialised through the `draining` flag, so a destructor that wakes a task only
 //! queues it).
 
+use std::sync::Arc;
+
 use crossbeam_deque::{Injector, Steal, Stealer};
 use crossbeam_utils::CachePadded;
 
@@ -32,6 +34,7 @@ use crate::registry::Registry;
 use crate::stats::{Counters, Stats};
 use crate::sync::{fence, AtomicBool, Ordering};
 use crate::task::{Runnable, NO_WORKER};
+use crate::task_count::TaskCount;
 use crate::worker::WorkerContext;
 
 /// What the other threads see of one worker.
@@ -50,6 +53,8 @@ pub(crate) struct Shared {
     pub(crate) workers: Box<[CachePadded<WorkerShared>]>,
     pub(crate) sleep: Sleep,
     pub(crate) registry: Registry,
+    /// The live tasks, which keep this state alive through one anchor reference.
+    pub(crate) tasks: TaskCount,
     /// Set once by `Executor::drop` (SeqCst; see the module docs for its pairings).
     pub(crate) shutdown: AtomicBool,
     /// Held by the one thread dropping runnables after shutdown.
@@ -82,6 +87,7 @@ impl Shared {
             sleep: Sleep::new(n),
             // One shard per worker, one for every other thread.
             registry: Registry::new(n + 1),
+            tasks: TaskCount::new(n),
             shutdown: AtomicBool::new(false),
             draining: AtomicBool::new(false),
             policy,
@@ -94,12 +100,34 @@ impl Shared {
         self.workers.len()
     }
 
-    /// The registry shard for a task spawned by the current thread.
-    pub(crate) fn registry_shard(&self) -> usize {
+    /// The index of the current thread among this executor's workers, if it is one.
+    pub(crate) fn current_worker(&self) -> Option<usize> {
         crate::worker::with_current(|worker| match worker {
-            Some(w) if std::ptr::eq(&**w.shared(), self) => w.index(),
-            _ => self.num_workers(),
+            Some(w) if std::ptr::eq(&**w.shared(), self) => Some(w.index()),
+            _ => None,
         })
+    }
+
+    /// The registry shard for a task registered by the current thread.
+    pub(crate) fn registry_shard(&self) -> usize {
+        self.current_worker().unwrap_or(self.num_workers())
+    }
+
+    /// Takes the reference that the tasks hold together (see `task_count.rs`).
+    pub(crate) fn make_anchor(shared: &Arc<Shared>) {
+        std::mem::forget(Arc::clone(shared));
+    }
+
+    /// Releases the tasks' reference, once the task count says nothing needs it.
+    ///
+    /// # Safety
+    /// `shared` is the pointer of the `Arc<Shared>` given to [`Shared::make_anchor`], and the
+    /// task count has just reached zero (so this runs once); the caller does not use the
+    /// state after this call unless it holds a reference of its own.
+    pub(crate) unsafe fn release_anchor(shared: *const Shared) {
+        // SAFETY: by the caller's contract the anchor's strong count is still held and is
+        // given up here exactly once.
+        unsafe { Arc::decrement_strong_count(shared) };
     }
 
     pub(crate) fn is_shut_down(&self) -> bool {

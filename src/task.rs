@@ -20,6 +20,7 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
+use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
@@ -38,8 +39,10 @@ pub(crate) type Runnable = async_task::Runnable<TaskMeta>;
 
 /// Per-task data that both the runnable and the join handle reach.
 pub(crate) struct TaskMeta {
-    /// The executor the task belongs to (keeps it alive while the task exists).
-    pub(crate) shared: Arc<Shared>,
+    /// The executor the task belongs to. A plain pointer: the executor's state stays alive
+    /// while any task exists through the count in `task_count.rs` (no per-task reference
+    /// count on a shared cache line).
+    shared: NonNull<Shared>,
     /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
     /// hint only: written Relaxed by the polling worker, read Relaxed by the scheduler.
     pub(crate) last_worker: AtomicUsize,
@@ -47,19 +50,59 @@ pub(crate) struct TaskMeta {
     aborted: AtomicBool,
 }
 
+// SAFETY: `shared` points to a `Shared` (which is Send + Sync) that outlives the metadata
+// (see `TaskMeta::shared`); the other fields are atomics.
+unsafe impl Send for TaskMeta {}
+// SAFETY: as above; `&TaskMeta` only gives shared access to `Shared` and to atomics.
+unsafe impl Sync for TaskMeta {}
+
 impl TaskMeta {
-    /// The metadata of a task of `shared` that has not run yet.
-    pub(crate) fn new(shared: Arc<Shared>) -> TaskMeta {
+    /// The metadata of a new task of `shared`; counts the task as alive.
+    pub(crate) fn new(shared: &Arc<Shared>) -> TaskMeta {
+        shared.tasks.created(shared.current_worker());
         TaskMeta {
-            shared,
+            shared: NonNull::from(&**shared),
             last_worker: AtomicUsize::new(NO_WORKER),
             aborted: AtomicBool::new(false),
+        }
+    }
+
+    /// The task's executor.
+    pub(crate) fn shared(&self) -> &Shared {
+        // SAFETY: `TaskMeta::new` counted this task in `shared.tasks`, and only `Drop`
+        // below uncounts it; while it is counted, the tasks' anchor reference keeps the
+        // `Shared` allocation alive (`task_count.rs`).
+        unsafe { self.shared.as_ref() }
+    }
+
+    /// A reference-counted handle to the task's executor, for callers that may drop the
+    /// task (and so, perhaps, the last thing keeping the executor's state) while they use it.
+    pub(crate) fn shared_arc(&self) -> Arc<Shared> {
+        let ptr: *const Shared = self.shared();
+        // SAFETY: `ptr` came from an `Arc<Shared>` (`Arc::as_ptr`, see `new`) whose
+        // allocation is alive (see `shared`), so its strong count is at least one: the
+        // anchor. We add one for the `Arc` we make.
+        unsafe {
+            Arc::increment_strong_count(ptr);
+            Arc::from_raw(ptr)
         }
     }
 
     /// Whether [`JoinHandle::abort`] was called. Acquire: pairs with the Release store there.
     pub(crate) fn is_aborted(&self) -> bool {
         self.aborted.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for TaskMeta {
+    fn drop(&mut self) {
+        let shared = self.shared();
+        if shared.tasks.destroyed(shared.current_worker()) {
+            // SAFETY: this was the last task and every bias is gone: nothing but the anchor
+            // keeps this `Shared` through the task count, and we release it exactly once
+            // (the count reaches zero once). `shared` is not used after this call.
+            unsafe { Shared::release_anchor(self.shared.as_ptr()) };
+        }
     }
 }
 
@@ -76,7 +119,7 @@ pin_project! {
     impl<F> PinnedDrop for TaskFuture<F> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            this.meta.shared.registry.remove(*this.slot);
+            this.meta.shared().registry.remove(*this.slot);
         }
     }
 }
@@ -98,7 +141,7 @@ impl<F: Future> Future for TaskFuture<F> {
                     // First wait for a wake-up: from now on only the registry can reach the
                     // task at shutdown. (A task that completes in its first poll never pays
                     // for the registry.) `cx.waker()` is the task's own waker.
-                    let shared = &this.meta.shared;
+                    let shared = this.meta.shared();
                     match shared
                         .registry
                         .register(shared.registry_shard(), cx.waker().clone())
@@ -122,12 +165,12 @@ fn schedule(runnable: Runnable, info: ScheduleInfo) {
         // On one of the task's own workers: that worker's context keeps the executor alive
         // for the whole call, even if the runnable (and with it the task's reference to the
         // executor) is dropped inside it.
-        Some(worker) if Arc::ptr_eq(worker.shared(), &runnable.metadata().shared) => {
+        Some(worker) if std::ptr::eq(&**worker.shared(), runnable.metadata().shared()) => {
             worker.shared().schedule_on_worker(worker, runnable, info)
         }
         // Elsewhere: hold our own reference for the same reason.
         _ => {
-            let shared = Arc::clone(&runnable.metadata().shared);
+            let shared = runnable.metadata().shared_arc();
             shared.schedule_remote(runnable)
         }
     })
@@ -168,11 +211,7 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let meta = TaskMeta {
-        shared: Arc::clone(shared),
-        last_worker: AtomicUsize::new(NO_WORKER),
-        aborted: AtomicBool::new(false),
-    };
+    let meta = TaskMeta::new(shared);
     let builder = async_task::Builder::new().metadata(meta);
     let make_future = move |meta: &'static TaskMeta| TaskFuture {
         future,

@@ -166,7 +166,12 @@ pub(crate) fn run(shared: Arc<Shared>, index: usize, local: Worker<Runnable>) {
     };
     worker.main_loop(&mut state);
     worker.drain_on_exit();
+    // From here on this thread is no worker: tasks it drops are counted globally.
     drop(reset);
+    if worker.shared.tasks.worker_exited(index) {
+        // SAFETY: the count reached zero here, once; `worker.shared` is our own reference.
+        unsafe { Shared::release_anchor(Arc::as_ptr(&worker.shared)) };
+    }
 }
 
 impl WorkerContext {
