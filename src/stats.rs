@@ -12,9 +12,11 @@ use crate::sync::{AtomicU64, Ordering};
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
 /// ex.block_on(ex.spawn(async { 1 + 1 })).unwrap();
-/// let stats = ex.stats();
-/// assert_eq!(stats.workers.len(), 2);
-/// assert!(stats.total().polls >= 1);
+/// // A poll is counted once it has returned, a moment after the task's output is out.
+/// while ex.stats().total().polls == 0 {
+///     std::thread::yield_now();
+/// }
+/// assert_eq!(ex.stats().workers.len(), 2);
 /// ```
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
