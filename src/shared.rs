@@ -152,6 +152,16 @@ impl Shared {
             return self.discard(runnable);
         }
         let here = worker.index();
+        if worker.is_parked() {
+            // Woken by the reactor this parked worker drives: through an inbox, which wakes
+            // the target worker (this one, or the task's last under `LastWorker`).
+            let last = runnable.metadata().last_worker.load(Ordering::Relaxed);
+            let target = match self.policy {
+                WakePolicy::LastWorker if last != NO_WORKER => last,
+                _ => here,
+            };
+            return self.push_to_worker(target, runnable);
+        }
         if info.woken_while_running {
             // A self-wake or yield: behind the other ready work of this worker.
             return worker.push_yielded(runnable);

@@ -76,6 +76,9 @@ pub(crate) struct WorkerContext {
     local: Worker<Runnable>,
     /// The task the current poll woke or spawned here; it runs next. Not stealable.
     lifo: Cell<Option<Runnable>>,
+    /// Set while the worker sleeps in `park`: tasks woken on this thread then (by async-io's
+    /// reactor, which a parked worker drives) go through the inboxes, which wake it.
+    parked: Cell<bool>,
     /// Tasks that woke themselves while running (`yield_now`), oldest first. They run once
     /// the deque, the inbox and the injector are empty; they move to the deque then, where
     /// other workers can steal them. Private, so a yield costs no atomic operation.
@@ -89,6 +92,11 @@ impl WorkerContext {
 
     pub(crate) fn index(&self) -> usize {
         self.index
+    }
+
+    /// Whether the worker is sleeping in `park` (see the field).
+    pub(crate) fn is_parked(&self) -> bool {
+        self.parked.get()
     }
 
     /// Puts `runnable` in the LIFO slot, returning the task it displaces.
@@ -154,6 +162,7 @@ pub(crate) fn run(shared: Arc<Shared>, index: usize, local: Worker<Runnable>) {
         index,
         local,
         lifo: Cell::new(None),
+        parked: Cell::new(false),
         yielded: RefCell::new(Vec::new()),
     };
     WORKER.with(|w| w.set(&worker));
@@ -164,6 +173,14 @@ pub(crate) fn run(shared: Arc<Shared>, index: usize, local: Worker<Runnable>) {
         searching: false,
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
     };
+    #[cfg(all(feature = "async-io", not(loom)))]
+    async_io::block_on(reactor::Driven {
+        worker: &worker,
+        st: &mut state,
+        listener: None,
+        last_yield: std::time::Instant::now(),
+    });
+    #[cfg(not(all(feature = "async-io", not(loom))))]
     worker.main_loop(&mut state);
     worker.drain_on_exit();
     // From here on this thread is no worker: tasks it drops are counted globally.
@@ -179,26 +196,49 @@ impl WorkerContext {
         &self.shared.workers[self.index].counters
     }
 
+    /// Finds the next task (steps 1–4), or `None` if there is none to be had now.
+    fn find_task(&self, st: &mut LoopState) -> Option<Runnable> {
+        let task = self.next_task(st).or_else(|| self.search(st))?;
+        self.end_search(st);
+        Some(task)
+    }
+
+    /// The loop, blocking the thread in `park` when there is no work.
+    #[cfg_attr(all(feature = "async-io", not(loom)), allow(dead_code))]
     fn main_loop(&self, st: &mut LoopState) {
         loop {
-            let task = match self.next_task(st) {
-                Some(task) => task,
-                None => match self.search(st) {
-                    Some(task) => task,
-                    None => {
-                        if self.shared.is_shut_down() {
-                            return;
-                        }
-                        self.park(st);
-                        continue;
+            match self.find_task(st) {
+                Some(task) => {
+                    self.run_task(st, task);
+                    if self.shared.is_shut_down() {
+                        return;
                     }
-                },
-            };
-            self.end_search(st);
-            self.run_task(st, task);
-            if self.shared.is_shut_down() {
-                return;
+                }
+                None if self.shared.is_shut_down() => return,
+                None => self.park(st),
             }
+        }
+    }
+
+    /// Step 5, blocking.
+    #[cfg_attr(all(feature = "async-io", not(loom)), allow(dead_code))]
+    fn park(&self, st: &mut LoopState) {
+        let shared = &self.shared;
+        self.parked.set(true);
+        let parked = shared
+            .sleep
+            .park(self.index, st.searching, || shared.has_work());
+        self.parked.set(false);
+        self.after_park(st, parked);
+    }
+
+    fn after_park(&self, st: &mut LoopState, parked: Parked) {
+        st.searching = parked.searching();
+        if parked.slept() {
+            self.counters().add_park();
+        }
+        if parked == Parked::Woken {
+            st.handoffs = 0;
         }
     }
 
@@ -320,21 +360,6 @@ impl WorkerContext {
         }
     }
 
-    /// Step 5.
-    fn park(&self, st: &mut LoopState) {
-        let shared = &self.shared;
-        let parked = shared
-            .sleep
-            .park(self.index, st.searching, || shared.has_work());
-        st.searching = parked.searching();
-        if parked.slept() {
-            self.counters().add_park();
-        }
-        if parked == Parked::Woken {
-            st.handoffs = 0;
-        }
-    }
-
     fn run_task(&self, st: &mut LoopState, task: Runnable) {
         // Relaxed: a placement hint (see `TaskMeta::last_worker`).
         task.metadata()
@@ -384,4 +409,100 @@ fn next_random(state: &mut u64) -> u64 {
     x ^= x >> 27;
     *state = x;
     x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+/// The worker loop as a future that `async_io::block_on` drives (the `async-io` feature),
+/// as smol's executors run: while the worker sleeps, its thread waits in async-io's reactor
+/// (if no other thread does), so IO events and timers wake tasks right on an idle worker;
+/// while it is busy, it returns to `block_on` every [`FAIRNESS_INTERVAL`] polls (at most
+/// once per [`REACTOR_INTERVAL`]) so that ready IO events are handled without waiting for
+/// async-io's own thread.
+#[cfg(all(feature = "async-io", not(loom)))]
+mod reactor {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use std::time::{Duration, Instant};
+
+    use event_listener::EventListener;
+
+    use super::{LoopState, WorkerContext, FAIRNESS_INTERVAL};
+    use crate::park::Prepared;
+
+    /// The least time between two returns to the reactor of a busy worker: a zero-timeout
+    /// poll of the reactor costs a system call, too much to pay every few microseconds.
+    const REACTOR_INTERVAL: Duration = Duration::from_micros(100);
+
+    pub(super) struct Driven<'a> {
+        pub(super) worker: &'a WorkerContext,
+        pub(super) st: &'a mut LoopState,
+        /// Set while the worker sleeps (step 4 of `park`, as a future).
+        pub(super) listener: Option<EventListener>,
+        pub(super) last_yield: Instant,
+    }
+
+    impl Future for Driven<'_> {
+        type Output = ();
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            let this = &mut *self;
+            let worker = this.worker;
+            let shared = &worker.shared;
+            if let Some(listener) = this.listener.as_mut() {
+                if Pin::new(listener).poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                this.listener = None;
+                worker.parked.set(false);
+                worker.after_park(this.st, shared.sleep.woken(worker.index));
+            }
+            let mut polls = 0u32;
+            loop {
+                match worker.find_task(this.st) {
+                    Some(task) => {
+                        worker.run_task(this.st, task);
+                        if shared.is_shut_down() {
+                            return Poll::Ready(());
+                        }
+                        polls += 1;
+                        if polls % FAIRNESS_INTERVAL == 0
+                            && this.last_yield.elapsed() >= REACTOR_INTERVAL
+                        {
+                            // Let `block_on` process ready IO events, then poll us again.
+                            this.last_yield = Instant::now();
+                            cx.waker().wake_by_ref();
+                            return Poll::Pending;
+                        }
+                    }
+                    None if shared.is_shut_down() => return Poll::Ready(()),
+                    None => {
+                        worker.parked.set(true);
+                        let prepared =
+                            shared
+                                .sleep
+                                .prepare_park(worker.index, this.st.searching, || {
+                                    shared.has_work()
+                                });
+                        match prepared {
+                            Prepared::Skipped(parked) => {
+                                worker.parked.set(false);
+                                worker.after_park(this.st, parked);
+                            }
+                            Prepared::Sleep(mut listener) => {
+                                if Pin::new(&mut listener).poll(cx).is_pending() {
+                                    // Asleep: `block_on` waits in the reactor or on its parker
+                                    // until the listener is notified.
+                                    this.listener = Some(listener);
+                                    this.last_yield = Instant::now();
+                                    return Poll::Pending;
+                                }
+                                worker.parked.set(false);
+                                worker.after_park(this.st, shared.sleep.woken(worker.index));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

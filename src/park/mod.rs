@@ -14,7 +14,7 @@
 //!   never sent to nobody.
 
 use crossbeam_utils::CachePadded;
-use event_listener::{Event, Listener};
+use event_listener::{Event, EventListener, Listener};
 
 use crate::sync::{fence, lock, AtomicBool, AtomicUsize, Mutex, Ordering};
 
@@ -206,6 +206,25 @@ impl Sleep {
     /// `has_work` must look at every queue the worker could take from, and at the
     /// shutdown flag.
     pub fn park(&self, index: usize, searching: bool, has_work: impl Fn() -> bool) -> Parked {
+        match self.prepare_park(index, searching, has_work) {
+            Prepared::Skipped(parked) => parked,
+            Prepared::Sleep(listener) => {
+                // Step 4: sleep. Only the thread that took us out of `sleepers` notifies.
+                listener.wait();
+                self.woken(index)
+            }
+        }
+    }
+
+    /// Steps 1–3 of [`Sleep::park`]: register, book, re-check. Either the worker does not
+    /// sleep, or it must wait for the returned listener (blocking, or by polling it as a
+    /// future) and then call [`Sleep::woken`].
+    pub fn prepare_park(
+        &self,
+        index: usize,
+        searching: bool,
+        has_work: impl Fn() -> bool,
+    ) -> Prepared {
         let slot = &self.slots[index];
         // Step 1: register the listener before anyone can find us in `sleepers`.
         let listener = slot.event.listen();
@@ -227,7 +246,7 @@ impl Sleep {
                 // Nobody woke us yet: take ourselves back, not as a searcher.
                 sleepers.swap_remove(pos);
                 self.wake_locked(index, false);
-                return Parked::Skipped;
+                return Prepared::Skipped(Parked::Skipped);
             }
             // A notifier already took us out and booked us awake (perhaps as a searcher).
             // It notifies our event after unlocking, maybe not yet: wait for that
@@ -237,21 +256,33 @@ impl Sleep {
             drop(sleepers);
             listener.wait();
             // Relaxed: written under the lock we just held.
-            return if slot.woken_as_searcher.load(Ordering::Relaxed) {
+            return Prepared::Skipped(if slot.woken_as_searcher.load(Ordering::Relaxed) {
                 Parked::SkippedSearching
             } else {
                 Parked::Skipped
-            };
+            });
         }
-        // Step 4: sleep. Only the thread that took us out of `sleepers` notifies the event.
-        listener.wait();
-        // Relaxed: written before the notification that `wait` returned for.
-        if slot.woken_as_searcher.load(Ordering::Relaxed) {
+        Prepared::Sleep(listener)
+    }
+
+    /// After the listener of [`Sleep::prepare_park`] fired: how the worker was woken.
+    pub fn woken(&self, index: usize) -> Parked {
+        // Relaxed: written before the notification the listener received.
+        if self.slots[index].woken_as_searcher.load(Ordering::Relaxed) {
             Parked::WokenSearching
         } else {
             Parked::Woken
         }
     }
+}
+
+/// What [`Sleep::prepare_park`] decided.
+#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
+pub enum Prepared {
+    /// The re-check found work: the worker does not sleep.
+    Skipped(Parked),
+    /// The worker is booked as sleeping: wait for this listener, then call [`Sleep::woken`].
+    Sleep(EventListener),
 }
 
 /// How [`Sleep::park`] returned.
