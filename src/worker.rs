@@ -41,8 +41,15 @@ pub(crate) const FAIRNESS_INTERVAL: u32 = 61;
 /// before it gives the oldest task of its deque a turn. 3 as in tokio.
 pub(crate) const MAX_LIFO_HANDOFFS: u32 = 3;
 
-/// How many times a worker sweeps all victims before it parks.
+/// How many times a worker sweeps all victims in one search.
 const STEAL_ROUNDS: usize = 2;
+
+/// How long a searcher keeps looking before it parks. Waking a parked worker costs a
+/// futex round trip (several µs, more when the wakee's core must be woken too); a
+/// fine-grained workload that leaves a worker idle for a moment between bursts (the
+/// scatter-gather barrier) paid that on every burst. Only searchers (at most about half
+/// the workers) spin, and only this long, so an idle pool still goes quiet at once.
+const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
 
 thread_local! {
     /// The context of the worker running on this thread, or null. Set by [`run`] for the
@@ -203,11 +210,33 @@ impl WorkerContext {
         Some(task)
     }
 
+    /// Before parking, a searcher looks again for up to [`SPIN_BEFORE_PARK`].
+    fn spin_for_task(&self, st: &mut LoopState) -> Option<Runnable> {
+        if !st.searching {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        while started.elapsed() < SPIN_BEFORE_PARK && !self.shared.is_shut_down() {
+            for _ in 0..32 {
+                std::hint::spin_loop();
+            }
+            if let Some(task) = self.find_task(st) {
+                return Some(task);
+            }
+        }
+        None
+    }
+
+    /// Finds a task, spinning briefly before giving up (see [`SPIN_BEFORE_PARK`]).
+    fn find_task_or_spin(&self, st: &mut LoopState) -> Option<Runnable> {
+        self.find_task(st).or_else(|| self.spin_for_task(st))
+    }
+
     /// The loop, blocking the thread in `park` when there is no work.
     #[cfg_attr(all(feature = "async-io", not(loom)), allow(dead_code))]
     fn main_loop(&self, st: &mut LoopState) {
         loop {
-            match self.find_task(st) {
+            match self.find_task_or_spin(st) {
                 Some(task) => {
                     self.run_task(st, task);
                     if self.shared.is_shut_down() {
@@ -458,7 +487,7 @@ mod reactor {
             }
             let mut polls = 0u32;
             loop {
-                match worker.find_task(this.st) {
+                match worker.find_task_or_spin(this.st) {
                     Some(task) => {
                         worker.run_task(this.st, task);
                         if shared.is_shut_down() {
