@@ -10,9 +10,14 @@
 //! - spawn_many_remote: a thread that is no worker spawns 100,000 tiny tasks;
 //! - yield_many: 200 tasks each yield 5,000 times;
 //! - ping_pong: 1,000 pairs of tasks exchanging oneshot messages;
-//! - chained_spawn: a chain of 1,000 tasks, each spawning the next.
+//! - chained_spawn: a chain of 1,000 tasks, each spawning the next;
+//! - scatter_gather_n{N}_w{W}us: the WS-LAST paper's workload (one coordinator, N worker
+//!   tasks, capacity-1 channels both ways, W µs of spinning per message), from
+//!   `examples/scatter_gather/workload.rs`, at n = 16, w = 10 and 100 µs, and n = 64, w = 10 µs.
 
 mod common;
+#[path = "../examples/scatter_gather/workload.rs"]
+mod workload;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -200,10 +205,60 @@ const WORKLOADS: [&str; 5] = [
     "chained_spawn",
 ];
 
+/// The scatter-gather points: (group name, n, w, rounds per iteration).
+const SCATTER_GATHER: [(&str, usize, u64, usize); 3] = [
+    ("scatter_gather_n16_w10us", 16, 10, 50),
+    ("scatter_gather_n16_w100us", 16, 100, 10),
+    ("scatter_gather_n64_w10us", 64, 10, 20),
+];
+
+/// The scatter-gather workload on every runtime; each iteration is one timed run.
+fn scatter_gather(c: &mut Criterion) {
+    let workers = bench_workers();
+    let last = Filch::new(workers, filch::WakePolicy::LastWorker, "filch-last");
+    let current = Filch::new(workers, filch::WakePolicy::CurrentWorker, "filch-current");
+    let tokio = Tokio::new(workers);
+    let smol = AsyncExecutor::new(workers);
+    for (name, n, w, rounds) in SCATTER_GATHER {
+        let params = workload::Params::new(n, rounds, Duration::from_micros(w));
+        let mut group = c.benchmark_group(name);
+        group
+            .sample_size(20)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(3));
+        let timed = |b: &mut criterion::Bencher, run: &dyn Fn() -> Duration| {
+            b.iter_custom(|iters| (0..iters).map(|_| run()).sum())
+        };
+        group.bench_function("filch-last", |b| {
+            timed(b, &|| {
+                workload::run_filch(&last.ex, params).expect("scatter-gather on filch")
+            })
+        });
+        group.bench_function("filch-current", |b| {
+            timed(b, &|| {
+                workload::run_filch(&current.ex, params).expect("scatter-gather on filch")
+            })
+        });
+        group.bench_function("tokio", |b| {
+            timed(b, &|| {
+                workload::run_tokio(&tokio.rt, params).expect("scatter-gather on tokio")
+            })
+        });
+        group.bench_function("async-executor", |b| {
+            timed(b, &|| {
+                workload::run_async_executor(smol.ex, 0, params)
+                    .expect("scatter-gather on async-executor")
+            })
+        });
+        group.finish();
+    }
+}
+
 fn benches(c: &mut Criterion) {
     for name in WORKLOADS {
         compare(c, name);
     }
+    scatter_gather(c);
 }
 
 criterion_group!(executor, benches);
@@ -211,8 +266,13 @@ criterion_group!(executor, benches);
 fn main() {
     executor();
     Criterion::default().configure_from_args().final_summary();
+    let groups: Vec<&str> = WORKLOADS
+        .iter()
+        .copied()
+        .chain(SCATTER_GATHER.iter().map(|(name, ..)| *name))
+        .collect();
     report::print_table(
-        &WORKLOADS,
+        &groups,
         &["filch-last", "filch-current"],
         &["tokio", "async-executor"],
     );

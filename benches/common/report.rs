@@ -42,7 +42,7 @@ fn fmt_time(ns: f64) -> String {
 /// the fastest peer (below 1.0 means filch is faster).
 pub fn print_table(groups: &[&str], ours: &[&str], peers: &[&str]) {
     let all: Vec<&str> = ours.iter().chain(peers).copied().collect();
-    let mut header = format!("| {:<22} |", "workload");
+    let mut header = format!("| {:<25} |", "workload");
     for name in &all {
         header += &format!(" {name:>14} |");
     }
@@ -61,7 +61,7 @@ pub fn print_table(groups: &[&str], ours: &[&str], peers: &[&str]) {
             .flatten()
             .copied()
             .fold(f64::INFINITY, f64::min);
-        let mut row = format!("| {group:<22} |");
+        let mut row = format!("| {group:<25} |");
         for m in &medians {
             row += &format!(" {:>14} |", m.map_or("-".to_string(), fmt_time));
         }
