@@ -275,7 +275,7 @@ where
     let (runnable, task) = async_task::Builder::new()
         .metadata(TaskMeta::new(shared))
         .spawn(move |_| job, schedule);
-    let handle = JoinHandle::from_task(&runnable, task);
+    let handle = JoinHandle::from_task(task);
     runnable.schedule();
     handle
 }

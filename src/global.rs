@@ -8,7 +8,13 @@ use crate::context;
 use crate::executor::{Builder, Executor, Handle};
 use crate::task::JoinHandle;
 
-/// The environment variable that sets the global executor's number of workers.
+/// The environment variable that sets the global executor's number of workers: a positive
+/// whole number (anything else makes the global executor's start panic with a message that
+/// names the variable and the value). Read once, when the global executor starts.
+///
+/// ```
+/// assert_eq!(filch::WORKERS_ENV, "FILCH_WORKERS");
+/// ```
 pub const WORKERS_ENV: &str = "FILCH_WORKERS";
 
 static GLOBAL: OnceLock<Executor> = OnceLock::new();

@@ -1,6 +1,28 @@
 //! filch: a multi-threaded async executor on work-stealing deques, with async
 //! data-parallel loops.
 //!
+//! Spawned futures run on a fixed pool of worker threads. Each worker owns a work-stealing
+//! deque; idle workers steal from the others and then sleep without using the CPU. On top
+//! of the executor, [`par_range`], [`par_map`] and [`par_reduce`] split an index range
+//! across the workers, and the task that awaits them simply waits: a data-parallel loop
+//! that async code can `.await` without blocking a worker.
+//!
+//! # A tour
+//!
+//! **Run a future to completion** with [`block_on`] (on the global executor, started on
+//! first use with one worker per CPU, or `FILCH_WORKERS` of them), or build your own
+//! [`Executor`]:
+//!
+//! ```
+//! let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+//! assert_eq!(ex.block_on(async { 1 + 1 }), 2);
+//! ```
+//!
+//! **Spawn tasks** with [`spawn`] (the current executor, else the global one),
+//! [`Executor::spawn`] or [`Handle::spawn`]. A [`JoinHandle`] is a future of the task's
+//! output; a panic inside the task comes back as a [`JoinError`], and
+//! [`JoinHandle::abort`] cancels the task:
+//!
 //! ```
 //! let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
 //! let sum = ex.block_on(async {
@@ -9,10 +31,66 @@
 //!     for t in tasks {
 //!         sum += t.await.unwrap();
 //!     }
+//!     let failed = filch::spawn(async { panic!("oops") }).await;
+//!     assert!(failed.unwrap_err().is_panic());
 //!     sum
 //! });
 //! assert_eq!(sum, 285);
 //! ```
+//!
+//! **Data-parallel loops** are futures: awaiting one never blocks a worker.
+//!
+//! ```
+//! let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+//! ex.block_on(async {
+//!     let squares = filch::par_map(0..1000, |i| i * i).await;
+//!     let total = filch::par_reduce(0..1000, || 0usize, |acc, i| acc + i, |a, b| a + b).await;
+//!     assert_eq!(squares[999], 998_001);
+//!     assert_eq!(total, 499_500);
+//! });
+//! ```
+//!
+//! **IO and timers** come from [`async-io`](https://docs.rs/async-io), the smol
+//! ecosystem's reactor, which works on any executor; filch has no reactor of its own. With
+//! the `async-io` feature (on by default) a sleeping worker waits inside async-io's reactor,
+//! and a busy one handles ready IO events between tasks, so IO wake-ups do not have to
+//! travel from async-io's own thread. `examples/http_server` is a keep-alive HTTP server
+//! built this way.
+//!
+//! ```
+//! use std::time::Duration;
+//! let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+//! ex.block_on(async {
+//!     async_io::Timer::after(Duration::from_millis(1)).await;
+//! });
+//! ```
+//!
+//! **Blocking calls** (files, blocking libraries) go to [`spawn_blocking`], which runs them
+//! on a separate, elastic pool of threads, never on a worker:
+//!
+//! ```
+//! let len = filch::block_on(filch::spawn_blocking(|| std::fs::read_dir(".").map(|d| d.count())));
+//! assert!(len.unwrap().unwrap() > 0);
+//! ```
+//!
+//! **Where a woken task runs** is a [`WakePolicy`]: `LastWorker` (the default) sends it
+//! back to the worker it last ran on (WS-LAST, Vrba, Halvorsen and Griwodz), while
+//! `CurrentWorker` keeps it on the worker that woke it (classic work stealing).
+//!
+//! **What the workers did** is in [`Executor::stats`]: per worker, polls, steal attempts,
+//! steals and parks.
+//!
+//! ```
+//! let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+//! ex.block_on(ex.spawn(async {})).unwrap();
+//! let stats: filch::Stats = ex.stats();
+//! assert_eq!(stats.workers.len(), 2);
+//! ```
+//!
+//! # Features
+//!
+//! - `async-io` (default): workers drive async-io's reactor while idle (see above).
+//!   Without it, async-io still works with filch, through async-io's own thread.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 

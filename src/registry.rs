@@ -35,6 +35,19 @@ impl Slot {
         shard: u32::MAX,
         key: u32::MAX,
     };
+
+    /// The slot packed in one word, to keep in an atomic.
+    pub(crate) fn to_bits(self) -> u64 {
+        (u64::from(self.shard) << 32) | u64::from(self.key)
+    }
+
+    /// The inverse of [`Slot::to_bits`].
+    pub(crate) fn from_bits(bits: u64) -> Slot {
+        Slot {
+            shard: (bits >> 32) as u32,
+            key: bits as u32,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -74,6 +87,21 @@ impl Registry {
             key: u32::try_from(key)
                 .expect("filch: more than 2^32 live tasks in one registry shard"),
         })
+    }
+
+    /// Wakes the task in `slot`, if it is still registered (for `JoinHandle::abort`). The
+    /// waker is called with no lock held.
+    pub(crate) fn wake(&self, slot: Slot) {
+        if slot == Slot::NONE {
+            return;
+        }
+        let waker = lock(&self.shards[slot.shard as usize])
+            .tasks
+            .get(slot.key as usize)
+            .cloned();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 
     /// Forgets the task in `slot` (its future is being dropped).

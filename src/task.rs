@@ -22,14 +22,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use async_task::{FallibleTask, ScheduleInfo, WithInfo};
 use pin_project_lite::pin_project;
 
 use crate::registry::Slot;
 use crate::shared::Shared;
-use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// `TaskMeta::last_worker` of a task that has not run yet.
 pub(crate) const NO_WORKER: usize = usize::MAX;
@@ -46,8 +46,12 @@ pub(crate) struct TaskMeta {
     /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
     /// hint only: written Relaxed by the polling worker, read Relaxed by the scheduler.
     pub(crate) last_worker: AtomicUsize,
-    /// Set by [`JoinHandle::abort`] (Release) and read before every poll (Acquire).
+    /// Set by [`JoinHandle::abort`] and read before every poll (see `abort` for the
+    /// orderings).
     aborted: AtomicBool,
+    /// Where the task is registered (`Slot::to_bits`), or `Slot::NONE`: written by the poll
+    /// that registers it and by its future's drop, read by `JoinHandle::abort`.
+    slot: AtomicU64,
 }
 
 // SAFETY: `shared` points to a `Shared` (which is Send + Sync) that outlives the metadata
@@ -64,6 +68,7 @@ impl TaskMeta {
             shared: NonNull::from(&**shared),
             last_worker: AtomicUsize::new(NO_WORKER),
             aborted: AtomicBool::new(false),
+            slot: AtomicU64::new(Slot::NONE.to_bits()),
         }
     }
 
@@ -113,13 +118,18 @@ pin_project! {
         #[pin]
         future: F,
         meta: &'static TaskMeta,
-        slot: Slot,
+        registered: bool,
     }
 
     impl<F> PinnedDrop for TaskFuture<F> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            this.meta.shared().registry.remove(*this.slot);
+            if *this.registered {
+                // Relaxed: this thread wrote the slot, or received the task from the thread
+                // that did through a queue (which orders the two).
+                let slot = Slot::from_bits(this.meta.slot.swap(Slot::NONE.to_bits(), Ordering::Relaxed));
+                this.meta.shared().registry.remove(slot);
+            }
         }
     }
 }
@@ -129,7 +139,7 @@ impl<F: Future> Future for TaskFuture<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        // Acquire: pairs with the Release store in `JoinHandle::abort`.
+        // Acquire: pairs with the (SeqCst) store in `JoinHandle::abort`.
         if this.meta.aborted.load(Ordering::Acquire) {
             return Poll::Ready(Err(JoinError::cancelled()));
         }
@@ -137,16 +147,26 @@ impl<F: Future> Future for TaskFuture<F> {
         match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
             Ok(Poll::Pending) => {
-                if *this.slot == Slot::NONE {
+                if !*this.registered {
                     // First wait for a wake-up: from now on only the registry can reach the
-                    // task at shutdown. (A task that completes in its first poll never pays
-                    // for the registry.) `cx.waker()` is the task's own waker.
-                    let shared = this.meta.shared();
+                    // task, at shutdown or for an abort. (A task that completes in its first
+                    // poll never pays for the registry.) `cx.waker()` is the task's own waker.
+                    let meta = this.meta;
+                    let shared = meta.shared();
                     match shared
                         .registry
                         .register(shared.registry_shard(), cx.waker().clone())
                     {
-                        Some(slot) => *this.slot = slot,
+                        Some(slot) => {
+                            *this.registered = true;
+                            // SeqCst store, then SeqCst load: pairs with `abort`'s store of
+                            // the flag and load of the slot. Either `abort` sees the slot and
+                            // wakes us through the registry, or we see the flag here.
+                            meta.slot.store(slot.to_bits(), Ordering::SeqCst);
+                            if meta.aborted.load(Ordering::SeqCst) {
+                                cx.waker().wake_by_ref();
+                            }
+                        }
                         // The registry is closed: the executor is shutting down. Schedule the
                         // task, which drops it.
                         None => cx.waker().wake_by_ref(),
@@ -216,7 +236,7 @@ where
     let make_future = move |meta: &'static TaskMeta| TaskFuture {
         future,
         meta,
-        slot: Slot::NONE,
+        registered: false,
     };
     // SAFETY: `spawn_unchecked` asks that a non-Send future be run and dropped on its own
     // thread, that non-'static borrows outlive the Runnable, and that a non-Send schedule
@@ -226,11 +246,7 @@ where
     // `TaskFuture` uses it only in `poll` and `drop`. The `'static` we give the reference
     // never escapes `TaskFuture`.
     let (runnable, task) = unsafe { builder.spawn_unchecked(make_future, WithInfo(schedule)) };
-    let handle = JoinHandle {
-        waker: runnable.waker(),
-        meta: task.metadata(),
-        task: Some(task.fallible()),
-    };
+    let handle = JoinHandle::from_task(task);
     if shared.is_shut_down() {
         // Spawned after shutdown: the future is dropped here and now, and the handle
         // reports cancelled. (A spawn racing with shutdown is dropped by the schedule
@@ -257,30 +273,26 @@ where
 pub struct JoinHandle<T> {
     task: Option<FallibleTask<Result<T, JoinError>, TaskMeta>>,
     /// The task's metadata, for `abort` (`FallibleTask` does not expose it). Valid while
-    /// `waker` lives: the waker holds a reference to the task allocation, which keeps the
-    /// metadata until it is freed.
+    /// `task` is `Some`: the task handle keeps the task allocation, and so the metadata.
     meta: *const TaskMeta,
-    /// Wakes the task so that an abort takes effect even if it waits for a wake-up.
-    waker: Waker,
 }
 
 // SAFETY: the fields are a `FallibleTask` (Send when its output is Send and the metadata
-// Send + Sync), a `Waker` (Send + Sync) and `meta`, used only to reach `TaskMeta::aborted`
-// through a shared reference; `TaskMeta` is Sync.
+// Send + Sync) and `meta`, used only to reach the task's metadata through a shared
+// reference; `TaskMeta` is Sync.
 unsafe impl<T: Send> Send for JoinHandle<T> {}
-// SAFETY: `&JoinHandle` allows only `abort` and `is_finished`, which touch the atomic abort
-// flag, the waker and `FallibleTask::is_finished`, all safe to call from several threads.
+// SAFETY: `&JoinHandle` allows only `abort` and `is_finished`, which touch the metadata's
+// atomics, the registry (behind its locks) and `FallibleTask::is_finished`, all safe to
+// call from several threads.
 unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> JoinHandle<T> {
     /// The handle of a task built outside [`spawn`] (the blocking pool's jobs): `task` and
     /// `runnable` must belong to the same task, whose output is already a `Result`.
     pub(crate) fn from_task(
-        runnable: &Runnable,
         task: async_task::Task<Result<T, JoinError>, TaskMeta>,
     ) -> JoinHandle<T> {
         JoinHandle {
-            waker: runnable.waker(),
             meta: task.metadata(),
             task: Some(task.fallible()),
         }
@@ -298,12 +310,23 @@ impl<T> JoinHandle<T> {
     /// assert!(err.is_cancelled());
     /// ```
     pub fn abort(&self) {
-        // SAFETY: `self.waker` keeps the task allocation, and so its metadata, alive (see
-        // the field docs).
+        if self.task.is_none() {
+            // The output was already taken: nothing left to cancel.
+            return;
+        }
+        // SAFETY: `self.task` is `Some`, so the task allocation, and its metadata, are alive
+        // (see the field docs).
         let meta = unsafe { &*self.meta };
-        // Release: pairs with the Acquire load in `TaskFuture::poll`.
-        meta.aborted.store(true, Ordering::Release);
-        self.waker.wake_by_ref();
+        // SeqCst store, then SeqCst load: pairs with the registering poll in
+        // `TaskFuture::poll` (its store of the slot and load of the flag). The flag is also
+        // read (Acquire) before every poll, so a task that is queued or running sees it at
+        // its next poll without being woken.
+        meta.aborted.store(true, Ordering::SeqCst);
+        let slot = Slot::from_bits(meta.slot.load(Ordering::SeqCst));
+        if slot != Slot::NONE {
+            // Registered: it may be waiting for a wake-up that never comes.
+            meta.shared().registry.wake(slot);
+        }
     }
 
     /// Whether the task has completed (with output, a panic or a cancellation).
