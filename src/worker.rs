@@ -10,8 +10,11 @@
 //! 3. its own deque (LIFO end), then its inbox, then the injector (in batches), then the
 //!    tasks that yielded during its earlier polls;
 //! 4. as a searcher (at most about half the workers search at once): the other workers'
-//!    deques and inboxes, starting from a random victim, in batches;
-//! 5. park (see `park/README.md`).
+//!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
+//!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`];
+//! 5. park (see `park/README.md`). With the `async-io` feature the loop runs inside
+//!    `async_io::block_on` (module `reactor` below), so a parked worker waits in async-io's
+//!    reactor and a busy one lets it handle ready events now and then.
 //!
 //! **Invariant:** a worker never blocks inside a poll; it only sleeps in step 5, after a
 //! re-check of every queue.
