@@ -530,4 +530,22 @@ mod tests {
         drop(rx);
         assert!(state.upgrade().is_none());
     }
+
+    #[test]
+    fn spawning_through_a_handle_after_the_executor_is_gone_keeps_the_state_balanced() {
+        let ex = Builder::new().worker_threads(2).build().unwrap();
+        let state = state_of(&ex);
+        let handle = ex.handle();
+        drop(ex);
+        for _ in 0..3 {
+            let late = handle.spawn(async { 1 });
+            assert!(crate::block_on(late).unwrap_err().is_cancelled());
+            assert!(state.upgrade().is_some(), "freed while a handle holds it");
+        }
+        drop(handle);
+        assert!(
+            state.upgrade().is_none(),
+            "the handle's drop did not free the state"
+        );
+    }
 }

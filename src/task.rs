@@ -63,7 +63,10 @@ unsafe impl Sync for TaskMeta {}
 impl TaskMeta {
     /// The metadata of a new task of `shared`; counts the task as alive.
     pub(crate) fn new(shared: &Arc<Shared>) -> TaskMeta {
-        shared.tasks.created(shared.current_worker());
+        if shared.tasks.created(shared.current_worker()) {
+            // The executor and all its tasks were gone: this task takes a new anchor.
+            Shared::make_anchor(shared);
+        }
         TaskMeta {
             shared: NonNull::from(&**shared),
             last_worker: AtomicUsize::new(NO_WORKER),

@@ -20,8 +20,14 @@
 //! of live tasks: the one update that brings it to zero is the last task's end (or the last
 //! bias), and that caller releases the anchor.
 //!
+//! Once every bias is gone, `global` can still go from zero back to one: a task spawned
+//! through a `Handle` after the executor was dropped (it is dropped at once). Each such
+//! increment from zero takes a new anchor (its creator holds an `Arc`), and the decrement back
+//! to zero releases it, so anchors taken and released always balance.
+//!
 //! **Invariant:** `global == biases * BIAS + (tasks counted in global) + (folded local
-//! counts)`, with `|tasks| < BIAS`, so it is zero iff no bias is left and no task lives.
+//! counts)`, with `|tasks| < BIAS`, so it is zero iff no bias is left and no task lives; and
+//! the number of anchors held is 1 while it is non-zero, 0 while it is zero.
 
 use crossbeam_utils::CachePadded;
 
@@ -47,12 +53,21 @@ impl TaskCount {
     }
 
     /// A task was created; `worker` is the current thread's worker index in this executor.
-    pub(crate) fn created(&self, worker: Option<usize>) {
+    ///
+    /// Returns `true` if the count was zero: the anchor had been released (the executor is
+    /// gone, and so were all its tasks), and the caller, who holds an `Arc` of the state,
+    /// must take a new anchor for this task. (Without that, the task created through a
+    /// `Handle` after shutdown would release an anchor it never had.)
+    #[must_use]
+    pub(crate) fn created(&self, worker: Option<usize>) -> bool {
         match worker {
-            Some(i) => bump(&self.local[i], 1),
-            // Relaxed: an increment needs no ordering; the decrement that reaches zero is
-            // AcqRel and reads every earlier modification of `global`.
-            None => drop(self.global.fetch_add(1, Ordering::Relaxed)),
+            Some(i) => {
+                bump(&self.local[i], 1);
+                false
+            }
+            // AcqRel: the decrement that reaches zero acquires this increment (a release
+            // sequence on `global`), and an increment from zero acquires that decrement.
+            None => self.global.fetch_add(1, Ordering::AcqRel) == 0,
         }
     }
 
@@ -108,9 +123,9 @@ mod tests {
     #[test]
     fn zero_only_after_every_bias_and_task() {
         let count = TaskCount::new(2);
-        count.created(Some(0));
-        count.created(Some(0));
-        count.created(None);
+        assert!(!count.created(Some(0)));
+        assert!(!count.created(Some(0)));
+        assert!(!count.created(None));
         // Tasks created on worker 0 end on a foreign thread: `global` dips below the
         // biases, never to zero.
         assert!(!count.destroyed(None));
@@ -125,9 +140,13 @@ mod tests {
     #[test]
     fn last_bias_releases_when_no_task_lives() {
         let count = TaskCount::new(1);
-        count.created(Some(0));
+        assert!(!count.created(Some(0)));
         assert!(!count.destroyed(Some(0)));
         assert!(!count.executor_dropped());
         assert!(count.worker_exited(0));
+        // A task spawned through a handle afterwards revives the count, and its end brings
+        // it back to zero.
+        assert!(count.created(None));
+        assert!(count.destroyed(None));
     }
 }

@@ -11,6 +11,8 @@
 #[path = "../examples/http_server/server.rs"]
 mod server;
 
+mod common;
+
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::mpsc;
@@ -28,22 +30,10 @@ const GET_JSON: &[u8] = b"GET /json HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r
 /// Socket timeouts: far above what any response takes, far below the watchdog.
 const IO_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Runs `body` on its own thread; fails if it takes longer than `secs`.
+/// Runs `body` under the shared watchdog (`tests/common`), named after the running test.
 fn watchdog(secs: u64, body: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = mpsc::channel();
-    let runner = thread::spawn(move || {
-        body();
-        let _ = tx.send(());
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(()) => runner.join().unwrap(),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            std::panic::resume_unwind(runner.join().unwrap_err())
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("watchdog: test still running after {secs} s")
-        }
-    }
+    let name = thread::current().name().unwrap_or("test").to_owned();
+    common::watchdog(secs, &name, body)
 }
 
 /// A server on its own filch executor, served from a std thread.

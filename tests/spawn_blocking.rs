@@ -6,6 +6,8 @@
 //! hanging. The pool's growth limit and idle exit are tested white-box in `src/blocking.rs`
 //! (they need a short idle timeout).
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};
 use std::thread;
@@ -13,23 +15,10 @@ use std::time::Duration;
 
 use filch::{Executor, Handle};
 
-/// Runs `body` on its own thread and fails the test if it takes longer than `secs`.
+/// Runs `body` under the shared watchdog (`tests/common`), named after the running test.
 fn watchdog(secs: u64, body: impl FnOnce() + Send + 'static) {
-    let (tx, rx) = mpsc::channel();
-    let runner = thread::spawn(move || {
-        body();
-        let _ = tx.send(());
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(()) => runner.join().unwrap(),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            // The body panicked: report its panic.
-            std::panic::resume_unwind(runner.join().unwrap_err())
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("watchdog: test still running after {secs} s")
-        }
-    }
+    let name = thread::current().name().unwrap_or("test").to_owned();
+    common::watchdog(secs, &name, body)
 }
 
 fn thread_name() -> String {
