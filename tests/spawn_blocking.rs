@@ -11,7 +11,6 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};
 use std::thread;
-use std::time::Duration;
 
 use filch::{Executor, Handle};
 
