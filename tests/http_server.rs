@@ -15,7 +15,6 @@ mod common;
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
