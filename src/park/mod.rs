@@ -153,6 +153,8 @@ impl Sleep {
                 return;
             }
         }
+        // Relaxed: ordered by the fence at the top against the parker's fence, as in
+        // `notify_work`.
         let state = self.state.load(Ordering::Relaxed);
         if searching(state) == 0 && unparked(state) < self.workers {
             self.wake_one();
