@@ -1,8 +1,7 @@
 //! `block_on`: poll a future on the calling thread until it completes, sleeping between
-//! polls until its waker is called.
-//!
-//! Invariant: never runs on a filch worker (it would block the worker and could deadlock
-//! the pool); such a call panics with a message that points to `.await`.
+//! polls until its waker is called. Generic: it knows nothing of executors or workers (the
+//! public `block_on`s check that they are not on a worker and enter their executor's context
+//! first; a worker without the `async-io` feature runs its loop with it).
 
 use std::cell::Cell;
 use std::future::Future;
@@ -11,9 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
-
-use crate::context;
-use crate::executor::Handle;
 
 /// Wakes the thread blocked in `block_on`.
 struct Signal {
@@ -42,15 +38,8 @@ thread_local! {
     static CACHED: Cell<Option<Arc<Signal>>> = const { Cell::new(None) };
 }
 
-/// Runs `future` to completion on this thread, inside `handle`'s context.
-pub(crate) fn block_on<F: Future>(handle: Handle, future: F) -> F::Output {
-    if crate::worker::is_worker_thread() {
-        panic!(
-            "filch: `block_on` was called on a worker thread of a filch executor; blocking a \
-             worker can deadlock the pool. Use `.await` on the future instead."
-        );
-    }
-    let _enter = context::enter(handle);
+/// Runs `future` to completion on this thread.
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     let signal = CACHED.with(Cell::take).unwrap_or_else(|| {
         Arc::new(Signal {
             notified: AtomicBool::new(false),

@@ -2,10 +2,12 @@
 //! set of threads per executor that runs closures which may block, so that blocking calls
 //! never sit on a worker.
 //!
-//! Each executor owns one [`BlockingPool`] (in `Shared::blocking`). A job is an async-task
-//! task whose future calls the closure once (catching its panic), with a schedule function
-//! that queues the runnable here; that gives the caller filch's own [`JoinHandle`] with its
-//! panic and cancellation semantics, at no extra cost.
+//! Each executor owns one [`BlockingPool`] (in `State::blocking`). The pool is generic over
+//! its jobs: it queues them, decides when a thread must start, and serves jobs on the
+//! threads it was given; what a job is (an async-task runnable whose future calls the
+//! closure once, so that the caller gets filch's own `JoinHandle` with its panic and
+//! cancellation semantics) and how a thread starts (named, inside its executor's context)
+//! are `spawn.rs`'s business.
 //!
 //! The pool:
 //! - grows on demand: a job that finds no idle thread starts a new one, up to
@@ -19,7 +21,7 @@
 //! a job already running runs to its end on its thread, and its `JoinHandle` gets its output
 //! (`Executor::drop` does not wait for it: a blocking call may never return); a job queued
 //! but not started is dropped without running, and so is one spawned after shutdown: their
-//! `JoinHandle`s resolve to a cancelled `JoinError`. [`JoinHandle::abort`] likewise cancels
+//! `JoinHandle`s resolve to a cancelled `JoinError`. `JoinHandle::abort` likewise cancels
 //! a job that has not started; one that runs cannot be interrupted.
 //!
 //! Why not the `blocking` crate (smol-rs, well kept): its pool is one global per process, so
@@ -39,18 +41,10 @@
 //!   lives: every queued job is run, or dropped by `shutdown`.
 
 use std::collections::VecDeque;
-use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
-use std::thread;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::context;
-use crate::executor::{Executor, Handle};
-use crate::shared::Shared;
-use crate::task::{JoinError, JoinHandle, Runnable, TaskMeta};
+use crate::sync::LockUnpoisoned;
 
 /// The most threads one executor's blocking pool runs at once (as tokio's default).
 pub(crate) const MAX_BLOCKING_THREADS: usize = 512;
@@ -58,16 +52,16 @@ pub(crate) const MAX_BLOCKING_THREADS: usize = 512;
 /// How long a blocking-pool thread waits for a job before it exits.
 pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// One executor's blocking pool. See the module docs.
-pub(crate) struct BlockingPool {
-    state: Mutex<PoolState>,
+/// One executor's blocking pool of jobs `J`. See the module docs.
+pub(crate) struct BlockingPool<J> {
+    state: Mutex<PoolState<J>>,
     /// Idle threads wait here; a push claims one and notifies it, shutdown notifies all.
     condvar: Condvar,
 }
 
-struct PoolState {
+struct PoolState<J> {
     /// Jobs not yet started, oldest first.
-    queue: VecDeque<Runnable>,
+    queue: VecDeque<J>,
     /// Threads alive (started, and not yet past their last look at this state).
     threads: usize,
     /// Threads waiting for a job that no push has claimed yet.
@@ -82,8 +76,21 @@ struct PoolState {
     idle_timeout: Duration,
 }
 
-impl BlockingPool {
-    pub(crate) fn new() -> BlockingPool {
+/// What [`BlockingPool::push`] asks of its caller.
+#[must_use]
+pub(crate) enum Pushed<J> {
+    /// Queued; a thread will run it.
+    Queued,
+    /// Queued, and no thread will take it unless the caller starts thread number `id`
+    /// (whose body calls [`BlockingPool::serve`]; if it cannot start, the caller reports
+    /// that with [`BlockingPool::thread_failed`]).
+    StartThread(usize),
+    /// The pool is shut down: the job was not queued; drop it (which cancels it).
+    Refused(J),
+}
+
+impl<J> BlockingPool<J> {
+    pub(crate) fn new() -> BlockingPool<J> {
         BlockingPool {
             state: Mutex::new(PoolState {
                 queue: VecDeque::new(),
@@ -99,225 +106,123 @@ impl BlockingPool {
         }
     }
 
-    /// Locks the state, ignoring poisoning: no user code runs while it is held.
-    fn lock(&self) -> MutexGuard<'_, PoolState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, PoolState<J>> {
+        self.state.lock_unpoisoned()
     }
 
-    /// Queues `runnable` and makes sure a thread will run it: wakes an idle thread, or
-    /// starts one, or (at the limit) leaves it for the next thread that finishes a job.
-    /// After shutdown the job is dropped, which cancels it.
-    fn push(&self, shared: &Arc<Shared>, runnable: Runnable) {
+    /// Queues `job` and makes sure a thread will run it: wakes an idle thread, or asks the
+    /// caller to start one, or (at the limit) leaves it for the next thread that finishes a
+    /// job. After shutdown the job is handed back.
+    pub(crate) fn push(&self, job: J) -> Pushed<J> {
         let mut st = self.lock();
         if st.shutdown {
-            drop(st);
-            // Outside the lock: dropping the job runs the closure's destructors.
-            drop(runnable);
-            return;
+            return Pushed::Refused(job);
         }
-        st.queue.push_back(runnable);
+        st.queue.push_back(job);
         if st.idle > 0 {
             // Claim one waiting thread for this job (module invariants).
             st.idle -= 1;
             st.notified += 1;
             drop(st);
             self.condvar.notify_one();
-            return;
+            return Pushed::Queued;
         }
         if st.threads >= st.max_threads {
             // Every thread is busy; the first to finish takes the job.
-            return;
+            return Pushed::Queued;
         }
         let id = st.next_id;
         st.next_id += 1;
         // Counted before the thread starts, so concurrent pushes respect the limit.
         st.threads += 1;
-        drop(st);
-        let thread_shared = Arc::clone(shared);
-        let started = thread::Builder::new()
-            .name(format!("{}-blocking-{id}", shared.thread_prefix))
-            .spawn(move || run_thread(thread_shared));
-        if let Err(err) = started {
-            let mut st = self.lock();
-            st.threads -= 1;
-            if st.threads > 0 {
-                // A live thread looks at the queue before it waits, so it runs the job.
-                return;
-            }
-            // No thread will ever run the queued jobs: cancel them and say why.
-            let orphans = std::mem::take(&mut st.queue);
-            drop(st);
-            drop(orphans);
-            panic!("filch: cannot start a blocking-pool thread: {err}");
-        }
+        Pushed::StartThread(id)
     }
 
-    /// Stops the pool: idle threads exit, queued jobs are dropped (cancelled), later jobs
-    /// are dropped at once. Jobs already running finish on their threads; this does not
-    /// wait for them.
-    pub(crate) fn shutdown(&self) {
+    /// The thread that [`Pushed::StartThread`] asked for could not start. Returns the jobs
+    /// that no thread will ever run (every queued job, if no thread is left), for the caller
+    /// to drop (cancel) outside the lock.
+    pub(crate) fn thread_failed(&self) -> VecDeque<J> {
+        let mut st = self.lock();
+        st.threads -= 1;
+        if st.threads > 0 {
+            // A live thread looks at the queue before it waits, so it runs the jobs.
+            return VecDeque::new();
+        }
+        std::mem::take(&mut st.queue)
+    }
+
+    /// Stops the pool: idle threads exit, later jobs are refused. Returns the queued jobs
+    /// for the caller to drop (cancel) outside the lock: their destructors may spawn. Jobs
+    /// already running finish on their threads; this does not wait for them.
+    pub(crate) fn shutdown(&self) -> VecDeque<J> {
         let queued = {
             let mut st = self.lock();
             st.shutdown = true;
             std::mem::take(&mut st.queue)
         };
         self.condvar.notify_all();
-        // Outside the lock: the jobs' destructors may spawn (and so push here again).
-        drop(queued);
+        queued
+    }
+
+    /// The body of a pool thread: runs jobs with `run` until the thread has been idle for
+    /// the idle timeout, or the pool shuts down.
+    pub(crate) fn serve(&self, run: impl Fn(J)) {
+        let mut st = self.lock();
+        'jobs: loop {
+            while let Some(job) = st.queue.pop_front() {
+                drop(st);
+                run(job);
+                st = self.lock();
+            }
+            if st.shutdown {
+                break;
+            }
+            st.idle += 1;
+            let deadline = Instant::now() + st.idle_timeout;
+            loop {
+                let timeout = deadline.saturating_duration_since(Instant::now());
+                st = self
+                    .condvar
+                    .wait_timeout(st, timeout)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+                if st.notified > 0 {
+                    // A push claimed us (and already took us out of `idle`).
+                    st.notified -= 1;
+                    continue 'jobs;
+                }
+                if st.shutdown || Instant::now() >= deadline {
+                    st.idle -= 1;
+                    break 'jobs;
+                }
+                // A spurious wake-up: wait for the rest of the timeout.
+            }
+        }
+        st.threads -= 1;
+    }
+
+    /// The number of live threads (white-box tests only).
+    #[cfg(test)]
+    pub(crate) fn threads(&self) -> usize {
+        self.lock().threads
     }
 
     /// Changes the thread limit and idle timeout (white-box tests only).
     #[cfg(test)]
-    fn set_limits(&self, max_threads: usize, idle_timeout: Duration) {
+    pub(crate) fn set_limits(&self, max_threads: usize, idle_timeout: Duration) {
         let mut st = self.lock();
         st.max_threads = max_threads;
         st.idle_timeout = idle_timeout;
     }
 
-    /// The number of live threads (white-box tests only).
+    /// The number of idle threads (white-box tests only).
     #[cfg(test)]
-    fn threads(&self) -> usize {
-        self.lock().threads
+    pub(crate) fn idle(&self) -> usize {
+        self.lock().idle
     }
 }
 
-/// The body of a blocking-pool thread of `shared`'s executor.
-fn run_thread(shared: Arc<Shared>) {
-    let _enter = context::enter(Handle::from_shared(Arc::clone(&shared)));
-    let pool = &shared.blocking;
-    let mut st = pool.lock();
-    'jobs: loop {
-        while let Some(runnable) = st.queue.pop_front() {
-            drop(st);
-            run_job(runnable);
-            st = pool.lock();
-        }
-        if st.shutdown {
-            break;
-        }
-        st.idle += 1;
-        let deadline = Instant::now() + st.idle_timeout;
-        loop {
-            let timeout = deadline.saturating_duration_since(Instant::now());
-            st = pool
-                .condvar
-                .wait_timeout(st, timeout)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-            if st.notified > 0 {
-                // A push claimed us (and already took us out of `idle`).
-                st.notified -= 1;
-                continue 'jobs;
-            }
-            if st.shutdown || Instant::now() >= deadline {
-                st.idle -= 1;
-                break 'jobs;
-            }
-            // A spurious wake-up: wait for the rest of the timeout.
-        }
-    }
-    st.threads -= 1;
-    // The guard borrows from `shared`, which may be the last reference to the executor.
-    drop(st);
-}
-
-/// Runs one job unless it was aborted before it started.
-fn run_job(runnable: Runnable) {
-    if runnable.metadata().is_aborted() {
-        // Dropping the runnable drops the closure unrun; the handle reports cancelled.
-        drop(runnable);
-        return;
-    }
-    // `BlockingJob` catches the closure's panic; this catches one from a destructor (of
-    // the closure's output when nobody awaits it), so that the thread survives it too.
-    let _ = catch_unwind(AssertUnwindSafe(|| runnable.run()));
-}
-
-/// The future of a blocking job: calls the closure on its first (and only) poll.
-struct BlockingJob<F> {
-    f: Option<F>,
-}
-
-// The closure is moved out, never pinned in place.
-impl<F> Unpin for BlockingJob<F> {}
-
-impl<F, T> Future for BlockingJob<F>
-where
-    F: FnOnce() -> T,
-{
-    type Output = Result<T, JoinError>;
-
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
-        let f = self
-            .f
-            .take()
-            .expect("filch: a blocking job was polled after it completed");
-        Poll::Ready(catch_unwind(AssertUnwindSafe(f)).map_err(JoinError::panic))
-    }
-}
-
-/// The schedule function of blocking jobs: queues the job on its executor's pool. Called
-/// once, by `spawn_blocking` (the job is never woken: it completes in its first poll, and
-/// `abort` wakes a job that is queued or running, which async-task ignores).
-fn schedule(runnable: Runnable) {
-    // Our own reference: the executor must outlive the push even if the job is dropped.
-    let shared = runnable.metadata().shared_arc();
-    shared.blocking.push(&shared, runnable);
-}
-
-/// Runs `f` on `shared`'s blocking pool.
-pub(crate) fn spawn_blocking<F, T>(shared: &Arc<Shared>, f: F) -> JoinHandle<T>
-where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
-{
-    let job = BlockingJob { f: Some(f) };
-    let (runnable, task) = async_task::Builder::new()
-        .metadata(TaskMeta::new(shared))
-        .spawn(move |_| job, schedule);
-    let handle = JoinHandle::from_task(task);
-    runnable.schedule();
-    handle
-}
-
-impl Handle {
-    /// Runs `f` on this executor's blocking pool, never on a worker; see
-    /// [`crate::spawn_blocking`].
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().thread_name("app").build().unwrap();
-    /// let handle = ex.handle();
-    /// let name = handle.spawn_blocking(|| std::thread::current().name().map(str::to_owned));
-    /// assert!(ex.block_on(name).unwrap().unwrap().starts_with("app-blocking-"));
-    /// ```
-    pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
-    where
-        F: FnOnce() -> T + Send + 'static,
-        T: Send + 'static,
-    {
-        spawn_blocking(self.shared(), f)
-    }
-}
-
-impl Executor {
-    /// Runs `f` on this executor's blocking pool, never on a worker; see
-    /// [`crate::spawn_blocking`].
-    ///
-    /// ```
-    /// let ex = filch::Executor::new();
-    /// let sum = ex.spawn_blocking(|| (1..=10u32).sum::<u32>());
-    /// assert_eq!(ex.block_on(sum).unwrap(), 55);
-    /// ```
-    pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
-    where
-        F: FnOnce() -> T + Send + 'static,
-        T: Send + 'static,
-    {
-        self.handle().spawn_blocking(f)
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use std::sync::{Arc, Barrier};
     use std::time::{Duration, Instant};
@@ -336,7 +241,7 @@ mod tests {
     fn grows_on_demand_then_idle_threads_exit() {
         let ex = Executor::builder().worker_threads(1).build().unwrap();
         let handle = ex.handle();
-        let pool = &handle.shared().blocking;
+        let pool = &handle.state().blocking;
         pool.set_limits(64, Duration::from_millis(100));
         let barrier = Arc::new(Barrier::new(9));
         let jobs: Vec<_> = (0..8)
@@ -362,7 +267,7 @@ mod tests {
     fn respects_the_thread_limit() {
         let ex = Executor::builder().worker_threads(1).build().unwrap();
         let handle = ex.handle();
-        let pool = &handle.shared().blocking;
+        let pool = &handle.state().blocking;
         pool.set_limits(2, Duration::from_secs(10));
         let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -411,7 +316,7 @@ mod tests {
         let ex = Executor::builder().worker_threads(1).build().unwrap();
         let handle = ex.handle();
         handle
-            .shared()
+            .state()
             .blocking
             .set_limits(1, Duration::from_secs(10));
         let gate = Gate::default();
@@ -438,7 +343,7 @@ mod tests {
         assert_eq!(futures::executor::block_on(running).unwrap(), "ran");
         assert!(!ran_queued.load(std::sync::atomic::Ordering::SeqCst));
         wait_until("the thread exits", || {
-            handle.shared().blocking.threads() == 0
+            handle.state().blocking.threads() == 0
         });
     }
 
@@ -447,7 +352,7 @@ mod tests {
         let ex = Executor::builder().worker_threads(1).build().unwrap();
         let handle = ex.handle();
         handle
-            .shared()
+            .state()
             .blocking
             .set_limits(1, Duration::from_secs(10));
         let gate = Gate::default();
@@ -466,11 +371,11 @@ mod tests {
     fn reuses_an_idle_thread() {
         let ex = Executor::builder().worker_threads(1).build().unwrap();
         let handle = ex.handle();
-        let pool = &handle.shared().blocking;
+        let pool = &handle.state().blocking;
         for i in 0..20 {
             assert_eq!(ex.block_on(ex.spawn_blocking(move || i)).unwrap(), i);
             // Let the thread go back to waiting before the next job.
-            wait_until("the thread idles", || pool.lock().idle == 1);
+            wait_until("the thread idles", || pool.idle() == 1);
         }
         assert_eq!(pool.threads(), 1);
     }

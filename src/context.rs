@@ -1,42 +1,47 @@
-//! Which executor the current thread belongs to: the context that `Handle::current`, the
-//! free functions and the data-parallel loops read.
+//! The two thread-locals of filch and everything that reads them: which executor the
+//! current thread is in (for `Handle::current`, the free functions and the loops), and which
+//! worker it is (for the schedule function, the task count and `block_on`'s check).
 //!
-//! A worker thread enters its executor for its whole life; `block_on` enters for the
-//! duration of the call (restoring the previous context after, so calls nest); a
-//! blocking-pool thread enters the executor that owns it.
+//! - A worker thread enters its executor and installs its [`WorkerLocal`] for its whole
+//!   life; `block_on` enters for the duration of the call (restoring the previous context
+//!   after, so calls nest); a blocking-pool thread enters the executor that owns it.
+//! - It also answers, for the task count and the registry, which worker of a given executor
+//!   the current thread is ([`Counted`] and [`TaskHome`] for [`State`]).
 //!
-//! Invariant: the thread-local pointer is either null or points to the `Shared` of an
-//! executor that an [`EnterGuard`] alive on this thread holds a reference to; guards are
-//! dropped in the reverse order of their creation (they are `!Send` and live on the stack).
+//! **Invariants:** the `CURRENT` pointer is null or points to the `State` of an executor that
+//! an [`EnterGuard`] alive on this thread holds an `Arc` of; the `WORKER` pointer is null or
+//! points to the `WorkerLocal` that a [`WorkerGuard`] alive on this thread borrows. Guards are
+//! `!Send`, live on the stack, and restore the previous value when dropped (also on unwind).
 
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::ptr;
 use std::sync::Arc;
 
-use crate::executor::Handle;
-use crate::shared::Shared;
+use crate::registry::Registry;
+use crate::state::State;
+use crate::task::TaskHome;
+use crate::task_count::{Counted, TaskCount};
+use crate::worker::local::WorkerLocal;
 
 thread_local! {
-    static CURRENT: Cell<*const Shared> = const { Cell::new(ptr::null()) };
+    static CURRENT: Cell<*const State> = const { Cell::new(ptr::null()) };
+    static WORKER: Cell<*const WorkerLocal> = const { Cell::new(ptr::null()) };
 }
 
-/// Restores the previous context when dropped.
+/// Restores the previous current executor when dropped.
 pub(crate) struct EnterGuard {
-    previous: *const Shared,
+    previous: *const State,
     /// Keeps the entered executor's state alive while the pointer is installed.
-    _handle: Handle,
-    /// `!Send`: the guard must be dropped on the thread that entered.
-    _not_send: PhantomData<*const ()>,
+    _state: Arc<State>,
 }
 
-/// Makes `handle`'s executor the current one on this thread until the guard is dropped.
-pub(crate) fn enter(handle: Handle) -> EnterGuard {
-    let previous = CURRENT.with(|c| c.replace(Arc::as_ptr(handle.shared())));
+/// Makes `state`'s executor the current one on this thread until the guard is dropped.
+pub(crate) fn enter(state: Arc<State>) -> EnterGuard {
+    let previous = CURRENT.with(|c| c.replace(Arc::as_ptr(&state)));
     EnterGuard {
         previous,
-        _handle: handle,
-        _not_send: PhantomData,
+        _state: state,
     }
 }
 
@@ -47,19 +52,89 @@ impl Drop for EnterGuard {
 }
 
 /// Calls `f` with the current executor's state, if this thread is in one.
-pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Arc<Shared>>) -> R) -> R {
+pub(crate) fn with_state<R>(f: impl FnOnce(Option<&Arc<State>>) -> R) -> R {
     let ptr = CURRENT.with(Cell::get);
     if ptr.is_null() {
         return f(None);
     }
-    // SAFETY: by the module invariant `ptr` came from `Arc::as_ptr` of an `Arc<Shared>`
-    // that a live `EnterGuard` on this thread holds, so the strong count is at least one
-    // for the whole call. `ManuallyDrop` keeps us from releasing a count we did not take.
-    let shared = std::mem::ManuallyDrop::new(unsafe { Arc::from_raw(ptr) });
-    f(Some(&shared))
+    // SAFETY: by the module invariant `ptr` came from `Arc::as_ptr` of an `Arc<State>` that
+    // a live `EnterGuard` on this thread holds, so the strong count is at least one for the
+    // whole call. `ManuallyDrop` keeps us from releasing a count we did not take.
+    let state = std::mem::ManuallyDrop::new(unsafe { Arc::from_raw(ptr) });
+    f(Some(&state))
 }
 
-/// The current executor's handle, if this thread is in one.
-pub(crate) fn current() -> Option<Handle> {
-    with_current(|shared| shared.map(|s| Handle::from_shared(Arc::clone(s))))
+/// The current executor's state, if this thread is in one.
+pub(crate) fn current_state() -> Option<Arc<State>> {
+    with_state(|state| state.cloned())
+}
+
+/// Uninstalls the worker when dropped (also when the worker loop unwinds).
+pub(crate) struct WorkerGuard<'a> {
+    _worker: PhantomData<&'a WorkerLocal>,
+}
+
+/// Installs `worker` as this thread's worker until the guard is dropped.
+pub(crate) fn enter_worker(worker: &WorkerLocal) -> WorkerGuard<'_> {
+    WORKER.with(|w| {
+        debug_assert!(w.get().is_null(), "a worker thread inside a worker thread");
+        w.set(worker);
+    });
+    WorkerGuard {
+        _worker: PhantomData,
+    }
+}
+
+impl Drop for WorkerGuard<'_> {
+    fn drop(&mut self) {
+        WORKER.with(|w| w.set(ptr::null()));
+    }
+}
+
+/// Calls `f` with this thread's worker, if it is a filch worker.
+pub(crate) fn with_worker<R>(f: impl FnOnce(Option<&WorkerLocal>) -> R) -> R {
+    let ptr = WORKER.with(Cell::get);
+    // SAFETY: a non-null pointer was installed by `enter_worker` from a reference that the
+    // live `WorkerGuard` borrows (module invariant), so it points to a live `WorkerLocal`;
+    // the reference does not outlive `f`, which runs on this thread. Only shared references
+    // to it are ever made.
+    f(unsafe { ptr.as_ref() })
+}
+
+/// Whether the current thread is a worker of any filch executor.
+pub(crate) fn is_worker_thread() -> bool {
+    !WORKER.with(Cell::get).is_null()
+}
+
+/// Marks the task running on this worker as yielding (see `WorkerLocal::note_yield`); a
+/// no-op elsewhere.
+pub(crate) fn note_yield() {
+    with_worker(|worker| {
+        if let Some(worker) = worker {
+            worker.note_yield();
+        }
+    });
+}
+
+impl Counted for State {
+    fn task_count(&self) -> &TaskCount {
+        &self.tasks
+    }
+
+    fn current_worker(&self) -> Option<usize> {
+        with_worker(|worker| match worker {
+            Some(w) if ptr::eq(&*w.state, self) => Some(w.index),
+            _ => None,
+        })
+    }
+}
+
+impl TaskHome for State {
+    fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    fn registry_shard(&self) -> usize {
+        self.current_worker().unwrap_or(self.num_workers())
+    }
 }

@@ -1,10 +1,11 @@
-//! [`Executor`], [`Builder`], [`Handle`] and [`WakePolicy`]: starting the workers, spawning
-//! onto them, and the shutdown protocol.
+//! [`Executor`], [`Builder`] and [`Handle`]: every public method of the three (each a short
+//! delegation to the module that does the work), starting the workers, and the shutdown
+//! protocol.
 //!
 //! Shutdown (`Drop for Executor`), in order:
 //! 1. set `shutdown` (SeqCst) and fence: from here on every task that is scheduled is
 //!    dropped instead of queued, and a push that raced with the store is caught by the
-//!    push-then-check protocol (`Shared::after_shared_push`); then stop the blocking pool
+//!    push-then-check protocol (`worker/schedule.rs`); then stop the blocking pool
 //!    (idle threads exit, queued jobs are cancelled, running ones finish unawaited);
 //! 2. close the live-task registry and wake every task still in it: a task waiting for a
 //!    wake-up is scheduled, and so dropped; one in a queue stays there for step 6; one being
@@ -32,30 +33,13 @@ use std::thread;
 use crossbeam_deque::Worker;
 use futures::task::{FutureObj, Spawn, SpawnError};
 
-use crate::shared::Shared;
+use crate::join::JoinHandle;
+use crate::state::{Runnable, State};
 use crate::stats::Stats;
 use crate::sync::{fence, Ordering};
-use crate::task::{self, JoinHandle, Runnable};
-
-/// Where a task that is woken goes. See the crate docs for when to pick which.
-///
-/// ```
-/// use filch::{Executor, WakePolicy};
-/// let ex = Executor::builder().wake_policy(WakePolicy::CurrentWorker).build().unwrap();
-/// assert_eq!(WakePolicy::default(), WakePolicy::LastWorker);
-/// # drop(ex);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum WakePolicy {
-    /// WS-LAST (Vrba, Halvorsen and Griwodz): a woken task goes back to the worker it last
-    /// ran on, waking that worker if it is parked; it migrates only by being stolen.
-    #[default]
-    LastWorker,
-    /// Classic work stealing (WS-CUR): a task woken on a worker thread goes onto that
-    /// worker's own deque.
-    CurrentWorker,
-}
+use crate::task_count::{self, new_anchored};
+use crate::wake_policy::WakePolicy;
+use crate::{block_on, context, spawn};
 
 /// Configures and starts an [`Executor`].
 ///
@@ -161,34 +145,39 @@ impl Builder {
                 "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
             ));
         }
-        let locals: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
-        let shared = Arc::new(Shared::new(
-            locals.iter().map(Worker::stealer).collect(),
+        if self.thread_name.contains('\0') {
+            // std's thread builder would panic on it, for the workers and the blocking pool.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "filch: a thread name cannot hold a NUL byte (thread_name({:?}) was given)",
+                    self.thread_name
+                ),
+            ));
+        }
+        let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let state = new_anchored(State::new(
+            deques.iter().map(Worker::stealer).collect(),
             self.wake_policy,
             self.thread_name.clone(),
         ));
-        // The tasks' reference, released by the task count (`task_count.rs`).
-        Shared::make_anchor(&shared);
+        #[cfg(all(test, not(loom)))]
+        tests::built(&state);
         let mut executor = Executor {
-            handle: Handle::from_shared(Arc::clone(&shared)),
+            handle: Handle::from_state(Arc::clone(&state)),
             threads: Vec::with_capacity(n),
         };
-        for (index, local) in locals.into_iter().enumerate() {
-            let worker_shared = Arc::clone(&shared);
-            let started = thread::Builder::new()
-                .name(format!("{}-{index}", self.thread_name))
-                .spawn(move || crate::worker::run(worker_shared, index, local));
-            match started {
+        for (index, deque) in deques.into_iter().enumerate() {
+            let worker_state = Arc::clone(&state);
+            let name = format!("{}-{index}", self.thread_name);
+            match start_thread(name, move || crate::worker::run(worker_state, index, deque)) {
                 Ok(thread) => executor.threads.push(thread),
                 Err(e) => {
-                    // The workers that will never run give up their biases (they counted
-                    // nothing); dropping `executor` stops and joins the started ones.
+                    // The workers that will never run give up their holds (they counted
+                    // nothing); dropping `executor` stops and joins the started ones and
+                    // gives up the executor's hold, which frees the state.
                     for never in index..n {
-                        if shared.tasks.worker_exited(never) {
-                            // SAFETY: the count reached zero here, once; the anchor was made
-                            // above from this `Arc`, and we still hold `shared` ourselves.
-                            unsafe { Shared::release_anchor(Arc::as_ptr(&shared)) };
-                        }
+                        task_count::holder_left(&state, Some(never));
                     }
                     return Err(e);
                 }
@@ -196,6 +185,17 @@ impl Builder {
         }
         Ok(executor)
     }
+}
+
+/// Starts a worker thread. Under `cfg(test)` a test can make the `k`-th start of the
+/// current thread fail ([`tests::fail_thread_start_after`]).
+fn start_thread(
+    name: String,
+    body: impl FnOnce() + Send + 'static,
+) -> io::Result<thread::JoinHandle<()>> {
+    #[cfg(all(test, not(loom)))]
+    tests::injected_start_failure()?;
+    thread::Builder::new().name(name).spawn(body)
 }
 
 /// A pool of worker threads running spawned futures. Dropping it shuts the workers down
@@ -287,7 +287,7 @@ impl Executor {
     /// assert_eq!(v, 3);
     /// ```
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        crate::block_on::block_on(self.handle(), future)
+        self.handle.block_on(future)
     }
 
     /// The counters of every worker.
@@ -306,46 +306,60 @@ impl Executor {
     /// assert_eq!(filch::Executor::builder().worker_threads(3).build().unwrap().worker_threads(), 3);
     /// ```
     pub fn worker_threads(&self) -> usize {
-        self.handle.shared.num_workers()
+        self.handle.state.num_workers()
+    }
+
+    /// Runs `f` on this executor's blocking pool, never on a worker; see
+    /// [`crate::spawn_blocking`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let sum = ex.spawn_blocking(|| (1..=10u32).sum::<u32>());
+    /// assert_eq!(ex.block_on(sum).unwrap(), 55);
+    /// ```
+    pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.handle.spawn_blocking(f)
     }
 }
 
 impl Drop for Executor {
     fn drop(&mut self) {
-        let shared = Arc::clone(&self.handle.shared);
+        let state = Arc::clone(&self.handle.state);
         // Step 1.
-        shared.shutdown.store(true, Ordering::SeqCst);
+        state.shutdown.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        // Step 1b: idle blocking threads exit, queued blocking jobs are cancelled (running
-        // ones finish on their threads; see `blocking.rs`).
-        shared.blocking.shutdown();
+        // Step 1b: idle blocking threads exit, queued blocking jobs are cancelled (dropped
+        // here, outside the pool's lock; running ones finish on their threads).
+        drop(state.blocking.shutdown());
         // Step 2: wakers are called with no lock held (the registry returns them).
-        for waker in shared.registry.close() {
+        for waker in state.registry.close() {
             waker.wake();
         }
         // Step 3.
-        shared.sleep.wake_all();
+        state.sleep.wake_all();
         // Step 4.
         let me = thread::current().id();
         for thread in self.threads.drain(..) {
             if thread.thread().id() != me {
-                // A worker never panics out of its loop (task panics are caught), so an
-                // error here could only come from a bug; there is nothing to recover.
+                // A worker never panics out of its thread (task panics are caught, and a
+                // loop that unwinds restarts), so an error here could only come from a bug;
+                // there is nothing to recover.
                 let _ = thread.join();
             }
         }
         // Step 5: no other worker runs now, so every task still registered either waits
         // for a wake-up (this one drops it) or is queued (step 6 or its worker drops it).
-        for waker in shared.registry.take_all() {
+        for waker in state.registry.take_all() {
             waker.wake();
         }
         // Step 6.
-        shared.drain_after_shutdown();
+        state.drain_after_shutdown();
         // The executor no longer keeps its state alive for the tasks (`task_count.rs`).
-        if shared.tasks.executor_dropped() {
-            // SAFETY: the count reached zero here, once; we still hold `shared` ourselves.
-            unsafe { Shared::release_anchor(Arc::as_ptr(&shared)) };
-        }
+        task_count::holder_left(&state, None);
     }
 }
 
@@ -353,7 +367,7 @@ impl fmt::Debug for Executor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Executor")
             .field("worker_threads", &self.worker_threads())
-            .field("wake_policy", &self.handle.shared.policy)
+            .field("wake_policy", &self.handle.state.policy)
             .finish()
     }
 }
@@ -373,16 +387,16 @@ impl fmt::Debug for Executor {
 /// ```
 #[derive(Clone)]
 pub struct Handle {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) state: Arc<State>,
 }
 
 impl Handle {
-    pub(crate) fn from_shared(shared: Arc<Shared>) -> Handle {
-        Handle { shared }
+    pub(crate) fn from_state(state: Arc<State>) -> Handle {
+        Handle { state }
     }
 
-    pub(crate) fn shared(&self) -> &Arc<Shared> {
-        &self.shared
+    pub(crate) fn state(&self) -> &Arc<State> {
+        &self.state
     }
 
     /// The executor whose worker, blocking-pool thread or `block_on` this thread is in.
@@ -393,7 +407,7 @@ impl Handle {
     /// assert!(ex.block_on(async { filch::Handle::current() }).is_some());
     /// ```
     pub fn current() -> Option<Handle> {
-        crate::context::current()
+        context::current_state().map(Handle::from_state)
     }
 
     /// Spawns `future` onto this executor. The task is scheduled at once; await the
@@ -410,7 +424,36 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        task::spawn(&self.shared, future)
+        spawn::spawn(&self.state, future)
+    }
+
+    /// Runs `f` on this executor's blocking pool, never on a worker; see
+    /// [`crate::spawn_blocking`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().thread_name("app").build().unwrap();
+    /// let handle = ex.handle();
+    /// let name = handle.spawn_blocking(|| std::thread::current().name().map(str::to_owned));
+    /// assert!(ex.block_on(name).unwrap().unwrap().starts_with("app-blocking-"));
+    /// ```
+    pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        spawn::spawn_blocking(&self.state, f)
+    }
+
+    /// Polls `future` to completion on the calling thread, in this executor's context (see
+    /// [`Executor::block_on`]). Crate-internal: the public entry points are
+    /// [`Executor::block_on`] and [`crate::block_on`].
+    ///
+    /// # Panics
+    /// On a worker thread of a filch executor.
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+        assert_not_on_worker();
+        let _enter = context::enter(Arc::clone(&self.state));
+        block_on::block_on(future)
     }
 
     /// The counters of every worker of this executor.
@@ -420,22 +463,33 @@ impl Handle {
     /// assert_eq!(ex.handle().stats().workers.len(), 2);
     /// ```
     pub fn stats(&self) -> Stats {
-        self.shared.stats()
+        self.state.stats()
     }
 }
 
 impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")
-            .field("worker_threads", &self.shared.num_workers())
-            .field("shut_down", &self.shared.is_shut_down())
+            .field("worker_threads", &self.state.num_workers())
+            .field("shut_down", &self.state.is_shut_down())
             .finish()
+    }
+}
+
+/// Panics if the current thread is a worker of a filch executor: blocking a worker can
+/// deadlock the pool.
+pub(crate) fn assert_not_on_worker() {
+    if context::is_worker_thread() {
+        panic!(
+            "filch: `block_on` was called on a worker thread of a filch executor; blocking a \
+             worker can deadlock the pool. Use `.await` on the future instead."
+        );
     }
 }
 
 impl Spawn for Handle {
     fn spawn_obj(&self, future: FutureObj<'static, ()>) -> Result<(), SpawnError> {
-        if self.shared.is_shut_down() {
+        if self.state.is_shut_down() {
             return Err(SpawnError::shutdown());
         }
         drop(self.spawn(future));
@@ -443,7 +497,7 @@ impl Spawn for Handle {
     }
 
     fn status(&self) -> Result<(), SpawnError> {
-        if self.shared.is_shut_down() {
+        if self.state.is_shut_down() {
             Err(SpawnError::shutdown())
         } else {
             Ok(())
@@ -466,10 +520,13 @@ mod tests {
     use std::sync::{Arc, Weak};
 
     use super::Builder;
-    use crate::shared::Shared;
+    use std::cell::{Cell, RefCell};
+    use std::time::Duration;
 
-    fn state_of(ex: &super::Executor) -> Weak<Shared> {
-        Arc::downgrade(ex.handle().shared())
+    use crate::state::State;
+
+    fn state_of(ex: &super::Executor) -> Weak<State> {
+        Arc::downgrade(ex.handle().state())
     }
 
     #[test]
@@ -547,5 +604,116 @@ mod tests {
             state.upgrade().is_none(),
             "the handle's drop did not free the state"
         );
+    }
+
+    thread_local! {
+        /// Thread starts left before an injected failure (`None`: no injection).
+        static STARTS_BEFORE_FAILURE: Cell<Option<usize>> = const { Cell::new(None) };
+        /// The state of the last executor built on this thread.
+        static LAST_BUILT: RefCell<Option<Weak<State>>> = const { RefCell::new(None) };
+    }
+
+    /// Makes the `(k + 1)`-th worker-thread start of this thread fail, once.
+    fn fail_thread_start_after(k: usize) {
+        STARTS_BEFORE_FAILURE.with(|c| c.set(Some(k)));
+    }
+
+    pub(super) fn injected_start_failure() -> std::io::Result<()> {
+        STARTS_BEFORE_FAILURE.with(|c| match c.get() {
+            Some(0) => {
+                c.set(None);
+                Err(std::io::Error::other("injected thread start failure"))
+            }
+            Some(k) => {
+                c.set(Some(k - 1));
+                Ok(())
+            }
+            None => Ok(()),
+        })
+    }
+
+    pub(super) fn built(state: &Arc<State>) {
+        LAST_BUILT.with(|b| *b.borrow_mut() = Some(Arc::downgrade(state)));
+    }
+
+    /// Issue 8, defect 4: a thread-spawn failure part-way through `build` returns the error,
+    /// stops and joins the workers already started, and frees the state.
+    #[test]
+    fn a_thread_start_failure_part_way_stops_the_started_workers_and_frees_everything() {
+        fail_thread_start_after(2);
+        let err = Builder::new()
+            .worker_threads(4)
+            .thread_name("partway")
+            .build()
+            .unwrap_err();
+        assert_eq!(err.to_string(), "injected thread start failure");
+        let state = LAST_BUILT.with(|b| b.borrow_mut().take()).unwrap();
+        assert!(state.upgrade().is_none(), "a failed build leaked its state");
+        // The two started workers were joined before `build` returned.
+        let names: Vec<String> = std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .collect();
+        assert!(
+            !names.iter().any(|n| n.starts_with("partway")),
+            "workers left running: {names:?}"
+        );
+    }
+
+    /// Issue 8, defect 4: a NUL byte in the thread name is bad input, not a panic.
+    #[test]
+    fn a_thread_name_with_a_nul_byte_is_invalid_input() {
+        let err = Builder::new()
+            .worker_threads(2)
+            .thread_name("bad\0name")
+            .build()
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    }
+
+    /// Issue 8, defect 8: a worker whose loop unwinds while it is parked (as when a waker
+    /// that the reactor calls panics) gives back its booking in the notifier and runs
+    /// again: later tasks run (on a one-worker executor, only that worker can run them),
+    /// later pushes still wake it, and shutdown frees the state.
+    #[test]
+    fn a_worker_whose_loop_unwinds_recovers() {
+        let ex = Builder::new().worker_threads(1).build().unwrap();
+        let state = state_of(&ex);
+        let (tx, rx) = std::sync::mpsc::channel();
+        for round in 0..3 {
+            ex.handle()
+                .state()
+                .fault_next_park
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            // Wake the worker so that it parks again (and panics there).
+            let tx = tx.clone();
+            drop(ex.spawn(async move { tx.send(round).unwrap() }));
+            assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok(round));
+            // Let it reach its park and unwind.
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while ex
+                .handle()
+                .state()
+                .fault_next_park
+                .load(std::sync::atomic::Ordering::SeqCst)
+            {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the worker never parked"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        // The worker must still be alive and wakeable.
+        let answer = ex.spawn(async { 42 });
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || done_tx.send(futures::executor::block_on(answer)));
+        let got = done_rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a task spawned after the worker's loop unwound never ran");
+        assert_eq!(got.unwrap(), 42);
+        waiter.join().unwrap().unwrap();
+        drop(ex);
+        assert!(state.upgrade().is_none(), "the state leaked");
     }
 }

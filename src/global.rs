@@ -5,8 +5,8 @@ use std::future::Future;
 use std::sync::OnceLock;
 
 use crate::context;
-use crate::executor::{Builder, Executor, Handle};
-use crate::task::JoinHandle;
+use crate::executor::{assert_not_on_worker, Builder, Executor, Handle};
+use crate::join::JoinHandle;
 
 /// The environment variable that sets the global executor's number of workers: a positive
 /// whole number (anything else makes the global executor's start panic with a message that
@@ -49,21 +49,9 @@ pub(crate) fn global() -> &'static Executor {
     })
 }
 
-/// Calls `f` with the current executor's handle, else the global one's.
-pub(crate) fn with_handle<R>(f: impl FnOnce(&Handle) -> R) -> R {
-    match context::current() {
-        Some(handle) => f(&handle),
-        None => f(&global_handle()),
-    }
-}
-
-fn global_handle() -> Handle {
-    global().handle()
-}
-
 /// The current executor's handle, else the global one's.
 pub(crate) fn current_or_global() -> Handle {
-    context::current().unwrap_or_else(global_handle)
+    Handle::current().unwrap_or_else(|| global().handle())
 }
 
 /// Spawns `future` onto the current executor (the one whose worker or `block_on` this
@@ -78,8 +66,8 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    context::with_current(|shared| match shared {
-        Some(shared) => crate::task::spawn(shared, future),
+    context::with_state(|state| match state {
+        Some(state) => crate::spawn::spawn(state, future),
         None => global().spawn(future),
     })
 }
@@ -116,7 +104,10 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    with_handle(|handle| handle.spawn_blocking(f))
+    context::with_state(|state| match state {
+        Some(state) => crate::spawn::spawn_blocking(state, f),
+        None => global().spawn_blocking(f),
+    })
 }
 
 /// Polls `future` to completion on the calling thread: in the current executor's context
@@ -135,15 +126,13 @@ where
 /// assert_eq!(v, 21);
 /// ```
 pub fn block_on<F: Future>(future: F) -> F::Output {
-    if crate::worker::is_worker_thread() {
-        // Checked before the global executor could be started for nothing.
-        return crate::block_on::block_on(global_handle(), future);
-    }
-    let handle = context::current().unwrap_or_else(global_handle);
-    crate::block_on::block_on(handle, future)
+    // Before anything else: on a worker this is a mistake, and the global executor must not
+    // be started (nor `FILCH_WORKERS` read) on the way to saying so.
+    assert_not_on_worker();
+    current_or_global().block_on(future)
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::parse_workers;
 

@@ -94,36 +94,39 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 
+// The modules, from the bottom layer up; each imports only from the layers below it
+// (ARCHITECTURE.md, "Layers").
+// Leaves.
 mod block_on;
 mod blocking;
-mod context;
-mod executor;
-mod global;
-mod par;
 mod park;
 mod registry;
-mod shared;
 mod stats;
 mod sync;
-mod task;
 mod task_count;
-mod worker;
+mod wake_policy;
+// Tasks, the executor's state, and who the current thread is.
+mod context;
+mod join;
+mod state;
+mod task;
 mod yield_now;
+// The worker loop and placement, making tasks, the data-parallel loops.
+mod par;
+mod spawn;
+mod worker;
+// The public entry points.
+mod executor;
+mod global;
 
-pub use executor::{Builder, Executor, Handle, WakePolicy};
+pub use executor::{Builder, Executor, Handle};
 pub use global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
+pub use join::JoinHandle;
 pub use par::{par_map, par_range, par_reduce, ParMap, ParRange, ParReduce};
 pub use stats::{Stats, WorkerStats};
-pub use task::{JoinError, JoinHandle};
+pub use task::JoinError;
+pub use wake_policy::WakePolicy;
 pub use yield_now::{yield_now, YieldNow};
-
-/// Internals exposed to the loom models only.
-#[cfg(loom)]
-#[doc(hidden)]
-pub mod __loom {
-    pub use crate::par::steal_range::*;
-    pub use crate::park::{Parked, Sleep};
-}
 
 /// Compile-time checks of the thread-safety promises of the public types.
 #[allow(dead_code)]

@@ -6,6 +6,12 @@
 //! `Pending` (until then it is always in a queue, which shutdown drains) and removed when its
 //! future is dropped (completion, cancellation or shutdown).
 //!
+//! Each entry carries its owner's *tag* (the address of the task's metadata, unique among
+//! live tasks): a key read from a task's metadata can be stale (the task was removed and its
+//! slab key reused by another task between the read and the use), so [`Registry::wake`]
+//! wakes an entry only if the tag matches. A `JoinHandle` keeps its task's metadata alive, so
+//! no other live task can have the same tag: the tag works as a generation that never wraps.
+//!
 //! Invariants:
 //! - After [`Registry::close`] no task is registered again: `register` reports the shard
 //!   closed, and the task wakes itself so that the schedule function drops it. `close` leaves the entries in place,
@@ -24,14 +30,14 @@ use crate::sync::{lock, Mutex};
 
 /// Where a task is registered: its shard and its key in that shard's slab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Slot {
+pub(crate) struct Key {
     shard: u32,
     key: u32,
 }
 
-impl Slot {
+impl Key {
     /// The slot of a task that is not registered (it has not waited for a wake-up yet).
-    pub(crate) const NONE: Slot = Slot {
+    pub(crate) const NONE: Key = Key {
         shard: u32::MAX,
         key: u32::MAX,
     };
@@ -41,18 +47,24 @@ impl Slot {
         (u64::from(self.shard) << 32) | u64::from(self.key)
     }
 
-    /// The inverse of [`Slot::to_bits`].
-    pub(crate) fn from_bits(bits: u64) -> Slot {
-        Slot {
+    /// The inverse of [`Key::to_bits`].
+    pub(crate) fn from_bits(bits: u64) -> Key {
+        Key {
             shard: (bits >> 32) as u32,
             key: bits as u32,
         }
     }
 }
 
+/// A registered task: its tag (module docs) and its waker.
+struct Entry {
+    tag: usize,
+    waker: Waker,
+}
+
 #[derive(Default)]
 struct Shard {
-    tasks: Slab<Waker>,
+    tasks: Slab<Entry>,
     closed: bool,
 }
 
@@ -69,9 +81,9 @@ impl Registry {
         }
     }
 
-    /// Registers a task that is about to wait for a wake-up, in `shard`, with its waker.
-    /// `None` if the registry is closed (the executor is shutting down).
-    pub(crate) fn register(&self, shard: usize, waker: Waker) -> Option<Slot> {
+    /// Registers a task that is about to wait for a wake-up, in `shard`, with its tag and
+    /// waker. `None` if the registry is closed (the executor is shutting down).
+    pub(crate) fn register(&self, shard: usize, tag: usize, waker: Waker) -> Option<Key> {
         let shard_index = shard % self.shards.len();
         let mut guard = lock(&self.shards[shard_index]);
         if guard.closed {
@@ -80,8 +92,8 @@ impl Registry {
             drop(waker);
             return None;
         }
-        let key = guard.tasks.insert(waker);
-        Some(Slot {
+        let key = guard.tasks.insert(Entry { tag, waker });
+        Some(Key {
             shard: shard_index as u32,
             // A shard holding 2^32 live tasks would need terabytes; the conversion is checked.
             key: u32::try_from(key)
@@ -89,24 +101,26 @@ impl Registry {
         })
     }
 
-    /// Wakes the task in `slot`, if it is still registered (for `JoinHandle::abort`). The
+    /// Wakes the task `tag` in `slot`, if it is still registered there (for
+    /// `JoinHandle::abort`); an entry of another task that reused the key is left alone. The
     /// waker is called with no lock held.
-    pub(crate) fn wake(&self, slot: Slot) {
-        if slot == Slot::NONE {
+    pub(crate) fn wake(&self, slot: Key, tag: usize) {
+        if slot == Key::NONE {
             return;
         }
         let waker = lock(&self.shards[slot.shard as usize])
             .tasks
             .get(slot.key as usize)
-            .cloned();
+            .filter(|entry| entry.tag == tag)
+            .map(|entry| entry.waker.clone());
         if let Some(waker) = waker {
             waker.wake();
         }
     }
 
     /// Forgets the task in `slot` (its future is being dropped).
-    pub(crate) fn remove(&self, slot: Slot) {
-        if slot == Slot::NONE {
+    pub(crate) fn remove(&self, slot: Key) {
+        if slot == Key::NONE {
             return;
         }
         let waker = lock(&self.shards[slot.shard as usize])
@@ -124,7 +138,7 @@ impl Registry {
             let mut guard = lock(shard);
             guard.closed = true;
             // Cloning a waker only bumps the task's reference count (no user code).
-            wakers.extend(guard.tasks.iter().map(|(_, waker)| waker.clone()));
+            wakers.extend(guard.tasks.iter().map(|(_, entry)| entry.waker.clone()));
         }
         wakers
     }
@@ -134,7 +148,7 @@ impl Registry {
         let mut wakers = Vec::new();
         for shard in self.shards.iter() {
             let tasks = std::mem::take(&mut lock(shard).tasks);
-            wakers.extend(tasks.into_iter().map(|(_, waker)| waker));
+            wakers.extend(tasks.into_iter().map(|(_, entry)| entry.waker));
         }
         wakers
     }
@@ -143,5 +157,47 @@ impl Registry {
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {
         self.shards.iter().map(|s| lock(s).tasks.len()).sum()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::{Wake, Waker};
+
+    use super::Registry;
+
+    struct Count(AtomicUsize);
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Issue 8, defect 7: `abort` reads a task's key, the task completes and is removed, and
+    /// another task is registered under the same key before the wake. The wake must not
+    /// reach that other task.
+    #[test]
+    fn a_stale_key_does_not_wake_the_task_that_reused_it() {
+        let registry = Registry::new(1);
+        let first = Arc::new(Count(AtomicUsize::new(0)));
+        let second = Arc::new(Count(AtomicUsize::new(0)));
+        let key = registry
+            .register(0, 1, Waker::from(Arc::clone(&first)))
+            .unwrap();
+        registry.remove(key);
+        let reused = registry
+            .register(0, 2, Waker::from(Arc::clone(&second)))
+            .unwrap();
+        assert_eq!(
+            reused, key,
+            "the slab did not reuse the key; the test needs it to"
+        );
+        registry.wake(key, 1);
+        assert_eq!(second.0.load(Ordering::SeqCst), 0, "woke an unrelated task");
+        registry.wake(reused, 2);
+        assert_eq!(second.0.load(Ordering::SeqCst), 1);
+        assert_eq!(first.0.load(Ordering::SeqCst), 0);
     }
 }

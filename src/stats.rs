@@ -5,7 +5,7 @@
 //! reader on any thread loads the four counters without stopping the worker; a snapshot is
 //! not atomic across counters, and a poll is counted once it has returned.
 
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::{add_single_writer, AtomicU64, Ordering};
 
 /// A snapshot of an executor's counters, one entry per worker in worker index order.
 ///
@@ -72,13 +72,6 @@ pub(crate) struct Counters {
     parks: AtomicU64,
 }
 
-/// Adds `n` to a counter that only the calling thread writes.
-///
-/// Relaxed: the value is a statistic; readers pair with nothing and may see it a moment late.
-fn bump(counter: &AtomicU64, n: u64) {
-    counter.store(counter.load(Ordering::Relaxed) + n, Ordering::Relaxed);
-}
-
 impl Counters {
     pub(crate) fn new() -> Counters {
         Counters {
@@ -89,19 +82,20 @@ impl Counters {
         }
     }
     pub(crate) fn add_polls(&self, n: u64) {
-        bump(&self.polls, n);
+        add_single_writer(&self.polls, n);
     }
     pub(crate) fn add_steal_attempts(&self, n: u64) {
-        bump(&self.steal_attempts, n);
+        add_single_writer(&self.steal_attempts, n);
     }
     pub(crate) fn add_steals(&self, n: u64) {
-        bump(&self.steals, n);
+        add_single_writer(&self.steals, n);
     }
     pub(crate) fn add_park(&self) {
-        bump(&self.parks, 1);
+        add_single_writer(&self.parks, 1);
     }
 
-    /// Reads the four counters (Relaxed: statistics, see [`bump`]).
+    /// Reads the four counters (Relaxed: statistics; they pair with nothing and may lag the
+    /// writer by a moment).
     pub(crate) fn snapshot(&self) -> WorkerStats {
         WorkerStats {
             polls: self.polls.load(Ordering::Relaxed),

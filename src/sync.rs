@@ -1,27 +1,62 @@
-//! The atomics and locks of the concurrent cores, switched to loom's under `cfg(loom)`.
+//! The atomics and locks of the concurrent cores, switched to loom's under `cfg(loom)`, and
+//! the two small helpers every module shares: a lock that ignores poisoning and the add of a
+//! single-writer counter.
 //!
 //! Every module that takes part in a cross-thread protocol (parking, the steal range, the
-//! live-task registry) imports its primitives from here, so that `RUSTFLAGS="--cfg loom"`
-//! swaps them all for loom's model-checked versions at once. `Arc` stays std's: nothing
-//! in the modelled protocols depends on its orderings.
+//! live-task registry, the task count) imports its primitives from here, so that
+//! `RUSTFLAGS="--cfg loom"` swaps them all for loom's model-checked versions at once. `Arc`
+//! stays std's: nothing in the modelled protocols depends on its orderings.
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+pub(crate) use std::sync::atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering,
+};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Mutex, MutexGuard};
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering,
+};
 #[cfg(loom)]
 pub(crate) use loom::sync::{Mutex, MutexGuard};
 
-/// Locks `mutex`, ignoring poisoning.
-///
-/// Every critical section in filch leaves its data consistent at each step (no user code
-/// runs while a filch lock is held), so a poisoned lock holds valid data.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    match mutex.lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
+/// `lock` without the poisoning: every critical section in filch leaves its data consistent
+/// at each step (no user code runs while a filch lock is held, and a user panic caught
+/// elsewhere cannot leave half-made state behind), so a poisoned lock still holds valid data.
+pub(crate) trait LockUnpoisoned<T> {
+    /// Locks, taking the guard out of a `PoisonError` if a holder panicked.
+    fn lock_unpoisoned(&self) -> std::sync::MutexGuard<'_, T>;
+}
+
+impl<T> LockUnpoisoned<T> for std::sync::Mutex<T> {
+    fn lock_unpoisoned(&self) -> std::sync::MutexGuard<'_, T> {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The loom twin of [`LockUnpoisoned`] (loom's guard is its own type).
+#[cfg(loom)]
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Locks one of the modelled mutexes (std's, or loom's under `cfg(loom)`), ignoring
+/// poisoning as [`LockUnpoisoned`] does.
+#[cfg(not(loom))]
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock_unpoisoned()
+}
+
+/// Adds `n` (wrapping) to a counter that only the calling thread writes: a plain load and
+/// store, no read-modify-write on a shared cache line.
+///
+/// Relaxed: the single writer reads its own last store; other threads only read the value
+/// as a statistic or after a synchronising operation named by the caller.
+pub(crate) fn add_single_writer(counter: &AtomicU64, n: u64) {
+    counter.store(
+        counter.load(Ordering::Relaxed).wrapping_add(n),
+        Ordering::Relaxed,
+    );
 }

@@ -1,383 +1,294 @@
-//! Tasks: how a future becomes an `async-task` runnable, and the [`JoinHandle`] /
-//! [`JoinError`] a spawner gets back.
+//! What a task is, independent of the executor that runs it: its metadata ([`TaskMeta`]),
+//! the future async-task polls ([`TaskFuture`]), the output it stores ([`TaskOutput`]) and
+//! the [`JoinError`] a failed task gives.
 //!
-//! Each task carries a [`TaskMeta`] (its executor, the worker it last ran on, its abort
-//! flag) and runs inside a [`TaskFuture`], which
-//! - catches a panic of the user's future and turns it into a panic [`JoinError`], so the
-//!   worker thread survives;
-//! - checks the abort flag before every poll, so an aborted task completes with a cancelled
-//!   error, and async-task drops the user's future before the output is published (the
-//!   `JoinHandle` sees the error only after the destructors ran);
+//! Generic over the task's *home* (`H`, the executor's state, [`TaskHome`]) so that this
+//! module sits below the state that holds the queues of these tasks.
+//!
+//! [`TaskFuture`] wraps the user's future and
+//! - catches a panic of its `poll` and turns it into a panic [`JoinError`], so the worker
+//!   thread survives;
+//! - drops the user's future itself, inside a panic guard, as soon as it is done with it
+//!   (after `Ready`, after a panic, on abort): async-task would drop it inside its
+//!   abort-on-panic guard, so a panicking destructor would end the process. A panic from that
+//!   drop becomes the task's panic [`JoinError`]. When the future is dropped without a poll
+//!   (shutdown drops the runnable), the panic is kept in the metadata for the `JoinHandle`;
+//! - checks the abort flag before every poll, so an aborted task drops its future and
+//!   completes with a cancelled error (the `JoinHandle` sees it only after the destructors
+//!   ran);
 //! - registers the task in the live-task registry the first time it returns `Pending` (a
 //!   task that waits for a wake-up sits in no queue, so only the registry can reach it at
-//!   shutdown), and removes it when it is dropped.
+//!   shutdown or for an abort), and removes it when it is dropped.
 //!
-//! Cancellation by shutdown drops the `Runnable`, which makes async-task drop the future and
-//! complete the task without output: the `JoinHandle` turns that into a cancelled error.
+//! [`TaskOutput`] likewise drops an output that nobody takes (a detached task's) inside a
+//! panic guard.
 
 use std::any::Any;
 use std::fmt;
 use std::future::Future;
+use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::ptr::NonNull;
+use std::ptr;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use async_task::{FallibleTask, ScheduleInfo, WithInfo};
-use pin_project_lite::pin_project;
+use crate::registry::{Key, Registry};
+use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
+use crate::task_count::{Counted, CountedRef};
 
-use crate::registry::Slot;
-use crate::shared::Shared;
-use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+/// A panic's payload.
+pub(crate) type Payload = Box<dyn Any + Send + 'static>;
 
 /// `TaskMeta::last_worker` of a task that has not run yet.
 pub(crate) const NO_WORKER: usize = usize::MAX;
 
-/// The runnable type every queue of filch holds.
-pub(crate) type Runnable = async_task::Runnable<TaskMeta>;
+/// What a task needs from its executor's state.
+pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
+    /// The live-task registry.
+    fn registry(&self) -> &Registry;
+    /// The registry shard for a task registered by the current thread.
+    fn registry_shard(&self) -> usize;
+}
 
 /// Per-task data that both the runnable and the join handle reach.
-pub(crate) struct TaskMeta {
-    /// The executor the task belongs to. A plain pointer: the executor's state stays alive
-    /// while any task exists through the count in `task_count.rs` (no per-task reference
-    /// count on a shared cache line).
-    shared: NonNull<Shared>,
+pub(crate) struct TaskMeta<H: TaskHome> {
+    /// The executor the task belongs to, kept alive by the task count.
+    home: CountedRef<H>,
     /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
     /// hint only: written Relaxed by the polling worker, read Relaxed by the scheduler.
     pub(crate) last_worker: AtomicUsize,
-    /// Set by [`JoinHandle::abort`] and read before every poll (see `abort` for the
-    /// orderings).
+    /// Set by an abort and read before every poll (see `abort` for the orderings).
     aborted: AtomicBool,
-    /// Where the task is registered (`Slot::to_bits`), or `Slot::NONE`: written by the poll
-    /// that registers it and by its future's drop, read by `JoinHandle::abort`.
-    slot: AtomicU64,
+    /// Where the task is registered (`Key::to_bits`), or `Key::NONE`: written by the poll
+    /// that registers it and by its future's drop, read by `abort`.
+    key: AtomicU64,
+    /// A panic from dropping the future outside a poll (the runnable was dropped at
+    /// shutdown), for the `JoinHandle`: a `Box<Payload>` from `Box::into_raw`, or null.
+    drop_panic: AtomicPtr<Payload>,
 }
 
-// SAFETY: `shared` points to a `Shared` (which is Send + Sync) that outlives the metadata
-// (see `TaskMeta::shared`); the other fields are atomics.
-unsafe impl Send for TaskMeta {}
-// SAFETY: as above; `&TaskMeta` only gives shared access to `Shared` and to atomics.
-unsafe impl Sync for TaskMeta {}
-
-impl TaskMeta {
-    /// The metadata of a new task of `shared`; counts the task as alive.
-    pub(crate) fn new(shared: &Arc<Shared>) -> TaskMeta {
-        if shared.tasks.created(shared.current_worker()) {
-            // The executor and all its tasks were gone: this task takes a new anchor.
-            Shared::make_anchor(shared);
-        }
+impl<H: TaskHome> TaskMeta<H> {
+    /// The metadata of a new task of `home`; counts the task as alive.
+    pub(crate) fn new(home: &Arc<H>) -> TaskMeta<H> {
         TaskMeta {
-            shared: NonNull::from(&**shared),
+            home: CountedRef::new(home),
             last_worker: AtomicUsize::new(NO_WORKER),
             aborted: AtomicBool::new(false),
-            slot: AtomicU64::new(Slot::NONE.to_bits()),
+            key: AtomicU64::new(Key::NONE.to_bits()),
+            drop_panic: AtomicPtr::new(ptr::null_mut()),
         }
     }
 
     /// The task's executor.
-    pub(crate) fn shared(&self) -> &Shared {
-        // SAFETY: `TaskMeta::new` counted this task in `shared.tasks`, and only `Drop`
-        // below uncounts it; while it is counted, the tasks' anchor reference keeps the
-        // `Shared` allocation alive (`task_count.rs`).
-        unsafe { self.shared.as_ref() }
+    pub(crate) fn home(&self) -> &H {
+        self.home.get()
     }
 
-    /// A reference-counted handle to the task's executor, for callers that may drop the
-    /// task (and so, perhaps, the last thing keeping the executor's state) while they use it.
-    pub(crate) fn shared_arc(&self) -> Arc<Shared> {
-        let ptr: *const Shared = self.shared();
-        // SAFETY: `ptr` came from an `Arc<Shared>` (`Arc::as_ptr`, see `new`) whose
-        // allocation is alive (see `shared`), so its strong count is at least one: the
-        // anchor. We add one for the `Arc` we make.
-        unsafe {
-            Arc::increment_strong_count(ptr);
-            Arc::from_raw(ptr)
-        }
+    /// An `Arc` of the task's executor, for a caller that may drop the task (and so, perhaps,
+    /// the last thing keeping the executor's state) while it uses the state.
+    pub(crate) fn home_arc(&self) -> Arc<H> {
+        self.home.to_arc()
     }
 
-    /// Whether [`JoinHandle::abort`] was called. Acquire: pairs with the Release store there.
+    /// Whether the task was aborted. Acquire: pairs with the SeqCst store in `abort`.
     pub(crate) fn is_aborted(&self) -> bool {
         self.aborted.load(Ordering::Acquire)
     }
-}
 
-impl Drop for TaskMeta {
-    fn drop(&mut self) {
-        let shared = self.shared();
-        if shared.tasks.destroyed(shared.current_worker()) {
-            // SAFETY: this was the last task and every bias is gone: nothing but the anchor
-            // keeps this `Shared` through the task count, and we release it exactly once
-            // (the count reaches zero once). `shared` is not used after this call.
-            unsafe { Shared::release_anchor(self.shared.as_ptr()) };
-        }
-    }
-}
-
-pin_project! {
-    /// The future async-task runs: the user's future plus panic capture, abort and
-    /// registry bookkeeping (see the module docs).
-    struct TaskFuture<F> {
-        #[pin]
-        future: F,
-        meta: &'static TaskMeta,
-        registered: bool,
+    /// The tag of this task in the registry: its metadata's address, unique among live
+    /// tasks (registry module docs).
+    fn tag(&self) -> usize {
+        self as *const Self as usize
     }
 
-    impl<F> PinnedDrop for TaskFuture<F> {
-        fn drop(this: Pin<&mut Self>) {
-            let this = this.project();
-            if *this.registered {
-                // Relaxed: this thread wrote the slot, or received the task from the thread
-                // that did through a queue (which orders the two).
-                let slot = Slot::from_bits(this.meta.slot.swap(Slot::NONE.to_bits(), Ordering::Relaxed));
-                this.meta.shared().registry.remove(slot);
-            }
-        }
-    }
-}
-
-impl<F: Future> Future for TaskFuture<F> {
-    type Output = Result<F::Output, JoinError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        // Acquire: pairs with the (SeqCst) store in `JoinHandle::abort`.
-        if this.meta.aborted.load(Ordering::Acquire) {
-            return Poll::Ready(Err(JoinError::cancelled()));
-        }
-        let future = this.future;
-        match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Ok(Poll::Pending) => {
-                if !*this.registered {
-                    // First wait for a wake-up: from now on only the registry can reach the
-                    // task, at shutdown or for an abort. (A task that completes in its first
-                    // poll never pays for the registry.) `cx.waker()` is the task's own waker.
-                    let meta = this.meta;
-                    let shared = meta.shared();
-                    match shared
-                        .registry
-                        .register(shared.registry_shard(), cx.waker().clone())
-                    {
-                        Some(slot) => {
-                            *this.registered = true;
-                            // SeqCst store, then SeqCst load: pairs with `abort`'s store of
-                            // the flag and load of the slot. Either `abort` sees the slot and
-                            // wakes us through the registry, or we see the flag here.
-                            meta.slot.store(slot.to_bits(), Ordering::SeqCst);
-                            if meta.aborted.load(Ordering::SeqCst) {
-                                cx.waker().wake_by_ref();
-                            }
-                        }
-                        // The registry is closed: the executor is shutting down. Schedule the
-                        // task, which drops it.
-                        None => cx.waker().wake_by_ref(),
-                    }
-                }
-                Poll::Pending
-            }
-            Err(payload) => Poll::Ready(Err(JoinError::panic(payload))),
-        }
-    }
-}
-
-/// The schedule function of every task: hands the runnable to its executor.
-fn schedule(runnable: Runnable, info: ScheduleInfo) {
-    crate::worker::with_current(|worker| match worker {
-        // On one of the task's own workers: that worker's context keeps the executor alive
-        // for the whole call, even if the runnable (and with it the task's reference to the
-        // executor) is dropped inside it.
-        Some(worker) if std::ptr::eq(&**worker.shared(), runnable.metadata().shared()) => {
-            worker.shared().schedule_on_worker(worker, runnable, info)
-        }
-        // Elsewhere: hold our own reference for the same reason.
-        _ => {
-            let shared = runnable.metadata().shared_arc();
-            shared.schedule_remote(runnable)
-        }
-    })
-}
-
-/// Spawns `future` onto `shared`.
-pub(crate) fn spawn<F>(shared: &Arc<Shared>, future: F) -> JoinHandle<F::Output>
-where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    spawn_with(shared, future, Runnable::schedule)
-}
-
-/// Spawns `future` onto `shared` with its first run placed on worker `worker` (the helper
-/// tasks of the data-parallel loops). Later wake-ups follow the wake policy.
-pub(crate) fn spawn_on_worker<F>(
-    shared: &Arc<Shared>,
-    worker: usize,
-    future: F,
-) -> JoinHandle<F::Output>
-where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    spawn_with(shared, future, |runnable| {
-        shared.push_to_worker(worker, runnable)
-    })
-}
-
-/// Builds the task, then hands its first runnable to `place`.
-fn spawn_with<F>(
-    shared: &Arc<Shared>,
-    future: F,
-    place: impl FnOnce(Runnable),
-) -> JoinHandle<F::Output>
-where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    let meta = TaskMeta::new(shared);
-    let builder = async_task::Builder::new().metadata(meta);
-    let make_future = move |meta: &'static TaskMeta| TaskFuture {
-        future,
-        meta,
-        registered: false,
-    };
-    // SAFETY: `spawn_unchecked` asks that a non-Send future be run and dropped on its own
-    // thread, that non-'static borrows outlive the Runnable, and that a non-Send schedule
-    // function be used on its own thread. `F` is Send + 'static, the schedule function is a
-    // Send + Sync fn item, and the only borrow is `meta`, the task's own metadata:
-    // async-task keeps it in the task allocation until after the future is dropped, and
-    // `TaskFuture` uses it only in `poll` and `drop`. The `'static` we give the reference
-    // never escapes `TaskFuture`.
-    let (runnable, task) = unsafe { builder.spawn_unchecked(make_future, WithInfo(schedule)) };
-    let handle = JoinHandle::from_task(task);
-    if shared.is_shut_down() {
-        // Spawned after shutdown: the future is dropped here and now, and the handle
-        // reports cancelled. (A spawn racing with shutdown is dropped by the schedule
-        // function or the shutdown drain instead, moments later.)
-        drop(runnable);
-    } else {
-        place(runnable);
-    }
-    handle
-}
-
-/// An owned permission to await a spawned task's output.
-///
-/// `JoinHandle<T>` is a future resolving to `Result<T, JoinError>`: `Ok` with the task's
-/// output, or an error if the task panicked or was cancelled (by [`JoinHandle::abort`] or
-/// by the executor shutting down). Dropping the handle detaches the task: it keeps running.
-///
-/// ```
-/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-/// let handle = ex.spawn(async { 6 * 7 });
-/// assert_eq!(ex.block_on(handle).unwrap(), 42);
-/// ```
-#[must_use = "dropping a JoinHandle detaches the task; await it to get its output"]
-pub struct JoinHandle<T> {
-    task: Option<FallibleTask<Result<T, JoinError>, TaskMeta>>,
-    /// The task's metadata, for `abort` (`FallibleTask` does not expose it). Valid while
-    /// `task` is `Some`: the task handle keeps the task allocation, and so the metadata.
-    meta: *const TaskMeta,
-}
-
-// SAFETY: the fields are a `FallibleTask` (Send when its output is Send and the metadata
-// Send + Sync) and `meta`, used only to reach the task's metadata through a shared
-// reference; `TaskMeta` is Sync.
-unsafe impl<T: Send> Send for JoinHandle<T> {}
-// SAFETY: `&JoinHandle` allows only `abort` and `is_finished`, which touch the metadata's
-// atomics, the registry (behind its locks) and `FallibleTask::is_finished`, all safe to
-// call from several threads.
-unsafe impl<T: Send> Sync for JoinHandle<T> {}
-
-impl<T> JoinHandle<T> {
-    /// The handle of a task built outside [`spawn`] (the blocking pool's jobs): `task` and
-    /// `runnable` must belong to the same task, whose output is already a `Result`.
-    pub(crate) fn from_task(
-        task: async_task::Task<Result<T, JoinError>, TaskMeta>,
-    ) -> JoinHandle<T> {
-        JoinHandle {
-            meta: task.metadata(),
-            task: Some(task.fallible()),
-        }
-    }
-
-    /// Cancels the task. Its future is dropped, at once if it is waiting, or after its
-    /// current poll if it is running; awaiting the handle then gives a cancelled
-    /// [`JoinError`] (unless the task had already completed). Aborting twice is harmless.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
-    /// let handle = ex.spawn(std::future::pending::<()>());
-    /// handle.abort();
-    /// let err = ex.block_on(handle).unwrap_err();
-    /// assert!(err.is_cancelled());
-    /// ```
-    pub fn abort(&self) {
-        if self.task.is_none() {
-            // The output was already taken: nothing left to cancel.
-            return;
-        }
-        // SAFETY: `self.task` is `Some`, so the task allocation, and its metadata, are alive
-        // (see the field docs).
-        let meta = unsafe { &*self.meta };
+    /// Cancels the task: it drops its future at its next poll, and a task that waits for a
+    /// wake-up is woken for that.
+    pub(crate) fn abort(&self) {
         // SeqCst store, then SeqCst load: pairs with the registering poll in
-        // `TaskFuture::poll` (its store of the slot and load of the flag). The flag is also
+        // `TaskFuture::poll` (its store of the key and load of the flag). The flag is also
         // read (Acquire) before every poll, so a task that is queued or running sees it at
         // its next poll without being woken.
-        meta.aborted.store(true, Ordering::SeqCst);
-        let slot = Slot::from_bits(meta.slot.load(Ordering::SeqCst));
-        if slot != Slot::NONE {
+        self.aborted.store(true, Ordering::SeqCst);
+        let key = Key::from_bits(self.key.load(Ordering::SeqCst));
+        if key != Key::NONE {
             // Registered: it may be waiting for a wake-up that never comes.
-            meta.shared().registry.wake(slot);
+            self.home().registry().wake(key, self.tag());
         }
     }
 
-    /// Whether the task has completed (with output, a panic or a cancellation).
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
-    /// let handle = ex.spawn(async {});
-    /// while !handle.is_finished() {
-    ///     std::thread::yield_now();
-    /// }
-    /// ex.block_on(handle).unwrap();
-    /// ```
-    pub fn is_finished(&self) -> bool {
-        self.task.as_ref().is_none_or(|task| task.is_finished())
+    /// Takes the panic of a future dropped outside a poll, if there was one.
+    pub(crate) fn take_drop_panic(&self) -> Option<Payload> {
+        // Acquire: pairs with the Release swap in `keep_drop_panic`.
+        let raw = self.drop_panic.swap(ptr::null_mut(), Ordering::Acquire);
+        // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_drop_panic`, and the
+        // swap handed it to us alone.
+        (!raw.is_null()).then(|| *unsafe { Box::from_raw(raw) })
+    }
+
+    fn keep_drop_panic(&self, payload: Payload) {
+        let raw = Box::into_raw(Box::new(payload));
+        // Release: pairs with the Acquire swap in `take_drop_panic`. The future is dropped
+        // once, so there is no earlier payload to lose.
+        let old = self.drop_panic.swap(raw, Ordering::Release);
+        debug_assert!(old.is_null());
     }
 }
 
-impl<T> Future for JoinHandle<T> {
-    type Output = Result<T, JoinError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let task = self
-            .task
-            .as_mut()
-            .expect("filch: JoinHandle polled after it completed");
-        match Pin::new(task).poll(cx) {
-            Poll::Pending => Poll::Pending,
-            Poll::Ready(result) => {
-                self.task = None;
-                Poll::Ready(result.unwrap_or_else(|| Err(JoinError::cancelled())))
-            }
-        }
-    }
-}
-
-impl<T> Drop for JoinHandle<T> {
+impl<H: TaskHome> Drop for TaskMeta<H> {
     fn drop(&mut self) {
-        if let Some(task) = self.task.take() {
-            task.detach();
+        // A payload that no JoinHandle took; dropped quietly (it may panic too).
+        if let Some(payload) = self.take_drop_panic() {
+            drop_quietly(payload);
         }
     }
 }
 
-impl<T> fmt::Debug for JoinHandle<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JoinHandle")
-            .field("finished", &self.is_finished())
-            .finish()
+/// Drops `value`, catching a panic of its destructor (whose payload is leaked: dropping it
+/// might panic again).
+pub(crate) fn drop_quietly<T>(value: T) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
+        std::mem::forget(payload);
+    }
+}
+
+/// The output a task stores: its result, dropped inside a panic guard if nobody takes it.
+pub(crate) struct TaskOutput<T>(Option<Result<T, JoinError>>);
+
+impl<T> TaskOutput<T> {
+    /// The result (the `JoinHandle` takes it exactly once).
+    pub(crate) fn into_result(mut self) -> Result<T, JoinError> {
+        self.0.take().expect("filch: a task output taken twice")
+    }
+}
+
+impl<T> Drop for TaskOutput<T> {
+    fn drop(&mut self) {
+        if let Some(result) = self.0.take() {
+            drop_quietly(result);
+        }
+    }
+}
+
+/// The future async-task runs: the user's future plus panic capture, abort and registry
+/// bookkeeping (module docs).
+pub(crate) struct TaskFuture<F, H: TaskHome> {
+    /// Dropped by `drop_future`, never moved: structurally pinned.
+    future: ManuallyDrop<F>,
+    /// Whether `future` is still there (not yet dropped).
+    live: bool,
+    meta: &'static TaskMeta<H>,
+    registered: bool,
+}
+
+impl<F, H: TaskHome> TaskFuture<F, H> {
+    /// Wraps `future`. `meta` is the task's own metadata, which async-task keeps until
+    /// after the future is dropped (see the SAFETY comment at the spawn).
+    pub(crate) fn new(future: F, meta: &'static TaskMeta<H>) -> TaskFuture<F, H> {
+        TaskFuture {
+            future: ManuallyDrop::new(future),
+            live: true,
+            meta,
+            registered: false,
+        }
+    }
+
+    /// Drops the user's future if it is still there, catching its destructor's panic.
+    fn drop_future(&mut self) -> Option<Payload> {
+        if !std::mem::replace(&mut self.live, false) {
+            return None;
+        }
+        let future = &mut self.future;
+        // SAFETY: `live` was true and is false from now on, so the future is dropped exactly
+        // once, in place (it is pinned), and never used again.
+        catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err()
+    }
+}
+
+impl<F, H: TaskHome> Drop for TaskFuture<F, H> {
+    fn drop(&mut self) {
+        // Dropped without completing (shutdown dropped the runnable): keep a destructor's
+        // panic for the JoinHandle.
+        if let Some(payload) = self.drop_future() {
+            self.meta.keep_drop_panic(payload);
+        }
+        if self.registered {
+            // Relaxed: this thread wrote the key, or received the task from the thread that
+            // did through a queue (which orders the two).
+            let key = Key::from_bits(self.meta.key.swap(Key::NONE.to_bits(), Ordering::Relaxed));
+            self.meta.home().registry().remove(key);
+        }
+    }
+}
+
+impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
+    type Output = TaskOutput<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: `future` is never moved out of `self`: it is polled through the pinned
+        // reference below and dropped in place by `drop_future`.
+        let this = unsafe { self.get_unchecked_mut() };
+        assert!(this.live, "filch: a task polled after it completed");
+        if this.meta.is_aborted() {
+            // A panic of the future's destructor is the task's outcome; else cancelled.
+            let error = this
+                .drop_future()
+                .map_or_else(JoinError::cancelled, JoinError::panic);
+            return Poll::Ready(TaskOutput(Some(Err(error))));
+        }
+        // SAFETY: `future` is pinned along with `self` (see above) and still live.
+        let future = unsafe { Pin::new_unchecked(&mut *this.future) };
+        let result = match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(Poll::Pending) => {
+                if !this.registered {
+                    this.register(cx);
+                }
+                return Poll::Pending;
+            }
+            Ok(Poll::Ready(output)) => match this.drop_future() {
+                None => Ok(output),
+                Some(panic) => {
+                    drop_quietly(output);
+                    Err(JoinError::panic(panic))
+                }
+            },
+            Err(payload) => {
+                // The poll's panic wins; a second one from the destructor is dropped.
+                if let Some(second) = this.drop_future() {
+                    drop_quietly(second);
+                }
+                Err(JoinError::panic(payload))
+            }
+        };
+        Poll::Ready(TaskOutput(Some(result)))
+    }
+}
+
+impl<F, H: TaskHome> TaskFuture<F, H> {
+    /// The task's first wait for a wake-up: from now on only the registry can reach it, at
+    /// shutdown or for an abort. (A task that completes in its first poll never pays for the
+    /// registry.) `cx.waker()` is the task's own waker.
+    fn register(&mut self, cx: &mut Context<'_>) {
+        let meta = self.meta;
+        let home = meta.home();
+        match home
+            .registry()
+            .register(home.registry_shard(), meta.tag(), cx.waker().clone())
+        {
+            Some(key) => {
+                self.registered = true;
+                // SeqCst store, then SeqCst load: pairs with `abort`'s store of the flag and
+                // load of the key. Either `abort` sees the key and wakes us through the
+                // registry, or we see the flag here.
+                meta.key.store(key.to_bits(), Ordering::SeqCst);
+                if meta.aborted.load(Ordering::SeqCst) {
+                    cx.waker().wake_by_ref();
+                }
+            }
+            // The registry is closed: the executor is shutting down. Schedule the task,
+            // which drops it.
+            None => cx.waker().wake_by_ref(),
+        }
     }
 }
 
@@ -396,7 +307,7 @@ pub struct JoinError {
 enum Repr {
     Cancelled,
     /// The payload behind a mutex only so that `JoinError` is `Sync` as well as `Send`.
-    Panic(Mutex<Box<dyn Any + Send + 'static>>),
+    Panic(Mutex<Payload>),
 }
 
 impl JoinError {
@@ -406,7 +317,7 @@ impl JoinError {
         }
     }
 
-    pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
+    pub(crate) fn panic(payload: Payload) -> JoinError {
         JoinError {
             repr: Repr::Panic(Mutex::new(payload)),
         }
@@ -424,7 +335,7 @@ impl JoinError {
         matches!(self.repr, Repr::Cancelled)
     }
 
-    /// Whether the task panicked.
+    /// Whether the task panicked (in its poll, or in a destructor of its future or output).
     ///
     /// ```
     /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
@@ -446,7 +357,9 @@ impl JoinError {
     /// ```
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         match self.repr {
-            Repr::Panic(payload) => payload.into_inner().unwrap_or_else(|e| e.into_inner()),
+            Repr::Panic(payload) => payload
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
             Repr::Cancelled => {
                 panic!("filch: JoinError::into_panic called on a cancelled task's error")
             }
@@ -456,7 +369,7 @@ impl JoinError {
     fn panic_message(&self) -> Option<String> {
         match &self.repr {
             Repr::Panic(payload) => {
-                let payload = payload.lock().unwrap_or_else(|e| e.into_inner());
+                let payload = payload.lock_unpoisoned();
                 payload
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())

@@ -1,152 +1,384 @@
-//! Keeps an executor's shared state alive exactly as long as any of its tasks exists,
-//! without a read-modify-write on a shared cache line per task.
+//! Keeps an executor's state alive exactly as long as anything that needs it (its tasks, its
+//! workers, the `Executor` itself), without a read-modify-write on a shared cache line per
+//! task; and the one place where that "anchor" reference is taken and released.
 //!
-//! A task reaches its executor through a plain pointer in its metadata. Had each task held
-//! an `Arc<Shared>` instead, every spawn and every task's end would hit the same reference
-//! count from every core (on a 2-core machine that increment alone was four fifths of the
-//! time spent in `spawn`). Instead, the tasks together hold one `Arc` reference (the
-//! *anchor*), released when the last task is gone, and the live tasks are counted:
+//! A task reaches its executor through a [`CountedRef`], a plain pointer. Had each task held
+//! an `Arc` instead, every spawn and every task's end would hit the same reference count
+//! from every core (on a 2-core machine that increment alone was four fifths of the time
+//! spent in `spawn`). Instead, the tasks together hold one `Arc` reference, the *anchor*,
+//! released when the count below says nothing needs it any more.
 //!
-//! - on worker `i` of the executor, in `local[i]`, a counter only that worker's thread
-//!   writes (a plain load and store, on the worker's own cache line): tasks created there
-//!   minus tasks destroyed there;
-//! - on any other thread, in `global`, with atomic read-modify-writes.
+//! # The count
 //!
-//! `global` also holds one *bias* of [`BIAS`] per worker that has not exited and one for
-//! the executor itself, in its high bits. A worker folds its `local` count into `global`
-//! when it exits, together with the removal of its bias (after it stopped counting
-//! locally); `Executor::drop` removes the executor's bias. So `global` is zero only once
-//! every bias is gone and every local count was folded in, and then it is exactly the number
-//! of live tasks: the one update that brings it to zero is the last task's end (or the last
-//! bias), and that caller releases the anchor.
+//! - On worker `i`, a task's creation or end moves `local[i]`, a counter only that worker's
+//!   thread writes (a plain load and store on its own cache line). It is a signed value in
+//!   two's complement and is *folded* into `global` (added, then reset to zero) as soon as
+//!   its magnitude reaches [`FOLD_AT`], and when the worker exits.
+//! - On any other thread it moves `global` with an atomic read-modify-write.
+//! - `global` also holds one [`BIAS`] for as long as any *holder* is left: the executor and
+//!   each worker that has not exited (`holders` counts them). The holder that leaves last
+//!   removes the bias.
 //!
-//! Once every bias is gone, `global` can still go from zero back to one: a task spawned
-//! through a `Handle` after the executor was dropped (it is dropped at once). Each such
-//! increment from zero takes a new anchor (its creator holds an `Arc`), and the decrement back
-//! to zero releases it, so anchors taken and released always balance.
+//! So, with `L` the number of live tasks and `u_i` the unfolded part of `local[i]`:
+//! `global = BIAS·[holders > 0] + L − Σ u_i`, where `|u_i| < FOLD_AT`. While a holder is
+//! left, `global > BIAS − n·FOLD_AT > 0` (with `n < 2^32` workers, `n·FOLD_AT < 2^52`), and
+//! `global < BIAS + L + 2^52 < 2^64` (a task takes more than 64 bytes, so `L < 2^58`). Once
+//! the last holder is gone every local count has been folded, and `global == L` exactly.
+//! Hence `global` is zero exactly when no holder and no task is left: that is exact by
+//! construction, whatever the flow of tasks between threads (a task created on a worker and
+//! ended elsewhere moves two different counters, but the folds bound the difference).
 //!
-//! **Invariant:** `global == biases * BIAS + (tasks counted in global) + (folded local
-//! counts)`, with `|tasks| < BIAS`, so it is zero iff no bias is left and no task lives; and
-//! the number of anchors held is 1 while it is non-zero, 0 while it is zero.
+//! The update that brings `global` to zero returns a [`Zero`] token; `global` can go from
+//! zero back to one only through a task spawned through a `Handle` after the executor and
+//! all its tasks are gone, and that update returns a [`Revived`] token. Each token is
+//! `#[must_use]` and consumed by this module's anchor functions (the only code that touches
+//! the anchor), so anchors taken and released always balance.
+//!
+//! **Invariant:** exactly one anchor is held while `global != 0`, none while it is zero.
+
+use std::ptr::NonNull;
+use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::{add_single_writer, AtomicU64, AtomicUsize, Ordering};
 
-/// One bias: far above any number of live tasks (2^48 tasks would need petabytes).
-const BIAS: u64 = 1 << 48;
+/// The bias that the holders keep in `global` (see the module docs for the bounds).
+const BIAS: u64 = 1 << 62;
 
+/// A worker folds its local count into `global` once its magnitude reaches this.
+#[cfg(not(loom))]
+const FOLD_AT: u64 = 1 << 20;
+/// Small under loom, so that the models go through folds.
+#[cfg(loom)]
+const FOLD_AT: u64 = 2;
+
+/// What a [`CountedRef`] needs from the state it points to.
+pub(crate) trait Counted {
+    /// The count that keeps this state alive.
+    fn task_count(&self) -> &TaskCount;
+    /// The index of the current thread among the state's workers, if it is one.
+    fn current_worker(&self) -> Option<usize>;
+}
+
+/// The count reached zero: the anchor must be released (see [`CountedRef`]'s drop and
+/// [`holder_left`]).
+#[must_use = "the anchor must be released"]
+pub(crate) struct Zero(());
+
+/// The count left zero: a new anchor must be taken (see [`CountedRef::new`]).
+#[must_use = "a new anchor must be taken"]
+pub(crate) struct Revived(());
+
+/// The live-task count of one executor (module docs).
 pub(crate) struct TaskCount {
     local: Box<[CachePadded<AtomicU64>]>,
     global: CachePadded<AtomicU64>,
+    /// The executor plus the workers that have not exited.
+    holders: AtomicUsize,
 }
 
 impl TaskCount {
-    /// A count for `workers` workers, with one bias per worker and one for the executor.
+    /// A count for `workers` workers; the executor and every worker are holders.
     pub(crate) fn new(workers: usize) -> TaskCount {
         TaskCount {
             local: (0..workers)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
-            global: CachePadded::new(AtomicU64::new((workers as u64 + 1) * BIAS)),
+            global: CachePadded::new(AtomicU64::new(BIAS)),
+            holders: AtomicUsize::new(workers + 1),
         }
     }
 
-    /// A task was created; `worker` is the current thread's worker index in this executor.
-    ///
-    /// Returns `true` if the count was zero: the anchor had been released (the executor is
-    /// gone, and so were all its tasks), and the caller, who holds an `Arc` of the state,
-    /// must take a new anchor for this task. (Without that, the task created through a
-    /// `Handle` after shutdown would release an anchor it never had.)
-    #[must_use]
-    pub(crate) fn created(&self, worker: Option<usize>) -> bool {
+    /// A task was created on worker `worker` (`None`: on another thread).
+    pub(crate) fn created(&self, worker: Option<usize>) -> Option<Revived> {
         match worker {
             Some(i) => {
-                bump(&self.local[i], 1);
-                false
+                self.add_local(i, 1);
+                None
             }
-            // AcqRel: the decrement that reaches zero acquires this increment (a release
-            // sequence on `global`), and an increment from zero acquires that decrement.
-            None => self.global.fetch_add(1, Ordering::AcqRel) == 0,
+            // AcqRel: an increment from zero acquires the decrement that reached zero (it
+            // read that value), and the decrement that later reaches zero acquires this one
+            // (both are in the release sequence on `global`).
+            None => (self.global.fetch_add(1, Ordering::AcqRel) == 0).then_some(Revived(())),
         }
     }
 
-    /// A task was destroyed. Returns `true` if it was the last thing keeping the state
-    /// alive: the caller releases the anchor.
-    #[must_use]
-    pub(crate) fn destroyed(&self, worker: Option<usize>) -> bool {
+    /// A task was destroyed on worker `worker` (`None`: on another thread).
+    pub(crate) fn destroyed(&self, worker: Option<usize>) -> Option<Zero> {
         match worker {
             Some(i) => {
-                bump(&self.local[i], 1u64.wrapping_neg());
-                false
+                self.add_local(i, 1u64.wrapping_neg());
+                None
             }
             None => self.sub_global(1),
         }
     }
 
-    /// Worker `i` will count no more (it has left its loop and cleared its thread-local
-    /// context): folds its count into `global` and removes its bias.
-    #[must_use]
-    pub(crate) fn worker_exited(&self, i: usize) -> bool {
-        // Relaxed: written only by the calling thread (worker `i`) before.
-        let net = self.local[i].load(Ordering::Relaxed);
-        self.sub_global(BIAS.wrapping_sub(net))
+    /// A holder is gone: worker `Some(i)` has left its loop and counts no more (its local
+    /// count is folded in), or `None`, the executor was dropped.
+    pub(crate) fn holder_left(&self, worker: Option<usize>) -> Option<Zero> {
+        if let Some(i) = worker {
+            self.fold(i);
+        }
+        // AcqRel: the holder that leaves last sees every other holder's fold before it
+        // removes the bias.
+        if self.holders.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.sub_global(BIAS)
+        } else {
+            None
+        }
     }
 
-    /// The executor was dropped: removes its bias.
-    #[must_use]
-    pub(crate) fn executor_dropped(&self) -> bool {
-        self.sub_global(BIAS)
+    /// Adds `n` to worker `i`'s counter (only worker `i`'s thread calls this), folding it
+    /// into `global` once it is large.
+    fn add_local(&self, i: usize, n: u64) {
+        let local = &self.local[i];
+        add_single_writer(local, n);
+        // Relaxed: our own last store.
+        let v = local.load(Ordering::Relaxed);
+        if v.wrapping_add(FOLD_AT - 1) >= 2 * FOLD_AT - 1 {
+            // |v| >= FOLD_AT (as a signed value).
+            self.fold(i);
+        }
     }
 
-    fn sub_global(&self, n: u64) -> bool {
+    /// Moves worker `i`'s local count into `global`. While the worker is a holder the bias
+    /// keeps `global` above zero through this (module docs); at the worker's exit the
+    /// holder count still includes it, so the same holds.
+    fn fold(&self, i: usize) {
+        let local = &self.local[i];
+        // Relaxed: written only by this thread (worker `i`).
+        let v = local.load(Ordering::Relaxed);
+        if v != 0 {
+            local.store(0, Ordering::Relaxed);
+            // AcqRel: part of the release sequence on `global` (see `sub_global`).
+            let before = self.global.fetch_add(v, Ordering::AcqRel);
+            debug_assert_ne!(before.wrapping_add(v), 0, "a fold reached zero");
+        }
+    }
+
+    fn sub_global(&self, n: u64) -> Option<Zero> {
         // AcqRel: the update that reaches zero acquires every earlier one (they form a
         // release sequence on `global`), so the anchor is released after every use of the
-        // state by the tasks that went before.
-        self.global.fetch_sub(n, Ordering::AcqRel) == n
+        // state by the tasks and holders that went before.
+        (self.global.fetch_sub(n, Ordering::AcqRel) == n).then_some(Zero(()))
     }
 }
 
-/// Adds `n` (wrapping) to a counter that only the calling thread writes.
-fn bump(counter: &AtomicU64, n: u64) {
-    // Relaxed: single writer; the value is read again only by that thread (`worker_exited`).
-    counter.store(
-        counter.load(Ordering::Relaxed).wrapping_add(n),
-        Ordering::Relaxed,
-    );
+/// Makes the state of a new executor, with its anchor taken (the holders' bias makes the
+/// count non-zero from the start).
+pub(crate) fn new_anchored<S: Counted>(state: S) -> Arc<S> {
+    let state = Arc::new(state);
+    take_anchor(&state, Revived(()));
+    state
+}
+
+/// A holder (worker `Some(i)` or the executor) is gone: releases the anchor if it was the
+/// last thing keeping the state.
+pub(crate) fn holder_left<S: Counted>(state: &Arc<S>, worker: Option<usize>) {
+    if let Some(zero) = state.task_count().holder_left(worker) {
+        // The caller holds its own `Arc`, so the state outlives this call either way.
+        release_anchor(arc_ptr(state), zero);
+    }
+}
+
+/// The pointer of `Arc::as_ptr`, which carries the provenance of the whole `Arc`
+/// allocation (a pointer made from `&*arc` would not reach the reference counts).
+fn arc_ptr<S>(state: &Arc<S>) -> NonNull<S> {
+    NonNull::new(Arc::as_ptr(state).cast_mut()).expect("an Arc's pointer is never null")
+}
+
+fn take_anchor<S>(state: &Arc<S>, _revived: Revived) {
+    // The anchor: a strong reference that nobody owns as an `Arc`, released by
+    // `release_anchor` with the pointer of `Arc::as_ptr`.
+    std::mem::forget(Arc::clone(state));
+}
+
+fn release_anchor<S>(ptr: NonNull<S>, _zero: Zero) {
+    // SAFETY: `ptr` came from `Arc::as_ptr` of an `Arc<S>` of this allocation (the same
+    // pointer, with the provenance of the whole `Arc` allocation, that `Arc::into_raw`
+    // gives). A `Zero` token exists once per anchor taken (module invariant), so the strong
+    // reference that `take_anchor` forgot is still there and is given up exactly once here.
+    unsafe { Arc::decrement_strong_count(ptr.as_ptr()) };
+}
+
+/// A task's counted pointer to its executor's state: created with the task, dropped with it.
+/// While it lives, the state does (through the anchor).
+pub(crate) struct CountedRef<S: Counted> {
+    /// From `Arc::as_ptr`, so that the anchor can be released through it.
+    ptr: NonNull<S>,
+}
+
+// SAFETY: a `CountedRef` gives shared access to `S` only (like an `Arc<S>`), so it may move
+// to and be used from other threads when `S` is Send + Sync.
+unsafe impl<S: Counted + Send + Sync> Send for CountedRef<S> {}
+// SAFETY: as above.
+unsafe impl<S: Counted + Send + Sync> Sync for CountedRef<S> {}
+
+impl<S: Counted> CountedRef<S> {
+    /// Counts a new task of `state`.
+    pub(crate) fn new(state: &Arc<S>) -> CountedRef<S> {
+        if let Some(revived) = state.task_count().created(state.current_worker()) {
+            // The executor and all its tasks were gone: this task takes a new anchor.
+            take_anchor(state, revived);
+        }
+        CountedRef {
+            ptr: arc_ptr(state),
+        }
+    }
+
+    /// The state.
+    pub(crate) fn get(&self) -> &S {
+        // SAFETY: this task is counted (`new`) until `drop` below uncounts it, and while
+        // it is counted the anchor keeps the allocation alive (module invariant).
+        unsafe { self.ptr.as_ref() }
+    }
+
+    /// An `Arc` of the state, for a caller that may drop the task (and with it, perhaps, the
+    /// last thing keeping the state) while it still uses the state.
+    pub(crate) fn to_arc(&self) -> Arc<S> {
+        // SAFETY: `ptr` came from `Arc::as_ptr` of a live allocation (see `get`), whose
+        // strong count is at least one (the anchor); we add one for the `Arc` we make.
+        unsafe {
+            Arc::increment_strong_count(self.ptr.as_ptr());
+            Arc::from_raw(self.ptr.as_ptr())
+        }
+    }
+}
+
+impl<S: Counted> Drop for CountedRef<S> {
+    fn drop(&mut self) {
+        let state = self.get();
+        if let Some(zero) = state.task_count().destroyed(state.current_worker()) {
+            // `state` is not used after this.
+            release_anchor(self.ptr, zero);
+        }
+    }
 }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::TaskCount;
+    use super::{TaskCount, BIAS, FOLD_AT};
 
     #[test]
-    fn zero_only_after_every_bias_and_task() {
+    fn zero_only_after_every_holder_and_task() {
         let count = TaskCount::new(2);
-        assert!(!count.created(Some(0)));
-        assert!(!count.created(Some(0)));
-        assert!(!count.created(None));
-        // Tasks created on worker 0 end on a foreign thread: `global` dips below the
-        // biases, never to zero.
-        assert!(!count.destroyed(None));
-        assert!(!count.destroyed(None));
-        assert!(!count.executor_dropped());
-        assert!(!count.worker_exited(1));
-        assert!(!count.worker_exited(0));
+        assert!(count.created(Some(0)).is_none());
+        assert!(count.created(Some(0)).is_none());
+        assert!(count.created(None).is_none());
+        // Tasks created on worker 0 end on a foreign thread.
+        assert!(count.destroyed(None).is_none());
+        assert!(count.destroyed(None).is_none());
+        assert!(count.holder_left(None).is_none());
+        assert!(count.holder_left(Some(1)).is_none());
+        assert!(count.holder_left(Some(0)).is_none());
         // One task left (net: 3 created, 2 destroyed).
-        assert!(count.destroyed(None));
+        assert!(count.destroyed(None).is_some());
     }
 
     #[test]
-    fn last_bias_releases_when_no_task_lives() {
+    fn last_holder_releases_when_no_task_lives_and_a_late_task_revives() {
         let count = TaskCount::new(1);
-        assert!(!count.created(Some(0)));
-        assert!(!count.destroyed(Some(0)));
-        assert!(!count.executor_dropped());
-        assert!(count.worker_exited(0));
-        // A task spawned through a handle afterwards revives the count, and its end brings
-        // it back to zero.
-        assert!(count.created(None));
-        assert!(count.destroyed(None));
+        assert!(count.created(Some(0)).is_none());
+        assert!(count.destroyed(Some(0)).is_none());
+        assert!(count.holder_left(None).is_none());
+        assert!(count.holder_left(Some(0)).is_some());
+        assert!(count.created(None).is_some());
+        assert!(count.destroyed(None).is_some());
+    }
+
+    /// The drift of issue 8: tasks created on a worker and destroyed on another thread. With
+    /// the old count (per-holder biases of 2^48, no folds) enough such pairs brought
+    /// `global` to zero while a task and every holder were still alive. Here the local count
+    /// is folded before it can drift, so the global count never goes below the bias minus
+    /// one fold per worker, however many pairs run.
+    #[test]
+    fn cross_thread_flow_never_drifts_the_global_count() {
+        let count = TaskCount::new(2);
+        assert!(count.created(None).is_none()); // one task that stays alive
+        for _ in 0..3 * FOLD_AT {
+            assert!(count.created(Some(0)).is_none());
+            assert!(count.destroyed(None).is_none());
+            assert!(count.created(None).is_none());
+            assert!(count.destroyed(Some(1)).is_none());
+        }
+        let global = count.global.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            global > BIAS - 2 * FOLD_AT && global < BIAS + 2 * FOLD_AT,
+            "global drifted to {global:#x}"
+        );
+        assert!(count.holder_left(Some(0)).is_none());
+        assert!(count.holder_left(None).is_none());
+        assert!(count.holder_left(Some(1)).is_none());
+        assert!(count.destroyed(None).is_some(), "the count is not exact");
+    }
+
+    /// Far more workers than `(workers + 1) * 2^48` allowed: the bias does not depend on the
+    /// number of workers.
+    #[test]
+    fn many_workers_do_not_overflow() {
+        let count = TaskCount::new(100_000);
+        for i in 0..100_000 {
+            assert!(count.holder_left(Some(i)).is_none());
+        }
+        assert!(count.holder_left(None).is_some());
+    }
+}
+
+/// Loom model of the count (`RUSTFLAGS="--cfg loom" cargo test --release --lib loom`):
+/// whatever the interleaving of task ends on workers and other threads and the holders'
+/// exits, exactly one update reports zero, and only after every task and holder is gone.
+#[cfg(all(test, loom))]
+mod loom_model {
+    use super::TaskCount;
+    use loom::sync::atomic::{AtomicUsize, Ordering};
+    use loom::sync::Arc;
+    use loom::thread;
+
+    #[test]
+    fn exactly_one_zero_after_everything() {
+        loom::model(|| {
+            let count = Arc::new(TaskCount::new(1));
+            // Tasks and holders not yet gone: 3 tasks, the worker and the executor. Each
+            // thread takes one off before its update, so the update that reports zero must
+            // see none left.
+            let alive = Arc::new(AtomicUsize::new(5));
+            let zeros = Arc::new(AtomicUsize::new(0));
+            // Made before the threads start: two on worker 0 (one ends on a foreign thread),
+            // one on a foreign thread (it ends on worker 0).
+            assert!(count.created(Some(0)).is_none());
+            assert!(count.created(Some(0)).is_none());
+            assert!(count.created(None).is_none());
+            let step = |update: &dyn Fn() -> Option<super::Zero>,
+                        alive: &AtomicUsize,
+                        zeros: &AtomicUsize| {
+                alive.fetch_sub(1, Ordering::SeqCst);
+                if update().is_some() {
+                    assert_eq!(
+                        alive.load(Ordering::SeqCst),
+                        0,
+                        "zero while something lives"
+                    );
+                    zeros.fetch_add(1, Ordering::SeqCst);
+                }
+            };
+            let worker = {
+                let (count, alive, zeros) = (count.clone(), alive.clone(), zeros.clone());
+                thread::spawn(move || {
+                    step(&|| count.destroyed(Some(0)), &alive, &zeros);
+                    step(&|| count.destroyed(Some(0)), &alive, &zeros);
+                    step(&|| count.holder_left(Some(0)), &alive, &zeros);
+                })
+            };
+            let foreign = {
+                let (count, alive, zeros) = (count.clone(), alive.clone(), zeros.clone());
+                thread::spawn(move || step(&|| count.destroyed(None), &alive, &zeros))
+            };
+            step(&|| count.holder_left(None), &alive, &zeros);
+            worker.join().unwrap();
+            foreign.join().unwrap();
+            assert_eq!(zeros.load(Ordering::SeqCst), 1);
+        });
     }
 }

@@ -4,6 +4,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+/// Wakes the polling task as a yield: on a worker, the task then goes behind the worker's
+/// other ready work (`worker/schedule.rs`) instead of running again at once. The caller
+/// returns `Pending`.
+pub(crate) fn wake_to_yield(cx: &Context<'_>) {
+    crate::context::note_yield();
+    cx.waker().wake_by_ref();
+}
+
 /// Returns a future that is pending once (waking itself) and ready on its second poll.
 ///
 /// On a filch worker the woken task goes behind the other tasks ready on that worker, so a
@@ -40,7 +48,7 @@ impl Future for YieldNow {
             return Poll::Ready(());
         }
         self.yielded = true;
-        cx.waker().wake_by_ref();
+        wake_to_yield(cx);
         Poll::Pending
     }
 }

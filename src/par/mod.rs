@@ -15,6 +15,8 @@
 //! **Invariant:** every index of the range is processed exactly once, unless the loop is
 //! stopped (a panic, or the future dropped), after which no index starts.
 
+#[cfg(all(test, loom))]
+mod loom_model;
 mod run;
 pub(crate) mod steal_range;
 
@@ -26,14 +28,14 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use crate::executor::{Executor, Handle};
-use crate::shared::Shared;
+use crate::state::State;
 use run::{ForEach, Kind, Loop, Map, Reduce};
 
 /// A started loop, seen through its output type only.
 type Running<O> = Arc<Loop<dyn Kind<Output = O>>>;
 
 /// Builds the loop for its range on an executor, or gives the output of an empty range.
-type Start<O> = Box<dyn FnOnce(Range<usize>, Option<&Arc<Shared>>) -> Started<O> + Send>;
+type Start<O> = Box<dyn FnOnce(Range<usize>, Option<&Arc<State>>) -> Started<O> + Send>;
 
 enum Started<O> {
     Empty(O),
@@ -56,7 +58,7 @@ enum Stage<O: Send + 'static> {
 
 /// Builds the [`Start`] of a loop of kind `K`, made by `make` for a number of helpers.
 fn start<K: Kind>(make: impl FnOnce(usize) -> K + Send + 'static) -> Start<K::Output> {
-    Box::new(move |range: Range<usize>, shared: Option<&Arc<Shared>>| {
+    Box::new(move |range: Range<usize>, shared: Option<&Arc<State>>| {
         let len = range.end.saturating_sub(range.start);
         match shared {
             Some(shared) if len > 0 => {
@@ -88,7 +90,7 @@ impl<O: Send + 'static> Stage<O> {
                 (false, Some(handle)) => Some(handle),
                 (false, None) => Some(crate::global::current_or_global()),
             };
-            match start(range, handle.as_ref().map(Handle::shared)) {
+            match start(range, handle.as_ref().map(Handle::state)) {
                 Started::Empty(output) => return Poll::Ready(output),
                 Started::Running(lp) => *self = Stage::Running(StopOnDrop(lp)),
             }

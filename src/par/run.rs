@@ -43,7 +43,7 @@ use crossbeam_utils::CachePadded;
 use futures::task::AtomicWaker;
 
 use super::steal_range::Partition;
-use crate::shared::Shared;
+use crate::state::State;
 use crate::sync::{AtomicBool, Ordering};
 
 /// How long a helper runs before it yields to the other tasks of its worker.
@@ -108,11 +108,11 @@ impl<K: Kind> Loop<K> {
     }
 
     /// Spawns one helper task per slice, helper `i` onto worker `i % workers`.
-    pub(crate) fn start(self: &Arc<Self>, shared: &Arc<Shared>) {
+    pub(crate) fn start(self: &Arc<Self>, shared: &Arc<State>) {
         let workers = shared.num_workers();
         for index in 0..self.partition.workers() {
             let helper = Helper::new(Arc::clone(self), index);
-            drop(crate::task::spawn_on_worker(
+            drop(crate::spawn::spawn_on_worker(
                 shared,
                 index % workers,
                 helper,
@@ -271,7 +271,7 @@ impl<K: Kind> Future for Helper<K> {
                 if now - started >= HELPER_BUDGET {
                     // Let the other tasks of this worker run; the loop goes on when this
                     // helper is polled again (meanwhile others may steal from its slice).
-                    cx.waker().wake_by_ref();
+                    crate::yield_now::wake_to_yield(cx);
                     return Poll::Pending;
                 }
             }

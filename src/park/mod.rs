@@ -13,6 +13,9 @@
 //!   thread that takes the index out of `sleepers` notifies its event: a notification is
 //!   never sent to nobody.
 
+#[cfg(all(test, loom))]
+mod loom_model;
+
 use crossbeam_utils::CachePadded;
 use event_listener::{Event, EventListener, Listener};
 
@@ -32,7 +35,7 @@ fn unparked(state: usize) -> usize {
 }
 
 /// Per-worker parking slot.
-struct Slot {
+struct WorkerPark {
     /// The event this worker's listener waits on. Only its notifier (see invariants) notifies it.
     event: Event,
     /// Set while the worker is in `sleepers`. Written under the lock; read without it by
@@ -45,39 +48,36 @@ struct Slot {
 }
 
 /// The notifier shared by the workers of one executor.
-#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
-pub struct Sleep {
+pub(crate) struct Sleep {
     /// `searching | unparked << (BITS / 2)`.
     state: AtomicUsize,
     /// Indices of the workers that are parked or about to park.
     sleepers: Mutex<Vec<usize>>,
-    slots: Box<[CachePadded<Slot>]>,
+    parks: Box<[CachePadded<WorkerPark>]>,
     workers: usize,
 }
 
-#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
 impl Parked {
     /// Whether the worker counts as a searcher after [`Sleep::park`].
-    pub fn searching(self) -> bool {
+    pub(crate) fn searching(self) -> bool {
         matches!(self, Parked::WokenSearching | Parked::SkippedSearching)
     }
     /// Whether the worker really slept.
-    pub fn slept(self) -> bool {
+    pub(crate) fn slept(self) -> bool {
         matches!(self, Parked::Woken | Parked::WokenSearching)
     }
 }
 
-#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
 impl Sleep {
     /// A notifier for `workers` workers, all awake and none searching.
-    pub fn new(workers: usize) -> Sleep {
+    pub(crate) fn new(workers: usize) -> Sleep {
         assert!(workers < SEARCHING_MASK, "too many workers");
         Sleep {
             state: AtomicUsize::new(workers * UNPARKED_ONE),
             sleepers: Mutex::new(Vec::with_capacity(workers)),
-            slots: (0..workers)
+            parks: (0..workers)
                 .map(|_| {
-                    CachePadded::new(Slot {
+                    CachePadded::new(WorkerPark {
                         event: Event::new(),
                         sleeping: AtomicBool::new(false),
                         woken_as_searcher: AtomicBool::new(false),
@@ -91,7 +91,7 @@ impl Sleep {
     /// Tries to become a searcher (a worker allowed to steal). At most about half the
     /// workers search at once, so that a burst of idle workers does not hammer the deques.
     #[must_use]
-    pub fn try_start_search(&self) -> bool {
+    pub(crate) fn try_start_search(&self) -> bool {
         let mut state = self.state.load(Ordering::SeqCst);
         loop {
             // Why: the cap; a worker refused here parks after checking its own queues.
@@ -115,7 +115,7 @@ impl Sleep {
     /// searcher: pushes made meanwhile skipped their notification (they saw a searcher), so
     /// the caller must check for leftover work and call [`Sleep::notify_work`] if any.
     #[must_use]
-    pub fn end_search(&self) -> bool {
+    pub(crate) fn end_search(&self) -> bool {
         let prev = self.state.fetch_sub(1, Ordering::SeqCst);
         debug_assert!(searching(prev) > 0);
         searching(prev) == 1
@@ -127,7 +127,7 @@ impl Sleep {
     /// find the work, or re-check before it parks) or nobody sleeps. The fence pairs with
     /// the fence in [`Sleep::park`]: either the parker's re-check sees the push, or this
     /// load sees the parker's decrement of `state` (README, "No lost wake-up").
-    pub fn notify_work(&self) {
+    pub(crate) fn notify_work(&self) {
         fence(Ordering::SeqCst);
         // Relaxed: ordered by the fence above against the parker's fence.
         let state = self.state.load(Ordering::Relaxed);
@@ -139,17 +139,17 @@ impl Sleep {
     /// Called after work was pushed to worker `index`'s own inbox: wakes that worker if it
     /// sleeps (not as a searcher: its work is waiting for it), else behaves as
     /// [`Sleep::notify_work`] so that idle workers may help.
-    pub fn notify_worker(&self, index: usize) {
+    pub(crate) fn notify_worker(&self, index: usize) {
         fence(Ordering::SeqCst);
-        let slot = &self.slots[index];
+        let park = &self.parks[index];
         // Relaxed: ordered by the fence above against the fence in `park` (README).
-        if slot.sleeping.load(Ordering::Relaxed) {
+        if park.sleeping.load(Ordering::Relaxed) {
             let mut sleepers = lock(&self.sleepers);
             if let Some(pos) = sleepers.iter().position(|&w| w == index) {
                 sleepers.swap_remove(pos);
                 self.wake_locked(index, false);
                 drop(sleepers);
-                slot.event.notify(1);
+                park.event.notify(1);
                 return;
             }
         }
@@ -171,23 +171,23 @@ impl Sleep {
         if let Some(index) = sleepers.pop() {
             self.wake_locked(index, true);
             drop(sleepers);
-            self.slots[index].event.notify(1);
+            self.parks[index].event.notify(1);
         }
     }
 
     /// Books worker `index` as awake; the caller holds the `sleepers` lock, has removed
     /// `index` from it, and notifies the event after unlocking.
     fn wake_locked(&self, index: usize, as_searcher: bool) {
-        let slot = &self.slots[index];
+        let park = &self.parks[index];
         // Relaxed: both written under the lock; see the field docs for their readers.
-        slot.sleeping.store(false, Ordering::Relaxed);
-        slot.woken_as_searcher.store(as_searcher, Ordering::Relaxed);
+        park.sleeping.store(false, Ordering::Relaxed);
+        park.woken_as_searcher.store(as_searcher, Ordering::Relaxed);
         self.state
             .fetch_add(UNPARKED_ONE + usize::from(as_searcher), Ordering::SeqCst);
     }
 
     /// Wakes every sleeping worker (shutdown).
-    pub fn wake_all(&self) {
+    pub(crate) fn wake_all(&self) {
         let mut sleepers = lock(&self.sleepers);
         let woken: Vec<usize> = sleepers.drain(..).collect();
         for &index in &woken {
@@ -195,7 +195,7 @@ impl Sleep {
         }
         drop(sleepers);
         for index in woken {
-            self.slots[index].event.notify(1);
+            self.parks[index].event.notify(1);
         }
     }
 
@@ -207,7 +207,17 @@ impl Sleep {
     ///
     /// `has_work` must look at every queue the worker could take from, and at the
     /// shutdown flag.
-    pub fn park(&self, index: usize, searching: bool, has_work: impl Fn() -> bool) -> Parked {
+    ///
+    /// The worker loop does the same steps with the listener as a future
+    /// ([`Sleep::prepare_park`], then [`Sleep::woken`]); the loom models use this blocking
+    /// form.
+    #[cfg(all(test, loom))]
+    pub(crate) fn park(
+        &self,
+        index: usize,
+        searching: bool,
+        has_work: impl Fn() -> bool,
+    ) -> Parked {
         match self.prepare_park(index, searching, has_work) {
             Prepared::Skipped(parked) => parked,
             Prepared::Sleep(listener) => {
@@ -221,15 +231,15 @@ impl Sleep {
     /// Steps 1–3 of [`Sleep::park`]: register, book, re-check. Either the worker does not
     /// sleep, or it must wait for the returned listener (blocking, or by polling it as a
     /// future) and then call [`Sleep::woken`].
-    pub fn prepare_park(
+    pub(crate) fn prepare_park(
         &self,
         index: usize,
         searching: bool,
         has_work: impl Fn() -> bool,
     ) -> Prepared {
-        let slot = &self.slots[index];
+        let park = &self.parks[index];
         // Step 1: register the listener before anyone can find us in `sleepers`.
-        let listener = slot.event.listen();
+        let listener = park.event.listen();
         // Step 2: book ourselves as sleeping, together with the counts.
         {
             let mut sleepers = lock(&self.sleepers);
@@ -237,40 +247,48 @@ impl Sleep {
                 .fetch_sub(UNPARKED_ONE + usize::from(searching), Ordering::SeqCst);
             sleepers.push(index);
             // Relaxed: ordered for `notify_worker` by the fence below.
-            slot.sleeping.store(true, Ordering::Relaxed);
+            park.sleeping.store(true, Ordering::Relaxed);
         }
         // Step 3: re-check every queue. The fence pairs with the one in `notify_work` /
         // `notify_worker`: a push we miss here saw our booking and wakes us.
         fence(Ordering::SeqCst);
         if has_work() {
-            let mut sleepers = lock(&self.sleepers);
-            if let Some(pos) = sleepers.iter().position(|&w| w == index) {
-                // Nobody woke us yet: take ourselves back, not as a searcher.
-                sleepers.swap_remove(pos);
-                self.wake_locked(index, false);
-                return Prepared::Skipped(Parked::Skipped);
-            }
-            // A notifier already took us out and booked us awake (perhaps as a searcher).
-            // It notifies our event after unlocking, maybe not yet: wait for that
-            // notification here, so that it cannot reach a listener of a later park (which
-            // would then return while still booked in `sleepers`). The wait is short: the
-            // notifier is between its unlock and its `notify`.
-            drop(sleepers);
-            listener.wait();
-            // Relaxed: written under the lock we just held.
-            return Prepared::Skipped(if slot.woken_as_searcher.load(Ordering::Relaxed) {
-                Parked::SkippedSearching
-            } else {
-                Parked::Skipped
-            });
+            return Prepared::Skipped(self.unbook(index, listener));
         }
         Prepared::Sleep(listener)
     }
 
+    /// Takes back a worker booked as sleeping by [`Sleep::prepare_park`] that will not wait
+    /// for its listener after all (its re-check found work, or its thread unwound out of the
+    /// wait): restores the counts as a wake-up would.
+    pub(crate) fn unbook(&self, index: usize, listener: EventListener) -> Parked {
+        let park = &self.parks[index];
+        let mut sleepers = lock(&self.sleepers);
+        if let Some(pos) = sleepers.iter().position(|&w| w == index) {
+            // Nobody woke us yet: take ourselves back, not as a searcher.
+            sleepers.swap_remove(pos);
+            self.wake_locked(index, false);
+            return Parked::Skipped;
+        }
+        // A notifier already took us out and booked us awake (perhaps as a searcher). It
+        // notifies our event after unlocking, maybe not yet: wait for that notification
+        // here, so that it cannot reach a listener of a later park (which would then return
+        // while still booked in `sleepers`). The wait is short: the notifier is between its
+        // unlock and its `notify`.
+        drop(sleepers);
+        listener.wait();
+        // Relaxed: written under the lock we just held.
+        if park.woken_as_searcher.load(Ordering::Relaxed) {
+            Parked::SkippedSearching
+        } else {
+            Parked::Skipped
+        }
+    }
+
     /// After the listener of [`Sleep::prepare_park`] fired: how the worker was woken.
-    pub fn woken(&self, index: usize) -> Parked {
+    pub(crate) fn woken(&self, index: usize) -> Parked {
         // Relaxed: written before the notification the listener received.
-        if self.slots[index].woken_as_searcher.load(Ordering::Relaxed) {
+        if self.parks[index].woken_as_searcher.load(Ordering::Relaxed) {
             Parked::WokenSearching
         } else {
             Parked::Woken
@@ -279,8 +297,7 @@ impl Sleep {
 }
 
 /// What [`Sleep::prepare_park`] decided.
-#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
-pub enum Prepared {
+pub(crate) enum Prepared {
     /// The re-check found work: the worker does not sleep.
     Skipped(Parked),
     /// The worker is booked as sleeping: wait for this listener, then call [`Sleep::woken`].
@@ -289,8 +306,7 @@ pub enum Prepared {
 
 /// How [`Sleep::park`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(loom), allow(unreachable_pub))] // `pub` for `crate::__loom`
-pub enum Parked {
+pub(crate) enum Parked {
     /// The re-check found work; the worker never slept and is not a searcher.
     Skipped,
     /// The re-check found work, but a notifier had already booked the worker awake as a

@@ -3,12 +3,11 @@
 //! end of the loop is observed exactly once, under every interleaving loom
 //! explores.
 //!
-//! Run: `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_steal_range`
-#![cfg(loom)]
+//! Run: `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --lib loom`
 
 use std::ops::Range;
 
-use filch::__loom::Partition;
+use super::steal_range::Partition;
 use loom::sync::Arc;
 use loom::thread;
 

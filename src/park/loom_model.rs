@@ -4,10 +4,9 @@
 //! item waits, the pusher's `join` never returns, and loom reports the deadlock.
 //!
 //! Run with
-//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release --test loom_park`.
-#![cfg(loom)]
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release --lib loom`.
 
-use filch::__loom::Sleep;
+use super::Sleep;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;

@@ -1,0 +1,469 @@
+//! The worker loop: find a task, run it, and park when there is none; and (in
+//! `schedule.rs`) where the tasks it runs go when they are woken.
+//!
+//! A worker looks for work in this order (Duffy's local → global → steal, with tokio's
+//! fairness fixes):
+//! 1. every [`FAIRNESS_INTERVAL`] polls, the injector or its inbox first (alternately), then
+//!    its yielded tasks, so that none of them starves behind a deque that never empties;
+//! 2. its LIFO slot (the task the last poll woke or spawned), at most
+//!    [`MAX_LIFO_HANDOFFS`] times in a row; then the slot's task goes onto the deque and the
+//!    oldest task of the deque runs, so two tasks that wake each other cannot starve a third;
+//! 3. its own deque (LIFO end), then its inbox, then the injector (in batches), then the
+//!    tasks that yielded during its earlier polls;
+//! 4. as a searcher (at most about half the workers search at once): the other workers'
+//!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
+//!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`];
+//! 5. park (see `park/README.md`).
+//!
+//! There is one loop, written as a future ([`WorkerLoop`]): parking is waiting for the
+//! notifier's listener. With the `async-io` feature the future runs inside
+//! `async_io::block_on`, as smol's executors do, so a parked worker waits in async-io's
+//! reactor (if no other thread does) and a busy one returns to it every
+//! [`FAIRNESS_INTERVAL`] polls (at most once per [`REACTOR_INTERVAL`]) to handle ready IO
+//! events; without it, the crate's own `block_on` runs it and a parked worker sleeps on its
+//! thread parker.
+//!
+//! **Invariants:**
+//! - a worker never blocks inside a poll; it only sleeps in step 5, after a re-check of
+//!   every queue;
+//! - a worker whose loop unwinds (a panic outside any task: a panicking waker run by the
+//!   reactor it drives) gives back its booking in the notifier (`WorkerLoop`'s drop), and
+//!   starts its loop again: the searching and unparked counts stay exact, and the executor
+//!   keeps its number of workers;
+//! - a worker that exits drops what is left in its private queues, and only then stops
+//!   counting tasks locally and gives up its hold on the state (`task_count.rs`).
+
+pub(crate) mod local;
+pub(crate) mod schedule;
+
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+#[cfg(all(feature = "async-io", not(loom)))]
+use std::time::{Duration, Instant};
+
+use crossbeam_deque::{Steal, Worker};
+use event_listener::EventListener;
+
+use crate::context;
+use crate::park::{Parked, Prepared};
+use crate::state::{Runnable, State};
+use crate::sync::Ordering;
+use crate::task::drop_quietly;
+use crate::task_count;
+use local::WorkerLocal;
+
+/// Every this many polls a worker looks at the injector (or its inbox) before its own
+/// deque. 61 as in tokio and Go: prime, so it does not beat with periodic workloads.
+pub(crate) const FAIRNESS_INTERVAL: u32 = 61;
+
+/// How many times in a row a worker runs the task its previous poll woke (the LIFO slot)
+/// before it gives the oldest task of its deque a turn. 3 as in tokio.
+pub(crate) const MAX_LIFO_HANDOFFS: u32 = 3;
+
+/// How many times a worker sweeps all victims in one search.
+const STEAL_ROUNDS: usize = 2;
+
+/// How long a searcher keeps looking before it parks. Waking a parked worker costs a
+/// futex round trip (several µs, more when the wakee's core must be woken too); a
+/// fine-grained workload that leaves a worker idle for a moment between bursts (the
+/// scatter-gather barrier) paid that on every burst. Only searchers (at most about half
+/// the workers) spin, and only this long, so an idle pool still goes quiet at once.
+const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
+
+/// The least time between two returns to the reactor of a busy worker: a zero-timeout
+/// poll of the reactor costs a system call, too much to pay every few microseconds.
+#[cfg(all(feature = "async-io", not(loom)))]
+const REACTOR_INTERVAL: Duration = Duration::from_micros(100);
+
+/// The loop's private state, kept across restarts of the loop.
+struct LoopState {
+    /// Polls since the worker started (wrapping); drives the fairness interval.
+    tick: u32,
+    /// Consecutive LIFO-slot runs.
+    handoffs: u32,
+    /// Whether this worker counts as a searcher in the notifier.
+    searching: bool,
+    /// xorshift state for picking the first victim.
+    rng: u64,
+}
+
+/// The body of worker thread `index`.
+pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
+    let _enter = context::enter(Arc::clone(&state));
+    let worker = WorkerLocal::new(state, index, deque);
+    let mut st = LoopState {
+        tick: 0,
+        handoffs: 0,
+        searching: false,
+        rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
+    };
+    {
+        let _installed = context::enter_worker(&worker);
+        loop {
+            let turn = catch_unwind(AssertUnwindSafe(|| {
+                drive(WorkerLoop::new(&worker, &mut st))
+            }));
+            match turn {
+                Ok(()) => break,
+                // The loop's drop gave back its booking in the notifier; start it again.
+                Err(payload) => drop_quietly(payload),
+            }
+        }
+        worker.drain_on_exit();
+    }
+    // From here on this thread is no worker: tasks it drops are counted globally.
+    task_count::holder_left(&worker.state, Some(index));
+}
+
+/// Runs the loop to its end on this thread (module docs).
+fn drive(worker_loop: WorkerLoop<'_>) {
+    #[cfg(all(feature = "async-io", not(loom)))]
+    async_io::block_on(worker_loop);
+    #[cfg(not(all(feature = "async-io", not(loom))))]
+    crate::block_on::block_on(worker_loop);
+}
+
+/// The worker loop as a future (module docs). Ready once the executor shuts down.
+struct WorkerLoop<'a> {
+    worker: &'a WorkerLocal,
+    st: &'a mut LoopState,
+    /// Set while the worker sleeps (booked in the notifier, waiting for this listener).
+    listener: Option<EventListener>,
+    /// When the loop last returned to the reactor.
+    #[cfg(all(feature = "async-io", not(loom)))]
+    last_yield: Instant,
+}
+
+impl<'a> WorkerLoop<'a> {
+    fn new(worker: &'a WorkerLocal, st: &'a mut LoopState) -> WorkerLoop<'a> {
+        WorkerLoop {
+            worker,
+            st,
+            listener: None,
+            #[cfg(all(feature = "async-io", not(loom)))]
+            last_yield: Instant::now(),
+        }
+    }
+
+    /// Waits for the listener of a park; `true` once the worker is awake again.
+    fn wait(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(listener) = self.listener.as_mut() else {
+            return true;
+        };
+        if Pin::new(listener).poll(cx).is_pending() {
+            return false;
+        }
+        self.listener = None;
+        let worker = self.worker;
+        worker.set_parked(false);
+        worker.after_park(self.st, worker.state.sleep.woken(worker.index));
+        true
+    }
+
+    /// Whether a busy worker should let the reactor handle ready events now.
+    #[cfg(all(feature = "async-io", not(loom)))]
+    fn time_for_reactor(&mut self, polls: u32) -> bool {
+        if polls % FAIRNESS_INTERVAL == 0 && self.last_yield.elapsed() >= REACTOR_INTERVAL {
+            self.last_yield = Instant::now();
+            return true;
+        }
+        false
+    }
+
+    #[cfg(not(all(feature = "async-io", not(loom))))]
+    fn time_for_reactor(&mut self, _polls: u32) -> bool {
+        false
+    }
+}
+
+impl Future for WorkerLoop<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        let worker = this.worker;
+        let state = &*worker.state;
+        if !this.wait(cx) {
+            return Poll::Pending;
+        }
+        let mut polls = 0u32;
+        loop {
+            match worker.find_task_or_spin(this.st) {
+                Some(task) => {
+                    worker.run_task(this.st, task);
+                    if state.is_shut_down() {
+                        return Poll::Ready(());
+                    }
+                    polls = polls.wrapping_add(1);
+                    if this.time_for_reactor(polls) {
+                        // Let `block_on` process ready IO events, then poll us again.
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                }
+                None if state.is_shut_down() => return Poll::Ready(()),
+                None => {
+                    worker.set_parked(true);
+                    match state
+                        .sleep
+                        .prepare_park(worker.index, this.st.searching, || state.has_work())
+                    {
+                        Prepared::Skipped(parked) => {
+                            worker.set_parked(false);
+                            worker.after_park(this.st, parked);
+                        }
+                        Prepared::Sleep(listener) => {
+                            this.listener = Some(listener);
+                            #[cfg(test)]
+                            if state
+                                .fault_next_park
+                                .swap(false, std::sync::atomic::Ordering::SeqCst)
+                            {
+                                panic!("filch test: a fault injected into a parked worker");
+                            }
+                            if !this.wait(cx) {
+                                // Asleep: `block_on` waits in the reactor or on its parker
+                                // until the listener is notified.
+                                return Poll::Pending;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for WorkerLoop<'_> {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            // Unwinding out of a park: give back the booking as a wake-up would, so that the
+            // notifier's counts stay exact (module invariants).
+            let worker = self.worker;
+            let parked = worker.state.sleep.unbook(worker.index, listener);
+            worker.set_parked(false);
+            worker.after_park(self.st, parked);
+        }
+    }
+}
+
+impl WorkerLocal {
+    fn counters(&self) -> &crate::stats::Counters {
+        &self.state.workers[self.index].counters
+    }
+
+    /// Finds the next task (steps 1–4), or `None` if there is none to be had now.
+    fn find_task(&self, st: &mut LoopState) -> Option<Runnable> {
+        let task = self.next_task(st).or_else(|| self.search(st))?;
+        self.end_search(st);
+        Some(task)
+    }
+
+    /// Finds a task; a searcher that finds none keeps looking for up to
+    /// [`SPIN_BEFORE_PARK`].
+    fn find_task_or_spin(&self, st: &mut LoopState) -> Option<Runnable> {
+        if let Some(task) = self.find_task(st) {
+            return Some(task);
+        }
+        if !st.searching {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        while started.elapsed() < SPIN_BEFORE_PARK && !self.state.is_shut_down() {
+            for _ in 0..32 {
+                std::hint::spin_loop();
+            }
+            if let Some(task) = self.find_task(st) {
+                return Some(task);
+            }
+        }
+        None
+    }
+
+    fn after_park(&self, st: &mut LoopState, parked: Parked) {
+        st.searching = parked.searching();
+        if parked.slept() {
+            self.counters().add_park();
+        }
+        if parked == Parked::Woken {
+            st.handoffs = 0;
+        }
+    }
+
+    /// Steps 1–3 of the search order (module docs).
+    fn next_task(&self, st: &mut LoopState) -> Option<Runnable> {
+        if st.tick % FAIRNESS_INTERVAL == FAIRNESS_INTERVAL - 1 {
+            st.tick = st.tick.wrapping_add(1);
+            let global_first = (st.tick / FAIRNESS_INTERVAL) % 2 == 0;
+            let found = if global_first {
+                self.pop_injector().or_else(|| self.pop_inbox())
+            } else {
+                self.pop_inbox().or_else(|| self.pop_injector())
+            }
+            .or_else(|| self.pop_yielded());
+            if let Some(task) = found {
+                if let Some(waiting) = self.take_lifo() {
+                    self.deque.push(waiting);
+                    self.state.sleep.notify_work();
+                }
+                st.handoffs = 0;
+                return Some(task);
+            }
+        }
+        match self.take_lifo() {
+            Some(task) if st.handoffs < MAX_LIFO_HANDOFFS => {
+                st.handoffs += 1;
+                return Some(task);
+            }
+            Some(task) => {
+                // Cap reached: the hand-off chain waits its turn; the oldest local task runs.
+                st.handoffs = 0;
+                self.deque.push(task);
+                self.state.sleep.notify_work();
+                if let Some(oldest) = self.pop_oldest_local() {
+                    return Some(oldest);
+                }
+            }
+            None => st.handoffs = 0,
+        }
+        self.deque
+            .pop()
+            .or_else(|| self.pop_inbox())
+            .or_else(|| self.pop_injector())
+            .or_else(|| self.pop_yielded())
+    }
+
+    fn pop_oldest_local(&self) -> Option<Runnable> {
+        retry_steal(|| self.state.workers[self.index].stealer.steal())
+    }
+
+    fn pop_inbox(&self) -> Option<Runnable> {
+        retry_steal(|| {
+            self.state.workers[self.index]
+                .inbox
+                .steal_batch_and_pop(&self.deque)
+        })
+    }
+
+    fn pop_injector(&self) -> Option<Runnable> {
+        retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque))
+    }
+
+    /// The oldest yielded task; the others move onto the deque, where idle workers may
+    /// steal them (and are told so).
+    fn pop_yielded(&self) -> Option<Runnable> {
+        let (task, more) = self.take_yielded()?;
+        if more {
+            self.state.sleep.notify_work();
+        }
+        Some(task)
+    }
+
+    /// Step 4: steal from the other workers, as a searcher.
+    fn search(&self, st: &mut LoopState) -> Option<Runnable> {
+        let n = self.state.num_workers();
+        if n == 1 {
+            return None;
+        }
+        if !st.searching {
+            if !self.state.sleep.try_start_search() {
+                return None;
+            }
+            st.searching = true;
+        }
+        let mut attempts = 0;
+        let mut found = None;
+        'rounds: for _ in 0..STEAL_ROUNDS {
+            let start = (xorshift64star(&mut st.rng) % n as u64) as usize;
+            for k in 0..n {
+                let victim = (start + k) % n;
+                if victim == self.index {
+                    continue;
+                }
+                let other = &self.state.workers[victim];
+                attempts += 1;
+                if let Some(task) = retry_steal(|| other.stealer.steal_batch_and_pop(&self.deque)) {
+                    found = Some(task);
+                    break 'rounds;
+                }
+                attempts += 1;
+                if let Some(task) = retry_steal(|| other.inbox.steal_batch_and_pop(&self.deque)) {
+                    found = Some(task);
+                    break 'rounds;
+                }
+            }
+            if let Some(task) = self.pop_injector() {
+                found = Some(task);
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        let counters = self.counters();
+        counters.add_steal_attempts(attempts);
+        if found.is_some() {
+            counters.add_steals(1);
+        }
+        found
+    }
+
+    /// Leaves the searching state after finding work; the last searcher to leave wakes
+    /// another worker if work is left over (pushes made while it searched did not notify).
+    fn end_search(&self, st: &mut LoopState) {
+        if !st.searching {
+            return;
+        }
+        st.searching = false;
+        if self.state.sleep.end_search() && (!self.deque.is_empty() || self.state.has_work()) {
+            self.state.sleep.notify_work();
+        }
+    }
+
+    fn run_task(&self, st: &mut LoopState, task: Runnable) {
+        // Relaxed: a placement hint (see `TaskMeta::last_worker`).
+        task.metadata()
+            .last_worker
+            .store(self.index, Ordering::Relaxed);
+        // A `yield_now` mark of an earlier poll that did not end in a self-wake.
+        self.take_yield();
+        // `TaskFuture` catches the task's panics, including its destructors'; this is a
+        // second line for a panic from the runtime itself, so that the worker survives.
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| task.run())) {
+            drop_quietly(payload);
+        }
+        st.tick = st.tick.wrapping_add(1);
+        self.counters().add_polls(1);
+    }
+
+    /// Drops every task left in this worker's private queues after shutdown, then helps
+    /// drain the shared ones.
+    fn drain_on_exit(&self) {
+        while let Some(task) = self.pop_any_private() {
+            drop(task);
+        }
+        self.state.drain_after_shutdown();
+    }
+}
+
+/// Retries a steal while it reports contention.
+fn retry_steal(mut steal: impl FnMut() -> Steal<Runnable>) -> Option<Runnable> {
+    loop {
+        match steal() {
+            Steal::Success(task) => return Some(task),
+            Steal::Retry => continue,
+            Steal::Empty => return None,
+        }
+    }
+}
+
+/// xorshift64*: a cheap, good-enough generator for picking victims.
+fn xorshift64star(state: &mut u64) -> u64 {
+    let mut x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}

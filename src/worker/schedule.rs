@@ -1,0 +1,126 @@
+//! The schedule function of every task, and the placement decisions behind it: where a
+//! spawned or woken task goes (see `WakePolicy`).
+//!
+//! - A task that yielded (`yield_now` during the poll that just ended, then woke itself)
+//!   goes to its worker's private yielded list, which runs after that worker's deque, inbox
+//!   and the injector are empty.
+//! - Any other task woken while it ran (by another thread, or another task) goes to the
+//!   inbox of the worker that ran it: behind that worker's own deque, and where an idle
+//!   worker can steal it (one is woken if none searches). Holding it back privately would
+//!   strand it behind whatever that worker runs next.
+//! - Otherwise, on a worker of the task's executor: `CurrentWorker` puts the task in this
+//!   worker's LIFO slot (the task it displaces goes onto the deque, where others may steal
+//!   it); `LastWorker` does the same if the task last ran here or never ran, and otherwise
+//!   pushes it onto the inbox of the worker it last ran on, waking that worker if it sleeps.
+//! - A worker parked in the reactor (it runs wakers of IO events) places through the inboxes,
+//!   which wake the target.
+//! - On any other thread: the global injector.
+//!
+//! Shutdown: a task scheduled after `shutdown` is set is dropped instead of queued. A push
+//! to a shared queue that races with shutdown is caught by push-then-check
+//! ([`after_shared_push`]): either the pusher sees the flag and drains, or the
+//! shutting-down thread's final drain sees the task.
+
+use async_task::ScheduleInfo;
+
+use super::local::WorkerLocal;
+use crate::context;
+use crate::state::{Runnable, State};
+use crate::sync::{fence, Ordering};
+use crate::task::NO_WORKER;
+use crate::wake_policy::WakePolicy;
+
+/// The schedule function of every task spawned onto the workers.
+pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
+    context::with_worker(|worker| match worker {
+        // On one of the task's own workers: that worker's state reference keeps the executor
+        // alive for the whole call, even if the runnable (and with it the task's reference
+        // to the executor) is dropped inside it.
+        Some(worker) if std::ptr::eq(&*worker.state, runnable.metadata().home()) => {
+            schedule_on_worker(worker, runnable, info)
+        }
+        // Elsewhere: hold our own reference for the same reason.
+        _ => {
+            let state = runnable.metadata().home_arc();
+            schedule_remote(&state, runnable)
+        }
+    })
+}
+
+/// Schedules `runnable` from `worker`, one of its executor's workers.
+fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleInfo) {
+    let state = &*worker.state;
+    if state.is_shut_down() {
+        return discard(state, runnable);
+    }
+    let here = worker.index;
+    // Relaxed: a placement hint (see `TaskMeta::last_worker`).
+    let last = runnable.metadata().last_worker.load(Ordering::Relaxed);
+    if worker.is_parked() {
+        // Woken by the reactor this parked worker drives: through an inbox, which wakes the
+        // target worker (this one, or the task's last under `LastWorker`).
+        let target = match state.policy {
+            WakePolicy::LastWorker if last != NO_WORKER => last,
+            _ => here,
+        };
+        return push_to_worker(state, target, runnable);
+    }
+    if info.woken_while_running {
+        // Scheduled at the end of the poll that ran it here.
+        if worker.take_yield() {
+            return worker.push_yielded(runnable);
+        }
+        return push_to_worker(state, here, runnable);
+    }
+    let target = match (state.policy, last) {
+        (WakePolicy::LastWorker, last) if last != NO_WORKER => last,
+        _ => here,
+    };
+    if target == here {
+        if let Some(displaced) = worker.put_lifo(runnable) {
+            worker.deque.push(displaced);
+            state.sleep.notify_work();
+        }
+    } else {
+        push_to_worker(state, target, runnable);
+    }
+}
+
+/// Places `runnable` on worker `index`'s inbox, waking that worker if it sleeps.
+pub(crate) fn push_to_worker(state: &State, index: usize, runnable: Runnable) {
+    if state.is_shut_down() {
+        return discard(state, runnable);
+    }
+    state.workers[index].inbox.push(runnable);
+    state.sleep.notify_worker(index);
+    after_shared_push(state);
+}
+
+/// Schedules `runnable` from a thread that is no worker of its executor.
+pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
+    if state.is_shut_down() {
+        return discard(state, runnable);
+    }
+    state.injector.push(runnable);
+    state.sleep.notify_work();
+    after_shared_push(state);
+}
+
+/// The second half of push-then-check: called after a push to the injector or an inbox and
+/// after the SeqCst fence in `notify_work` / `notify_worker`. That fence pairs with the one
+/// in `Executor::drop` after it sets `shutdown`: if we read `false`, the shutting-down
+/// thread's final drain sees our push.
+fn after_shared_push(state: &State) {
+    // Relaxed: ordered by the fence in `notify_*` (see above).
+    if state.shutdown.load(Ordering::Relaxed) {
+        state.drain_after_shutdown();
+    }
+}
+
+/// Drops a runnable scheduled after shutdown (through the drain, so that its destructor
+/// never runs nested inside another task's drop).
+fn discard(state: &State, runnable: Runnable) {
+    state.injector.push(runnable);
+    fence(Ordering::SeqCst);
+    state.drain_after_shutdown();
+}
