@@ -713,6 +713,15 @@ mod tests {
             .expect("a task spawned after the worker's loop unwound never ran");
         assert_eq!(got.unwrap(), 42);
         waiter.join().unwrap().unwrap();
+        // Once it sleeps again it is booked once: the unwound parks gave their bookings back.
+        let state_now = ex.handle().state().clone();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while state_now.sleep.sleepers().is_empty() {
+            assert!(std::time::Instant::now() < deadline, "the worker never slept again");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(state_now.sleep.sleepers(), vec![0], "stale bookings in the notifier");
+        drop(state_now);
         drop(ex);
         assert!(state.upgrade().is_none(), "the state leaked");
     }

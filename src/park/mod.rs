@@ -285,6 +285,14 @@ impl Sleep {
         }
     }
 
+    /// The workers booked as sleeping, sorted (white-box tests only).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn sleepers(&self) -> Vec<usize> {
+        let mut sleepers = lock(&self.sleepers).clone();
+        sleepers.sort_unstable();
+        sleepers
+    }
+
     /// After the listener of [`Sleep::prepare_park`] fired: how the worker was woken.
     pub(crate) fn woken(&self, index: usize) -> Parked {
         // Relaxed: written before the notification the listener received.
