@@ -1,5 +1,6 @@
 //! Spawning and awaiting from inside tasks and from outside (block_on, foreign threads with a
-//! Handle); `Handle::current`; thread names; builder input; `block_on` on a worker.
+//! Handle); `Handle::current`; thread names; the worker count; `block_on` on a worker. (Bad
+//! builder input is in builder_errors.rs.)
 
 mod common;
 
@@ -226,17 +227,6 @@ fn default_thread_name_prefix_is_filch() {
             "filch-0"
         );
     });
-}
-
-#[test]
-fn zero_workers_is_invalid_input() {
-    let err = Executor::builder().worker_threads(0).build().unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-    let err = filch::Builder::default()
-        .worker_threads(0)
-        .build()
-        .unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }
 
 #[test]
