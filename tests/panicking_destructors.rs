@@ -173,13 +173,17 @@ fn child_shutdown_drops_a_task_whose_future_panics_on_drop() {
             };
             let mut others: Vec<_> = (0..10).map(|_| spawn_waiting(&ex)).collect();
             let (bomb, drops) = Bomb::new("future dropped at shutdown");
-            let task = ex.spawn(async move {
-                let _bomb = bomb;
-                std::future::pending::<()>().await;
+            let task = ex.spawn({
+                let polled = Arc::clone(&polled);
+                async move {
+                    let _bomb = bomb;
+                    polled.fetch_add(1, SeqCst);
+                    std::future::pending::<()>().await;
+                }
             });
             others.extend((0..10).map(|_| spawn_waiting(&ex)));
-            wait_until(10, "the waiting tasks to run once", || {
-                polled.load(SeqCst) == 20
+            wait_until(10, "every task to wait for a wake-up", || {
+                polled.load(SeqCst) == 21
             });
 
             // Must neither abort nor panic here.
