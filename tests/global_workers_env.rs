@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::run_child_test;
+use common::{assert_child_passes, run_child_test};
 
 /// Started by the tests below in a child process with `FILCH_WORKERS` set: uses the global
 /// executor and prints its number of workers.
@@ -30,19 +30,10 @@ fn the_variable_is_filch_workers() {
 #[test]
 fn a_valid_value_sets_the_global_worker_count() {
     for value in ["3", "1"] {
-        let out = run_child_test(
+        assert_child_passes(
             "child_uses_the_global_executor",
             &[("FILCH_WORKERS", value)],
-        );
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success(),
-            "FILCH_WORKERS={value}: child failed\nstdout: {stdout}\nstderr: {stderr}"
-        );
-        assert!(
-            stdout.contains(&format!("GLOBAL_WORKERS={value}")),
-            "FILCH_WORKERS={value}: stdout: {stdout}"
+            &format!("GLOBAL_WORKERS={value}"),
         );
     }
 }

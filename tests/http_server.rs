@@ -18,6 +18,7 @@ use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::{named_executor, watchdog};
 use server::{Server, Stopper};
 
 const HELLO: &[u8] =
@@ -28,12 +29,6 @@ const GET_JSON: &[u8] = b"GET /json HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r
 
 /// Socket timeouts: far above what any response takes, far below the watchdog.
 const IO_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// Runs `body` under the shared watchdog (`tests/common`), named after the running test.
-fn watchdog(secs: u64, body: impl FnOnce() + Send + 'static) {
-    let name = thread::current().name().unwrap_or("test").to_owned();
-    common::watchdog(secs, &name, body)
-}
 
 /// A server on its own filch executor, served from a std thread.
 struct Running {
@@ -49,11 +44,7 @@ impl Running {
         assert!(addr.ip().is_loopback());
         let stopper = server.stopper();
         let thread = thread::spawn(move || {
-            let ex = filch::Executor::builder()
-                .worker_threads(workers)
-                .thread_name("http-test")
-                .build()
-                .unwrap();
+            let ex = named_executor(workers, "http-test");
             let handle = ex.handle();
             ex.block_on(server.run(|task| drop(handle.spawn(task))));
         });
@@ -151,7 +142,7 @@ fn keep_alive_client(running_addr: SocketAddr, id: usize, requests: usize) {
 
 #[test]
 fn many_concurrent_keep_alive_clients_get_every_byte() {
-    watchdog(180, || {
+    watchdog(180, "http: many keep-alive clients", || {
         const CONNECTIONS: usize = 64;
         const REQUESTS: usize = 200;
         let running = Running::start(2);
@@ -181,7 +172,7 @@ impl Running {
 
 #[test]
 fn bad_requests_get_an_error_and_a_close_while_others_are_served() {
-    watchdog(180, || {
+    watchdog(180, "http: bad requests", || {
         let running = Running::start(2);
         let addr = running.addr;
         // Good clients run the whole time the bad ones misbehave.
@@ -309,7 +300,7 @@ fn bad_requests_get_an_error_and_a_close_while_others_are_served() {
 
 #[test]
 fn requests_split_pipelined_with_bodies_and_http10() {
-    watchdog(60, || {
+    watchdog(60, "http: split and pipelined", || {
         let running = Running::start(1);
 
         // One byte per write: the parser resumes across reads.
@@ -379,7 +370,7 @@ fn requests_split_pipelined_with_bodies_and_http10() {
 
 #[test]
 fn shutdown_route_stops_the_server_and_closes_idle_connections() {
-    watchdog(60, || {
+    watchdog(60, "http: /shutdown", || {
         let running = Running::start(2);
         // An idle keep-alive connection, open across the shutdown.
         let mut idle = running.connect();

@@ -10,8 +10,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{wait_until, watchdog};
-use par_common::named_executor;
+use common::{named_executor, wait_until, watchdog};
 
 const N: usize = 100_000;
 

@@ -8,9 +8,8 @@ mod par_common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::watchdog;
+use common::{named_executor, watchdog};
 use futures::FutureExt;
-use par_common::named_executor;
 
 const M: usize = usize::MAX;
 

@@ -7,8 +7,8 @@ mod par_common;
 
 use std::sync::Arc;
 
-use common::watchdog;
-use par_common::{named_executor, Counters, Threads};
+use common::{named_executor, watchdog};
+use par_common::{Counters, Threads};
 
 const SIZES: [usize; 9] = [0, 1, 2, 3, 7, 64, 1000, 4099, 100_003];
 const WORKERS: [usize; 3] = [1, 2, 3];

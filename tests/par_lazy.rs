@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::watchdog;
-use par_common::{named_executor, Threads};
+use common::{named_executor, watchdog};
+use par_common::Threads;
 
 #[test]
 fn building_without_polling_calls_nothing() {

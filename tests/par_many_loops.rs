@@ -7,8 +7,8 @@ mod par_common;
 use std::sync::Arc;
 use std::thread;
 
-use common::watchdog;
-use par_common::{named_executor, Counters};
+use common::{named_executor, watchdog};
+use par_common::Counters;
 
 #[test]
 fn fifty_tasks_each_awaiting_a_par_map() {

@@ -11,8 +11,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{wait_until, watchdog, Tally};
-use par_common::named_executor;
+use common::{named_executor, wait_until, watchdog, Tally};
 
 #[test]
 fn results_are_in_index_order() {

@@ -7,8 +7,8 @@ mod par_common;
 
 use std::sync::Arc;
 
-use common::watchdog;
-use par_common::{named_executor, Counters, Threads};
+use common::{named_executor, watchdog};
+use par_common::{Counters, Threads};
 
 #[test]
 fn a_task_on_the_only_worker_awaits_a_loop() {

@@ -10,8 +10,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{wait_until, watchdog};
-use par_common::named_executor;
+use common::{named_executor, wait_until, watchdog};
 
 /// The worst latency allowed for a task spawned during the loop (generous for a debug build
 /// on a loaded machine; the loop itself lasts about 1.5 s).

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::watchdog;
-use par_common::{named_executor, Counters};
+use common::{named_executor, watchdog};
+use par_common::Counters;
 
 /// Runs `f` and returns its panic payload; fails the test if it returns.
 fn panic_of<R>(what: &str, f: impl FnOnce() -> R) -> Box<dyn Any + Send> {

@@ -9,8 +9,9 @@ mod par_common;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
+use common::{mix, named_executor};
 use filch::Executor;
-use par_common::{mix, named_executor, Counters};
+use par_common::Counters;
 use proptest::prelude::*;
 
 /// One executor per width 1..=4, shared by all cases.

@@ -9,8 +9,7 @@ mod par_common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::watchdog;
-use par_common::{mix, named_executor};
+use common::{mix, named_executor, watchdog};
 
 #[test]
 fn sums_are_exact() {

@@ -9,8 +9,8 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::watchdog;
-use par_common::{named_executor, spin, Counters, Threads};
+use common::{named_executor, watchdog};
+use par_common::{spin, Counters, Threads};
 
 const N: usize = 4000;
 const HEAVY: Duration = Duration::from_micros(100);

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{wait_until, watchdog};
-use par_common::{named_executor, Counters};
+use common::{named_executor, wait_until, watchdog};
+use par_common::Counters;
 
 const M: usize = usize::MAX;
 

@@ -8,38 +8,21 @@
 #[path = "../examples/scatter_gather/workload.rs"]
 mod workload;
 
-use std::sync::mpsc;
+mod common;
+
 use std::sync::Arc;
-use std::thread;
 use std::time::Duration;
 
-use filch::{Executor, WakePolicy};
+use common::{executor_with, watchdog};
+use filch::WakePolicy;
 use workload::{Deliveries, Params};
 
-/// How long one run may take before the watchdog declares it hung.
-const WATCHDOG: Duration = Duration::from_secs(20);
+/// How long one run may take, in seconds, before the watchdog declares it hung.
+const WATCHDOG_SECS: u64 = 20;
 
 /// Five tasks (not a multiple of the workers, so some must be stolen), 30 rounds, 20 µs.
 fn tiny() -> Params {
     Params::new(5, 30, Duration::from_micros(20))
-}
-
-/// Runs `body` on its own thread and fails if it does not finish within [`WATCHDOG`].
-fn with_watchdog<T: Send + 'static>(what: &str, body: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, finished) = mpsc::channel();
-    thread::Builder::new()
-        .name(format!("scatter-gather {what}"))
-        .spawn(move || {
-            let _ = done.send(body());
-        })
-        .expect("spawn the test thread");
-    match finished.recv_timeout(WATCHDOG) {
-        Ok(value) => value,
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{what}: the scatter-gather run did not finish within {WATCHDOG:?} (hung)")
-        }
-        Err(mpsc::RecvTimeoutError::Disconnected) => panic!("{what}: the run panicked"),
-    }
 }
 
 fn check_filch(policy: WakePolicy, workers: usize) {
@@ -47,12 +30,8 @@ fn check_filch(policy: WakePolicy, workers: usize) {
     let params = tiny();
     let record = Arc::new(Deliveries::new(params));
     let counts = Arc::clone(&record);
-    let wall = with_watchdog(&what, move || {
-        let ex = Executor::builder()
-            .worker_threads(workers)
-            .wake_policy(policy)
-            .build()
-            .expect("start filch");
+    let wall = watchdog(WATCHDOG_SECS, &what, move || {
+        let ex = executor_with(workers, policy);
         // Twice on the same executor: the second run starts with warm workers.
         let first = workload::run_filch_recorded(&ex, params, Some(&counts));
         let second = workload::run_filch(&ex, params);
@@ -95,7 +74,7 @@ fn tokio_and_async_executor_run_the_same_workload() {
     let params = tiny();
     let record = Arc::new(Deliveries::new(params));
     let counts = Arc::clone(&record);
-    with_watchdog("tokio", move || {
+    watchdog(WATCHDOG_SECS, "tokio", move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()
@@ -106,7 +85,7 @@ fn tokio_and_async_executor_run_the_same_workload() {
     if let Err(problems) = record.check_exactly_once() {
         panic!("tokio: {problems}");
     }
-    with_watchdog("async-executor", move || {
+    watchdog(WATCHDOG_SECS, "async-executor", move || {
         let ex = async_executor::Executor::new();
         workload::run_async_executor(&ex, 2, params)
     })

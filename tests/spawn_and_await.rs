@@ -1,5 +1,6 @@
 //! Spawning and awaiting from inside tasks and from outside (block_on, foreign threads with a
-//! Handle); `Handle::current`; thread names; builder input; `block_on` on a worker.
+//! Handle); `Handle::current`; thread names; the worker count; `block_on` on a worker. (Bad
+//! builder input is in builder_errors.rs.)
 
 mod common;
 
@@ -7,12 +8,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use common::{executor, watchdog};
-use filch::{Executor, Handle, JoinHandle};
-
-fn thread_name() -> String {
-    thread::current().name().unwrap_or("<unnamed>").to_owned()
-}
+use common::{executor, named_executor, panic_message, thread_name, watchdog};
+use filch::{Handle, JoinHandle};
 
 #[test]
 fn spawn_from_outside_and_block_on_each_handle() {
@@ -56,11 +53,7 @@ fn spawn_and_await_inside_tasks() {
 #[test]
 fn spawn_inside_block_on_goes_to_that_executor() {
     watchdog(30, "spawn inside block_on", || {
-        let ex = Executor::builder()
-            .worker_threads(2)
-            .thread_name("bo")
-            .build()
-            .unwrap();
+        let ex = named_executor(2, "bo");
         let (free, via_current, nested) = ex.block_on(async {
             let free = filch::spawn(async { thread_name() }).await.unwrap();
             let via_current = Handle::current()
@@ -87,11 +80,7 @@ fn spawn_inside_block_on_goes_to_that_executor() {
 #[test]
 fn foreign_threads_spawn_through_a_handle() {
     watchdog(30, "foreign threads spawn", || {
-        let ex = Executor::builder()
-            .worker_threads(2)
-            .thread_name("ft")
-            .build()
-            .unwrap();
+        let ex = named_executor(2, "ft");
         let threads: Vec<_> = (0..4u64)
             .map(|t| {
                 let handle = ex.handle();
@@ -156,11 +145,7 @@ fn handle_current_is_none_outside_any_executor() {
 #[test]
 fn handle_current_inside_a_worker_is_its_executor() {
     watchdog(30, "Handle::current in a worker", || {
-        let ex = Executor::builder()
-            .worker_threads(3)
-            .thread_name("hcw")
-            .build()
-            .unwrap();
+        let ex = named_executor(3, "hcw");
         let (workers, name) = ex
             .block_on(ex.spawn(async {
                 let handle = Handle::current().expect("a worker has a current executor");
@@ -195,11 +180,7 @@ fn handle_current_inside_block_on_nests_and_restores() {
 #[test]
 fn worker_threads_are_named_prefix_index() {
     watchdog(30, "thread names", || {
-        let ex = Executor::builder()
-            .worker_threads(3)
-            .thread_name("pool")
-            .build()
-            .unwrap();
+        let ex = named_executor(3, "pool");
         // Three tasks that block until all three run at once: one on each worker.
         let barrier = Arc::new(Barrier::new(3));
         let tasks: Vec<_> = (0..3)
@@ -229,17 +210,6 @@ fn default_thread_name_prefix_is_filch() {
 }
 
 #[test]
-fn zero_workers_is_invalid_input() {
-    let err = Executor::builder().worker_threads(0).build().unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-    let err = filch::Builder::default()
-        .worker_threads(0)
-        .build()
-        .unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
-}
-
-#[test]
 fn worker_threads_reports_the_count() {
     for n in [1, 2, 5] {
         let ex = executor(n);
@@ -257,10 +227,7 @@ fn block_on_on_a_worker_panics_and_suggests_await() {
             .block_on(ex.spawn(async {
                 let err = catch_unwind(AssertUnwindSafe(|| filch::block_on(async { 1 })))
                     .expect_err("block_on on a worker must panic");
-                err.downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default()
+                panic_message(&*err)
             }))
             .unwrap();
         assert!(message.contains("block_on"), "message: {message:?}");

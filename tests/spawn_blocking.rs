@@ -10,19 +10,9 @@ mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};
-use std::thread;
 
-use filch::{Executor, Handle};
-
-/// Runs `body` under the shared watchdog (`tests/common`), named after the running test.
-fn watchdog(secs: u64, body: impl FnOnce() + Send + 'static) {
-    let name = thread::current().name().unwrap_or("test").to_owned();
-    common::watchdog(secs, &name, body)
-}
-
-fn thread_name() -> String {
-    thread::current().name().unwrap_or("").to_owned()
-}
+use common::{executor, named_executor, thread_name, watchdog};
+use filch::Handle;
 
 /// A gate that blocking jobs wait on until someone opens it.
 #[derive(Clone, Default)]
@@ -46,12 +36,8 @@ impl Gate {
 
 #[test]
 fn runs_on_a_named_blocking_thread_that_is_no_worker() {
-    watchdog(30, || {
-        let ex = Executor::builder()
-            .worker_threads(2)
-            .thread_name("sbk")
-            .build()
-            .unwrap();
+    watchdog(30, "blocking: named thread", || {
+        let ex = named_executor(2, "sbk");
         // Eager, like `spawn`: called inside `block_on`, it picks `ex`.
         let name = ex
             .block_on(async { filch::spawn_blocking(thread_name).await })
@@ -73,12 +59,8 @@ fn runs_on_a_named_blocking_thread_that_is_no_worker() {
 
 #[test]
 fn the_owning_executor_is_current_and_block_on_is_allowed() {
-    watchdog(30, || {
-        let ex = Executor::builder()
-            .worker_threads(2)
-            .thread_name("own")
-            .build()
-            .unwrap();
+    watchdog(30, "blocking: owner is current", || {
+        let ex = named_executor(2, "own");
         let job = ex.spawn_blocking(|| {
             assert!(Handle::current().is_some());
             assert_eq!(Handle::current().unwrap().stats().workers.len(), 2);
@@ -100,8 +82,8 @@ fn the_owning_executor_is_current_and_block_on_is_allowed() {
 
 #[test]
 fn a_panic_resolves_the_handle_to_a_panic_error() {
-    watchdog(30, || {
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
+    watchdog(30, "blocking: panic", || {
+        let ex = executor(1);
         let err = ex
             .block_on(ex.spawn_blocking(|| -> u32 { panic!("blocking boom") }))
             .unwrap_err();
@@ -118,9 +100,9 @@ fn a_panic_resolves_the_handle_to_a_panic_error() {
 
 #[test]
 fn many_blocking_jobs_do_not_block_the_workers() {
-    watchdog(60, || {
+    watchdog(60, "blocking: 64 jobs", || {
         const JOBS: usize = 64;
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let ex = executor(1);
         let gate = Gate::default();
         let all_started = Arc::new(Barrier::new(JOBS + 1));
         let jobs: Vec<_> = (0..JOBS)
@@ -153,8 +135,8 @@ fn many_blocking_jobs_do_not_block_the_workers() {
 
 #[test]
 fn blocking_inside_a_task_leaves_other_tasks_running() {
-    watchdog(30, || {
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
+    watchdog(30, "blocking: others run", || {
+        let ex = executor(1);
         let ticks = Arc::new(AtomicUsize::new(0));
         let (release_tx, release_rx) = mpsc::channel::<()>();
         let waiter = ex.spawn(async move {
@@ -181,7 +163,7 @@ fn blocking_inside_a_task_leaves_other_tasks_running() {
 
 #[test]
 fn outside_any_executor_the_global_pool_runs_it() {
-    watchdog(30, || {
+    watchdog(30, "blocking: global pool", || {
         let name = filch::block_on(filch::spawn_blocking(thread_name)).unwrap();
         assert!(name.starts_with("filch-blocking-"), "{name}");
         // Without any block_on at all.
@@ -192,8 +174,8 @@ fn outside_any_executor_the_global_pool_runs_it() {
 
 #[test]
 fn after_shutdown_jobs_are_cancelled_and_running_ones_finish() {
-    watchdog(30, || {
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
+    watchdog(30, "blocking: after shutdown", || {
+        let ex = executor(1);
         let handle = ex.handle();
         let gate = Gate::default();
         let started = Arc::new(Barrier::new(2));
@@ -219,8 +201,8 @@ fn after_shutdown_jobs_are_cancelled_and_running_ones_finish() {
 
 #[test]
 fn an_executor_dropped_on_its_own_blocking_thread_does_not_deadlock() {
-    watchdog(30, || {
-        let ex = Executor::builder().worker_threads(2).build().unwrap();
+    watchdog(30, "blocking: drop on own thread", || {
+        let ex = executor(2);
         let handle = ex.handle();
         let task = ex.spawn(std::future::pending::<()>());
         let job = handle.spawn_blocking(move || drop(ex));

@@ -1,10 +1,13 @@
-//! Helpers shared by the scenario tests: a watchdog that turns a hang into a failure, drop
-//! probes that count how many times each future was dropped, executors, and a way to re-run
-//! one test of the current binary in a child process.
+//! Helpers shared by the scenario tests: the one watchdog that turns a hang into a failure,
+//! the one executor-building helper, drop probes that count how many times each future was
+//! dropped, the one SplitMix mixer, and a way to re-run one test of the current binary in a
+//! child process (for scenarios that may abort the process or start the global executor).
 #![allow(dead_code)]
 
+use std::any::Any;
+use std::io::Read;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
@@ -52,21 +55,62 @@ pub fn wait_until(secs: u64, what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-/// An executor with `workers` threads and the default policy.
+/// The one place the tests build an executor: `workers` threads, the wake policy `policy`
+/// (else the default) and threads named `"{prefix}-{index}"` (else the default names).
+/// Tests of `Builder` itself call the builder directly.
+pub fn build_executor(
+    workers: usize,
+    policy: Option<WakePolicy>,
+    prefix: Option<&str>,
+) -> Executor {
+    let mut builder = Executor::builder().worker_threads(workers);
+    if let Some(policy) = policy {
+        builder = builder.wake_policy(policy);
+    }
+    if let Some(prefix) = prefix {
+        builder = builder.thread_name(prefix);
+    }
+    builder.build().expect("cannot start an executor")
+}
+
+/// An executor with `workers` threads, the default policy and the default thread names.
 pub fn executor(workers: usize) -> Executor {
-    Executor::builder()
-        .worker_threads(workers)
-        .build()
-        .expect("cannot start an executor")
+    build_executor(workers, None, None)
 }
 
 /// An executor with `workers` threads and the given wake policy.
 pub fn executor_with(workers: usize, policy: WakePolicy) -> Executor {
-    Executor::builder()
-        .worker_threads(workers)
-        .wake_policy(policy)
-        .build()
-        .expect("cannot start an executor")
+    build_executor(workers, Some(policy), None)
+}
+
+/// An executor with `workers` threads named `"{prefix}-{index}"`.
+pub fn named_executor(workers: usize, prefix: &str) -> Executor {
+    build_executor(workers, None, Some(prefix))
+}
+
+/// The name of the current thread, `"<unnamed>"` if it has none.
+pub fn thread_name() -> String {
+    thread::current().name().unwrap_or("<unnamed>").to_owned()
+}
+
+/// The message of a panic payload (`panic!` with a literal or with format arguments), or
+/// `"<non-string payload>"`.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "<non-string payload>".to_owned())
+}
+
+/// SplitMix64's finaliser: a 64-bit mixing step, for pseudo-random but reproducible values
+/// (and CPU work that cannot be optimised away).
+pub fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// Counts how many probes were made and how many were dropped.
@@ -145,8 +189,22 @@ pub fn assert_each_once(drops: &[Arc<AtomicUsize>], what: &str) {
     }
 }
 
+/// Set in the environment of a child started by [`run_child_test`].
+pub const CHILD_ENV: &str = "FILCH_TEST_CHILD";
+
+/// How long a child test may run before it is killed and reported as hung.
+pub const CHILD_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Whether this process is a child started by [`run_child_test`]. The ignored child tests
+/// return at once otherwise, so `cargo test -- --include-ignored` does not run a scenario
+/// that may abort the process inside the test binary itself.
+pub fn is_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
 /// Re-runs the ignored test `name` of the current test binary in a child process with the
-/// extra environment `envs`, and returns its output.
+/// extra environment `envs`, and returns its output. The child is killed, and this panics,
+/// if it has not exited after [`CHILD_TIMEOUT`].
 pub fn run_child_test(name: &str, envs: &[(&str, &str)]) -> Output {
     let exe = std::env::current_exe().expect("no path to the test binary");
     let mut cmd = Command::new(exe);
@@ -157,8 +215,96 @@ pub fn run_child_test(name: &str, envs: &[(&str, &str)]) -> Output {
         "--nocapture",
         "--test-threads=1",
     ]);
+    // Short panic reports, so the parent's failure message stays readable (re-run the
+    // child by hand, with `FILCH_TEST_CHILD=1`, for a backtrace).
+    cmd.env(CHILD_ENV, name).env("RUST_BACKTRACE", "0");
     for (key, value) in envs {
         cmd.env(key, value);
     }
-    cmd.output().expect("cannot run the test binary as a child")
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("cannot run the test binary as a child");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + CHILD_TIMEOUT;
+    let status = loop {
+        match child.try_wait().expect("cannot wait for the child") {
+            Some(status) => break status,
+            None if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let stdout = out_reader.join().unwrap_or_default();
+                let stderr = err_reader.join().unwrap_or_default();
+                panic!(
+                    "hung: child test {name} not finished after {CHILD_TIMEOUT:?}, killed\n\
+                     stdout: {}\nstderr: {}",
+                    String::from_utf8_lossy(&stdout),
+                    String::from_utf8_lossy(&stderr)
+                );
+            }
+            None => thread::sleep(Duration::from_millis(10)),
+        }
+    };
+    Output {
+        status,
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    }
+}
+
+/// Runs the child test `name` (see [`run_child_test`]) and asserts that it exited
+/// successfully and printed `marker` (which it does once it got through its scenario);
+/// returns its stdout. On failure the message holds the child's exit status, stdout and
+/// stderr (where an abort or a panic message shows).
+pub fn assert_child_passes(name: &str, envs: &[(&str, &str)], marker: &str) -> String {
+    let out = run_child_test(name, envs);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains(marker),
+        "child test {name} (env {envs:?}) did not get through: {}\n\
+         --- stdout ---\n{}\n--- stderr ---\n{}",
+        describe_status(&out.status),
+        head(&stdout),
+        head(&stderr)
+    );
+    stdout
+}
+
+/// The start of `text` (where the panic messages are), without an abort's long backtrace.
+fn head(text: &str) -> String {
+    const LIMIT: usize = 4000;
+    match text.char_indices().nth(LIMIT) {
+        Some((cut, _)) => format!("{}\n[... {} more bytes]", &text[..cut], text.len() - cut),
+        None => text.to_owned(),
+    }
+}
+
+/// An exit status in words, naming the signal of a killed process (SIGABRT for an abort).
+fn describe_status(status: &std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                6 => " (SIGABRT: the process aborted)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                _ => "",
+            };
+            return format!("killed by signal {signal}{name}");
+        }
+    }
+    format!("{status}")
 }

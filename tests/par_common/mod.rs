@@ -1,6 +1,7 @@
 //! Helpers shared by the data-parallel loop tests (`tests/par_*.rs`): per-index counters that
-//! check "every index exactly once", a record of which thread ran each index, CPU work that
-//! cannot be optimised away, and named executors.
+//! check "every index exactly once", a record of which thread ran each index, and CPU work
+//! that cannot be optimised away. The watchdog, the executors and the mixer are the ones in
+//! `tests/common` (a test using this module declares `mod common;` too).
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
@@ -9,7 +10,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 
-use filch::Executor;
+use crate::common::mix;
 
 /// One `AtomicU8` per index of `range` (which may lie anywhere in `0..=usize::MAX`): how many
 /// times the body ran on it.
@@ -122,15 +123,6 @@ impl Threads {
     }
 }
 
-/// A 64-bit mixing step (SplitMix64's finaliser).
-pub fn mix(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
 /// CPU work: `rounds` dependent mixing steps seeded with `seed` (a few ns each in release,
 /// tens of ns in debug).
 pub fn spin(seed: u64, rounds: u32) -> u64 {
@@ -139,13 +131,4 @@ pub fn spin(seed: u64, rounds: u32) -> u64 {
         x = mix(std::hint::black_box(x));
     }
     x
-}
-
-/// An executor with `workers` threads named `"{prefix}-{index}"`.
-pub fn named_executor(workers: usize, prefix: &str) -> Executor {
-    Executor::builder()
-        .worker_threads(workers)
-        .thread_name(prefix)
-        .build()
-        .expect("cannot start an executor")
 }
