@@ -201,8 +201,7 @@ impl<J> BlockingPool<J> {
         st.threads -= 1;
     }
 
-    /// The number of live threads (white-box tests only).
-    #[cfg(test)]
+    /// The number of live threads.
     pub(crate) fn threads(&self) -> usize {
         self.lock().threads
     }

@@ -38,6 +38,7 @@ use crate::state::{Runnable, State};
 use crate::stats::Stats;
 use crate::sync::{fence, Ordering};
 use crate::task_count::{self, new_anchored};
+use crate::threads::ThreadConfig;
 use crate::wake_policy::WakePolicy;
 use crate::{block_on, context, spawn};
 
@@ -55,7 +56,7 @@ use crate::{block_on, context, spawn};
 #[derive(Clone, Debug)]
 pub struct Builder {
     worker_threads: Option<usize>,
-    thread_name: String,
+    threads: ThreadConfig,
     wake_policy: WakePolicy,
 }
 
@@ -76,7 +77,7 @@ impl Builder {
     pub fn new() -> Builder {
         Builder {
             worker_threads: None,
-            thread_name: "filch".to_string(),
+            threads: ThreadConfig::new(),
             wake_policy: WakePolicy::default(),
         }
     }
@@ -104,7 +105,71 @@ impl Builder {
     /// assert_eq!(name.unwrap().as_deref(), Some("app-0"));
     /// ```
     pub fn thread_name(mut self, prefix: impl Into<String>) -> Builder {
-        self.thread_name = prefix.into();
+        self.threads.prefix = prefix.into();
+        self
+    }
+
+    /// Runs `f` on every worker and blocking-pool thread of the executor, on that thread,
+    /// before it runs anything (tokio's `on_thread_start`). A panic in `f` is caught; the
+    /// thread goes on.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&started);
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(2)
+    ///     .on_thread_start(move || {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(ex); // joins the workers
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_start(mut self, f: impl Fn() + Send + Sync + 'static) -> Builder {
+        self.threads.on_start = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on every worker and blocking-pool thread of the executor, on that thread, as
+    /// it exits (workers exit when the executor is dropped; blocking-pool threads when idle
+    /// for a while, or at shutdown once their job returns). A panic in `f` is caught.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let stopped = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&stopped);
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(2)
+    ///     .on_thread_stop(move || {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(ex);
+    /// assert_eq!(stopped.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_stop(mut self, f: impl Fn() + Send + Sync + 'static) -> Builder {
+        self.threads.on_stop = Some(Arc::new(f));
+        self
+    }
+
+    /// The stack size, in bytes, of the worker and blocking-pool threads (default: std's,
+    /// 2 MiB unless `RUST_MIN_STACK` says otherwise). A size the system cannot give makes
+    /// [`Builder::build`] fail (or, for a blocking thread, `spawn_blocking` panic).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().thread_stack_size(4 << 20).build().unwrap();
+    /// ex.block_on(ex.spawn(async {
+    ///     // Deep recursion needs the bigger stack.
+    /// }))
+    /// .unwrap();
+    /// ```
+    pub fn thread_stack_size(mut self, bytes: usize) -> Builder {
+        self.threads.stack_size = Some(bytes);
         self
     }
 
@@ -145,13 +210,13 @@ impl Builder {
                 "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
             ));
         }
-        if self.thread_name.contains('\0') {
+        if self.threads.prefix.contains('\0') {
             // std's thread builder would panic on it, for the workers and the blocking pool.
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
                     "filch: a thread name cannot hold a NUL byte (thread_name({:?}) was given)",
-                    self.thread_name
+                    self.threads.prefix
                 ),
             ));
         }
@@ -159,7 +224,7 @@ impl Builder {
         let state = new_anchored(State::new(
             deques.iter().map(Worker::stealer).collect(),
             self.wake_policy,
-            self.thread_name.clone(),
+            self.threads.clone(),
         ));
         #[cfg(all(test, not(loom)))]
         tests::built(&state);
@@ -169,8 +234,9 @@ impl Builder {
         };
         for (index, deque) in deques.into_iter().enumerate() {
             let worker_state = Arc::clone(&state);
-            let name = format!("{}-{index}", self.thread_name);
-            match start_thread(name, move || crate::worker::run(worker_state, index, deque)) {
+            let name = format!("{}-{index}", self.threads.prefix);
+            let body = move || crate::worker::run(worker_state, index, deque);
+            match start_thread(&self.threads, name, body) {
                 Ok(thread) => executor.threads.push(thread),
                 Err(e) => {
                     // The workers that will never run give up their holds (they counted
@@ -190,12 +256,13 @@ impl Builder {
 /// Starts a worker thread. Under `cfg(test)` a test can make the `k`-th start of the
 /// current thread fail ([`tests::fail_thread_start_after`]).
 fn start_thread(
+    config: &ThreadConfig,
     name: String,
     body: impl FnOnce() + Send + 'static,
 ) -> io::Result<thread::JoinHandle<()>> {
     #[cfg(all(test, not(loom)))]
     tests::injected_start_failure()?;
-    thread::Builder::new().name(name).spawn(body)
+    config.spawn(name, body)
 }
 
 /// A pool of worker threads running spawned futures. Dropping it shuts the workers down
@@ -717,10 +784,17 @@ mod tests {
         let state_now = ex.handle().state().clone();
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while state_now.sleep.sleepers().is_empty() {
-            assert!(std::time::Instant::now() < deadline, "the worker never slept again");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the worker never slept again"
+            );
             std::thread::sleep(Duration::from_millis(1));
         }
-        assert_eq!(state_now.sleep.sleepers(), vec![0], "stale bookings in the notifier");
+        assert_eq!(
+            state_now.sleep.sleepers(),
+            vec![0],
+            "stale bookings in the notifier"
+        );
         drop(state_now);
         drop(ex);
         assert!(state.upgrade().is_none(), "the state leaked");

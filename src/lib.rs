@@ -104,6 +104,7 @@ mod registry;
 mod stats;
 mod sync;
 mod task_count;
+mod threads;
 mod wake_policy;
 // Tasks, the executor's state, and who the current thread is.
 mod context;

@@ -137,9 +137,10 @@ fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
         Pushed::Refused(runnable) => drop(runnable),
         Pushed::StartThread(id) => {
             let thread_state = Arc::clone(&state);
-            let started = std::thread::Builder::new()
-                .name(format!("{}-blocking-{id}", state.thread_prefix))
-                .spawn(move || run_blocking_thread(thread_state));
+            let name = format!("{}-blocking-{id}", state.threads.prefix);
+            let started = state
+                .threads
+                .spawn(name, move || run_blocking_thread(thread_state));
             if let Err(err) = started {
                 // No thread will run the jobs that only this one would have: cancel them
                 // and say why.

@@ -26,6 +26,7 @@ use crate::stats::{Counters, Stats};
 use crate::sync::{fence, AtomicBool, Ordering};
 use crate::task::TaskMeta;
 use crate::task_count::TaskCount;
+use crate::threads::ThreadConfig;
 use crate::wake_policy::WakePolicy;
 
 /// The runnable type every queue of filch holds.
@@ -55,7 +56,8 @@ pub(crate) struct State {
     /// Held by the one thread dropping runnables after shutdown.
     draining: AtomicBool,
     pub(crate) policy: WakePolicy,
-    pub(crate) thread_prefix: String,
+    /// Names, stack size and hooks of the executor's threads.
+    pub(crate) threads: ThreadConfig,
     /// The threads of `spawn_blocking` (see `blocking.rs`).
     pub(crate) blocking: BlockingPool<Runnable>,
     /// Test-only fault injection: the next worker to park panics there (as a panicking
@@ -68,7 +70,7 @@ impl State {
     pub(crate) fn new(
         stealers: Vec<Stealer<Runnable>>,
         policy: WakePolicy,
-        thread_prefix: String,
+        threads: ThreadConfig,
     ) -> State {
         let n = stealers.len();
         State {
@@ -90,7 +92,7 @@ impl State {
             shutdown: AtomicBool::new(false),
             draining: AtomicBool::new(false),
             policy,
-            thread_prefix,
+            threads,
             blocking: BlockingPool::new(),
             #[cfg(test)]
             fault_next_park: AtomicBool::new(false),
@@ -109,6 +111,9 @@ impl State {
     pub(crate) fn stats(&self) -> Stats {
         Stats {
             workers: self.workers.iter().map(|w| w.counters.snapshot()).collect(),
+            alive_tasks: self.tasks.alive(),
+            injector_depth: self.injector.len(),
+            blocking_threads: self.blocking.threads(),
         }
     }
 

@@ -2,8 +2,15 @@
 //!
 //! Each worker owns one [`Counters`] block on its own cache line and is its only writer, so
 //! an increment is a plain load and store (no read-modify-write, no shared cache line). A
-//! reader on any thread loads the four counters without stopping the worker; a snapshot is
-//! not atomic across counters, and a poll is counted once it has returned.
+//! reader on any thread loads the counters without stopping the worker; a snapshot is not
+//! atomic across counters, and a poll is counted once it has returned.
+//!
+//! What each costs the worker: `polls` one plain add per poll; `steal_attempts`, `steals`
+//! one add per search; `parks` one per sleep; `busy` two clock reads per stretch of polls
+//! (from the first poll after finding work to the moment the worker runs out of it) plus one
+//! every [`crate::worker`] fairness interval (61 polls), so that a worker that never runs out
+//! of work still reports its busy time without lagging. The executor-wide fields are read at
+//! snapshot time and cost the workers nothing.
 
 use crate::sync::{add_single_writer, AtomicU64, Ordering};
 
@@ -23,6 +30,14 @@ use crate::sync::{add_single_writer, AtomicU64, Ordering};
 pub struct Stats {
     /// One entry per worker, in worker index order.
     pub workers: Vec<WorkerStats>,
+    /// Tasks spawned (including blocking jobs) and not yet dropped, at the snapshot. Read
+    /// from the live-task count without stopping the workers, so it may be off by the tasks
+    /// being created or dropped at that moment.
+    pub alive_tasks: usize,
+    /// Tasks waiting in the global injector at the snapshot.
+    pub injector_depth: usize,
+    /// Threads of the blocking pool, idle or busy, at the snapshot.
+    pub blocking_threads: usize,
 }
 
 impl Stats {
@@ -40,6 +55,7 @@ impl Stats {
                 steal_attempts: acc.steal_attempts + w.steal_attempts,
                 steals: acc.steals + w.steals,
                 parks: acc.parks + w.parks,
+                busy: acc.busy + w.busy,
             })
     }
 }
@@ -62,6 +78,10 @@ pub struct WorkerStats {
     pub steals: u64,
     /// Times the worker went to sleep.
     pub parks: u64,
+    /// Time spent polling tasks: the basis of a utilisation figure (`busy` over the wall
+    /// time between two snapshots). Counted per stretch of polls (module docs), so it lags
+    /// the polls in flight by at most one fairness interval.
+    pub busy: std::time::Duration,
 }
 
 /// The live counters of one worker. Written only by that worker's thread.
@@ -70,6 +90,8 @@ pub(crate) struct Counters {
     steal_attempts: AtomicU64,
     steals: AtomicU64,
     parks: AtomicU64,
+    /// Nanoseconds.
+    busy: AtomicU64,
 }
 
 impl Counters {
@@ -79,6 +101,7 @@ impl Counters {
             steal_attempts: AtomicU64::new(0),
             steals: AtomicU64::new(0),
             parks: AtomicU64::new(0),
+            busy: AtomicU64::new(0),
         }
     }
     pub(crate) fn add_polls(&self, n: u64) {
@@ -93,8 +116,15 @@ impl Counters {
     pub(crate) fn add_park(&self) {
         add_single_writer(&self.parks, 1);
     }
+    pub(crate) fn add_busy(&self, time: std::time::Duration) {
+        // 2^64 ns is 584 years: the conversion saturates only on a broken clock.
+        add_single_writer(
+            &self.busy,
+            u64::try_from(time.as_nanos()).unwrap_or(u64::MAX),
+        );
+    }
 
-    /// Reads the four counters (Relaxed: statistics; they pair with nothing and may lag the
+    /// Reads the counters (Relaxed: statistics; they pair with nothing and may lag the
     /// writer by a moment).
     pub(crate) fn snapshot(&self) -> WorkerStats {
         WorkerStats {
@@ -102,6 +132,7 @@ impl Counters {
             steal_attempts: self.steal_attempts.load(Ordering::Relaxed),
             steals: self.steals.load(Ordering::Relaxed),
             parks: self.parks.load(Ordering::Relaxed),
+            busy: std::time::Duration::from_nanos(self.busy.load(Ordering::Relaxed)),
         }
     }
 }

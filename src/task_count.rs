@@ -130,6 +130,26 @@ impl TaskCount {
         }
     }
 
+    /// The number of live tasks, read without stopping anyone (for `Stats`): exact when
+    /// nothing moves, else off by the updates in flight.
+    pub(crate) fn alive(&self) -> usize {
+        // Relaxed: a statistic; it pairs with nothing.
+        let holders = self.holders.load(Ordering::Relaxed);
+        let mut n = self.global.load(Ordering::Relaxed);
+        if holders > 0 {
+            n = n.wrapping_sub(BIAS);
+        }
+        for local in self.local.iter() {
+            n = n.wrapping_add(local.load(Ordering::Relaxed));
+        }
+        // A transiently negative reading (a race with a fold) shows as zero.
+        if n > BIAS {
+            0
+        } else {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        }
+    }
+
     /// Adds `n` to worker `i`'s counter (only worker `i`'s thread calls this), folding it
     /// into `global` once it is large.
     fn add_local(&self, i: usize, n: u64) {

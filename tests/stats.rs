@@ -111,3 +111,94 @@ fn parks_increase_when_workers_go_idle() {
         assert_eq!(ex.stats().total().polls, polls);
     });
 }
+
+/// `alive_tasks` counts spawned tasks until they are dropped, wherever they were made and
+/// wherever they end.
+#[test]
+fn alive_tasks_counts_tasks_until_they_are_dropped() {
+    watchdog(30, "alive_tasks", || {
+        let ex = executor(2);
+        assert_eq!(ex.stats().alive_tasks, 0);
+        // 50 from this thread, 50 from a worker; all wait on a channel.
+        let (tx, rx) = async_channel::unbounded::<()>();
+        let mut handles: Vec<_> = (0..50)
+            .map(|_| {
+                let rx = rx.clone();
+                ex.spawn(async move { rx.recv().await.ok() })
+            })
+            .collect();
+        let inner = {
+            let rx = rx.clone();
+            ex.block_on(ex.spawn(async move {
+                (0..50)
+                    .map(|_| {
+                        let rx = rx.clone();
+                        filch::spawn(async move { rx.recv().await.ok() })
+                    })
+                    .collect::<Vec<_>>()
+            }))
+            .unwrap()
+        };
+        handles.extend(inner);
+        assert_eq!(ex.stats().alive_tasks, 100);
+        drop(tx);
+        for h in handles {
+            ex.block_on(h).unwrap();
+        }
+        // The handles were the last references: every task is gone.
+        wait_until(10, "alive_tasks back to 0", || ex.stats().alive_tasks == 0);
+    });
+}
+
+/// `injector_depth` sees tasks queued from outside while the only worker is busy, and
+/// `blocking_threads` sees the blocking pool grow.
+#[test]
+fn injector_depth_and_blocking_threads() {
+    watchdog(30, "injector_depth_and_blocking_threads", || {
+        let ex = executor(1);
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+        // Occupy the only worker.
+        let busy = ex.spawn(async move {
+            started_tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+        });
+        started_rx.recv().unwrap();
+        let queued: Vec<_> = (0..10).map(|i| ex.spawn(async move { i })).collect();
+        assert_eq!(ex.stats().injector_depth, 10);
+        let blocking: Vec<_> = (0..3)
+            .map(|_| ex.spawn_blocking(|| thread::sleep(Duration::from_millis(50))))
+            .collect();
+        assert!(ex.stats().blocking_threads >= 1);
+        go_tx.send(()).unwrap();
+        ex.block_on(busy).unwrap();
+        for q in queued {
+            ex.block_on(q).unwrap();
+        }
+        for b in blocking {
+            ex.block_on(b).unwrap();
+        }
+        assert_eq!(ex.stats().injector_depth, 0);
+    });
+}
+
+/// `busy` grows by at least the time tasks spent being polled (a task that spins for
+/// 50 ms), and stays below the wall time.
+#[test]
+fn busy_counts_the_time_spent_polling() {
+    watchdog(30, "busy_counts_the_time_spent_polling", || {
+        let ex = executor(1);
+        let wall = std::time::Instant::now();
+        ex.block_on(ex.spawn(async {
+            let t = std::time::Instant::now();
+            while t.elapsed() < Duration::from_millis(50) {
+                std::hint::spin_loop();
+            }
+        }))
+        .unwrap();
+        wait_until(10, "the busy time of the 50 ms poll", || {
+            ex.stats().total().busy >= Duration::from_millis(50)
+        });
+        assert!(ex.stats().total().busy <= wall.elapsed());
+    });
+}

@@ -42,7 +42,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 #[cfg(all(feature = "async-io", not(loom)))]
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use std::time::Instant;
 
 use crossbeam_deque::{Steal, Worker};
 use event_listener::EventListener;
@@ -88,6 +89,8 @@ struct LoopState {
     searching: bool,
     /// xorshift state for picking the first victim.
     rng: u64,
+    /// When the current stretch of polls began (`WorkerStats::busy`), if one is going on.
+    busy_since: Option<Instant>,
 }
 
 /// The body of worker thread `index`.
@@ -99,6 +102,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         handoffs: 0,
         searching: false,
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
+        busy_since: None,
     };
     {
         let _installed = context::enter_worker(&worker);
@@ -195,11 +199,13 @@ impl Future for WorkerLoop<'_> {
                 Some(task) => {
                     worker.run_task(this.st, task);
                     if state.is_shut_down() {
+                        worker.end_busy(this.st);
                         return Poll::Ready(());
                     }
                     polls = polls.wrapping_add(1);
                     if this.time_for_reactor(polls) {
                         // Let `block_on` process ready IO events, then poll us again.
+                        worker.end_busy(this.st);
                         cx.waker().wake_by_ref();
                         return Poll::Pending;
                     }
@@ -268,6 +274,7 @@ impl WorkerLocal {
         if let Some(task) = self.find_task(st) {
             return Some(task);
         }
+        self.end_busy(st);
         if !st.searching {
             return None;
         }
@@ -421,7 +428,17 @@ impl WorkerLocal {
         }
     }
 
+    /// Ends the current stretch of polls, adding it to the busy time.
+    fn end_busy(&self, st: &mut LoopState) {
+        if let Some(since) = st.busy_since.take() {
+            self.counters().add_busy(since.elapsed());
+        }
+    }
+
     fn run_task(&self, st: &mut LoopState, task: Runnable) {
+        if st.busy_since.is_none() {
+            st.busy_since = Some(Instant::now());
+        }
         // Relaxed: a placement hint (see `TaskMeta::last_worker`).
         task.metadata()
             .last_worker
@@ -435,6 +452,10 @@ impl WorkerLocal {
         }
         st.tick = st.tick.wrapping_add(1);
         self.counters().add_polls(1);
+        if st.tick % FAIRNESS_INTERVAL == 0 {
+            // A worker that never runs out of work still reports its busy time.
+            self.end_busy(st);
+        }
     }
 
     /// Drops every task left in this worker's private queues after shutdown, then helps
