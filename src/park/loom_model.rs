@@ -6,7 +6,9 @@
 //! Run with
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release --lib loom`.
 
-use super::Sleep;
+use event_listener::Listener;
+
+use super::{Prepared, Sleep};
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;
@@ -59,10 +61,18 @@ struct Model {
     /// Items a worker pushes itself (to the injector) when it takes an item, while this
     /// count is positive: a task spawning work from inside a worker.
     respawn: AtomicUsize,
+    /// Parks that unwind out of their wait (a panicking waker run by the reactor a parked
+    /// worker drives): the worker gives back its booking (`Sleep::unbook`, as the worker
+    /// loop's drop does) and starts its loop again.
+    unwinds: AtomicUsize,
 }
 
 impl Model {
     fn new(total: usize, respawn: usize) -> Arc<Model> {
+        Model::with_unwinds(total, respawn, 0)
+    }
+
+    fn with_unwinds(total: usize, respawn: usize, unwinds: usize) -> Arc<Model> {
         Arc::new(Model {
             sleep: Sleep::new(WORKERS),
             injector: Queue::new(),
@@ -71,6 +81,7 @@ impl Model {
             total,
             done: AtomicBool::new(false),
             respawn: AtomicUsize::new(respawn),
+            unwinds: AtomicUsize::new(unwinds),
         })
     }
 
@@ -109,7 +120,17 @@ impl Model {
         }
     }
 
-    /// The worker loop of `src/worker.rs`, reduced to the parking protocol.
+    /// Whether this park unwinds (one of `unwinds`).
+    fn take_unwind(&self) -> bool {
+        let left = self.unwinds.load(SeqCst);
+        left > 0
+            && self
+                .unwinds
+                .compare_exchange(left, left - 1, SeqCst, SeqCst)
+                .is_ok()
+    }
+
+    /// The worker loop of `src/worker/mod.rs`, reduced to the parking protocol.
     fn worker(&self, index: usize) {
         let mut searching = false;
         loop {
@@ -133,7 +154,19 @@ impl Model {
                 self.process();
                 continue;
             }
-            let parked = self.sleep.park(index, searching, || self.has_work());
+            let parked = match self
+                .sleep
+                .prepare_park(index, searching, || self.has_work())
+            {
+                Prepared::Skipped(parked) => parked,
+                Prepared::Sleep(listener) if self.take_unwind() => {
+                    self.sleep.unbook(index, listener)
+                }
+                Prepared::Sleep(listener) => {
+                    listener.wait();
+                    self.sleep.woken(index)
+                }
+            };
             searching = parked.searching();
             if !parked.slept() {
                 // The re-check saw work that another thread may take first (e.g. the
@@ -151,12 +184,18 @@ impl Model {
 /// Starts the workers, runs `push` on the model's main thread (the pusher, no worker),
 /// joins the workers and checks that every item was taken exactly once.
 fn run_model(total: usize, respawn: usize, push: fn(&Model)) {
+    run_model_unwinding(total, respawn, 0, push)
+}
+
+/// [`run_model`] where the first `unwinds` parks unwind out of their wait. Also checks that
+/// the notifier's counts are exact at the end: every worker unparked, none searching.
+fn run_model_unwinding(total: usize, respawn: usize, unwinds: usize, push: fn(&Model)) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
         builder.preemption_bound = Some(2);
     }
     builder.check(move || {
-        let model = Model::new(total, respawn);
+        let model = Model::with_unwinds(total, respawn, unwinds);
         let workers: Vec<_> = (0..WORKERS)
             .map(|index| {
                 let model = Arc::clone(&model);
@@ -170,6 +209,23 @@ fn run_model(total: usize, respawn: usize, push: fn(&Model)) {
         assert_eq!(model.taken.load(SeqCst), total);
         assert!(model.injector.is_empty());
         assert!(model.inboxes.iter().all(Queue::is_empty));
+        assert_eq!(
+            model.sleep.counts(),
+            (0, WORKERS),
+            "(searching, unparked) at the end"
+        );
+    });
+}
+
+/// A worker unwinds out of its park (issue 8, defect 8) while pushes arrive from outside:
+/// its booking is given back, no wake-up is lost, and the counts stay exact.
+#[test]
+fn a_park_that_unwinds_gives_its_booking_back() {
+    run_model_unwinding(2, 0, 1, |model| {
+        for target in 0..2 {
+            model.inboxes[target].push();
+            model.sleep.notify_worker(target);
+        }
     });
 }
 

@@ -285,6 +285,13 @@ impl Sleep {
         }
     }
 
+    /// `(searching, unparked)` (the loom models' end-of-run check).
+    #[cfg(all(test, loom))]
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let state = self.state.load(Ordering::SeqCst);
+        (searching(state), unparked(state))
+    }
+
     /// The workers booked as sleeping, sorted (white-box tests only).
     #[cfg(all(test, not(loom)))]
     pub(crate) fn sleepers(&self) -> Vec<usize> {
