@@ -11,6 +11,7 @@ use std::task::{Context, Poll};
 
 use async_task::FallibleTask;
 
+use crate::abort::AbortHandle;
 use crate::state::State;
 use crate::task::{JoinError, TaskMeta, TaskOutput};
 
@@ -70,6 +71,25 @@ impl<T> JoinHandle<T> {
             return;
         }
         self.meta().abort();
+    }
+
+    /// A clonable handle that can cancel the task without keeping it alive (and without
+    /// the output); see [`AbortHandle`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let task = ex.spawn(std::future::pending::<()>());
+    /// let abort = task.abort_handle();
+    /// assert!(!abort.is_finished());
+    /// abort.abort();
+    /// assert!(ex.block_on(task).unwrap_err().is_cancelled());
+    /// assert!(abort.is_finished());
+    /// ```
+    pub fn abort_handle(&self) -> AbortHandle {
+        match self.task {
+            Some(_) => self.meta().abort_handle(),
+            None => AbortHandle::finished(),
+        }
     }
 
     /// Whether the task has completed (with output, a panic or a cancellation).

@@ -97,6 +97,7 @@
 // The modules, from the bottom layer up; each imports only from the layers below it
 // (ARCHITECTURE.md, "Layers").
 // Leaves.
+mod abort;
 mod block_on;
 mod blocking;
 mod park;
@@ -119,10 +120,13 @@ mod worker;
 // The public entry points.
 mod executor;
 mod global;
+mod join_set;
 
+pub use abort::AbortHandle;
 pub use executor::{Builder, Executor, Handle};
 pub use global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
 pub use join::JoinHandle;
+pub use join_set::JoinSet;
 pub use par::{par_map, par_range, par_reduce, ParMap, ParRange, ParReduce};
 pub use stats::{Stats, WorkerStats};
 pub use task::JoinError;
@@ -141,4 +145,6 @@ fn _assert_send_sync() {
     send::<JoinHandle<()>>();
     unpin::<JoinHandle<()>>();
     send_sync::<Stats>();
+    send_sync::<AbortHandle>();
+    send::<JoinSet<()>>();
 }

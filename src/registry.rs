@@ -105,17 +105,21 @@ impl Registry {
     /// `JoinHandle::abort`); an entry of another task that reused the key is left alone. The
     /// waker is called with no lock held.
     pub(crate) fn wake(&self, slot: Key, tag: usize) {
-        if slot == Key::NONE {
-            return;
+        if let Some(waker) = self.waker(slot, tag) {
+            waker.wake();
         }
-        let waker = lock(&self.shards[slot.shard as usize])
+    }
+
+    /// A clone of the waker of the task `tag` in `slot`, if it is still registered there.
+    pub(crate) fn waker(&self, slot: Key, tag: usize) -> Option<Waker> {
+        if slot == Key::NONE {
+            return None;
+        }
+        lock(&self.shards[slot.shard as usize])
             .tasks
             .get(slot.key as usize)
             .filter(|entry| entry.tag == tag)
-            .map(|entry| entry.waker.clone());
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+            .map(|entry| entry.waker.clone())
     }
 
     /// Forgets the task in `slot` (its future is being dropped).

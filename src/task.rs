@@ -33,6 +33,7 @@ use std::ptr;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use crate::abort::{AbortCell, AbortHandle, AbortSlot};
 use crate::registry::{Key, Registry};
 use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
 use crate::task_count::{Counted, CountedRef};
@@ -63,6 +64,8 @@ pub(crate) struct TaskMeta<H: TaskHome> {
     /// Where the task is registered (`Key::to_bits`), or `Key::NONE`: written by the poll
     /// that registers it and by its future's drop, read by `abort`.
     key: AtomicU64,
+    /// The link to the task's abort handles, if it has any (`abort.rs`).
+    abort_slot: AbortSlot,
     /// A panic from dropping the future outside a poll (the runnable was dropped at
     /// shutdown), for the `JoinHandle`: a `Box<Payload>` from `Box::into_raw`, or null.
     drop_panic: AtomicPtr<Payload>,
@@ -76,6 +79,7 @@ impl<H: TaskHome> TaskMeta<H> {
             last_worker: AtomicUsize::new(NO_WORKER),
             aborted: AtomicBool::new(false),
             key: AtomicU64::new(Key::NONE.to_bits()),
+            abort_slot: AbortSlot::new(),
             drop_panic: AtomicPtr::new(ptr::null_mut()),
         }
     }
@@ -91,9 +95,23 @@ impl<H: TaskHome> TaskMeta<H> {
         self.home.to_arc()
     }
 
-    /// Whether the task was aborted. Acquire: pairs with the SeqCst store in `abort`.
+    /// Whether the task was aborted, through its `JoinHandle` or an `AbortHandle`. Acquire:
+    /// pairs with the SeqCst store in `abort` (and the cell's, see `abort.rs`).
     pub(crate) fn is_aborted(&self) -> bool {
         self.aborted.load(Ordering::Acquire)
+            || self
+                .abort_slot
+                .with_cell(Ordering::Acquire, AbortCell::is_aborted)
+                .unwrap_or(false)
+    }
+
+    /// An abort handle for the task; the caller keeps the task alive (a `JoinHandle`).
+    pub(crate) fn abort_handle(&self) -> AbortHandle {
+        self.abort_slot.handle(|| {
+            // SeqCst: the load of the store-then-load pair with the task's first wait.
+            let key = Key::from_bits(self.key.load(Ordering::SeqCst));
+            self.home().registry().waker(key, self.tag())
+        })
     }
 
     /// The tag of this task in the registry: its metadata's address, unique among live
@@ -201,7 +219,9 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
         let future = &mut self.future;
         // SAFETY: `live` was true and is false from now on, so the future is dropped exactly
         // once, in place (it is pinned), and never used again.
-        catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err()
+        let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
+        self.meta.abort_slot.finish();
+        panic
     }
 }
 
@@ -281,7 +301,16 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
                 // load of the key. Either `abort` sees the key and wakes us through the
                 // registry, or we see the flag here.
                 meta.key.store(key.to_bits(), Ordering::SeqCst);
-                if meta.aborted.load(Ordering::SeqCst) {
+                // An abort handle made before now finds no key: give its cell our waker
+                // (SeqCst load: pairs with its install, `abort.rs`), then re-check its flag.
+                let aborted_by_handle = meta
+                    .abort_slot
+                    .with_cell(Ordering::SeqCst, |cell| {
+                        cell.deposit(cx.waker());
+                        cell.is_aborted()
+                    })
+                    .unwrap_or(false);
+                if meta.aborted.load(Ordering::SeqCst) || aborted_by_handle {
                     cx.waker().wake_by_ref();
                 }
             }

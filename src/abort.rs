@@ -1,0 +1,204 @@
+//! [`AbortHandle`]: a clonable right to cancel a task, which (unlike a `JoinHandle`) does
+//! not keep the task alive, and the per-task slot that links a task to its abort handles.
+//!
+//! A task's metadata holds an [`AbortSlot`]: a pointer, null until the first
+//! `abort_handle()` call and then an `Arc<AbortCell>` shared with the handles, and a flag
+//! set when the task's future is dropped. Tasks that never have an abort handle pay two words
+//! of metadata, one load per poll, and a store and a load when their future is dropped.
+//!
+//! The cell holds the abort flag (the task reads it before every poll, beside its own), the
+//! finished flag (set when the task's future is dropped) and the task's waker, so that an
+//! abort can wake a task that waits:
+//! - the task deposits its waker when it first waits, after publishing its registry key;
+//! - the handle's maker, after installing the cell, takes the waker of an already waiting
+//!   task from the registry (by the key).
+//!
+//! Both sides store, then load the other's (SeqCst): at least one of them sees the other, so
+//! a waiting task's waker always reaches the cell. [`AbortHandle::abort`] sets the flag,
+//! then wakes the deposited waker; the task re-checks the flag after depositing (the
+//! pattern `AtomicWaker` is made for).
+
+use std::fmt;
+use std::ptr;
+use std::sync::Arc;
+use std::task::Waker;
+
+use futures::task::AtomicWaker;
+
+use crate::sync::{AtomicBool, AtomicPtr, Ordering};
+
+/// What a task and its abort handles share.
+pub(crate) struct AbortCell {
+    aborted: AtomicBool,
+    finished: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl AbortCell {
+    fn new(finished: bool) -> AbortCell {
+        AbortCell {
+            aborted: AtomicBool::new(false),
+            finished: AtomicBool::new(finished),
+            waker: AtomicWaker::new(),
+        }
+    }
+
+    /// Gives the cell the task's waker (module docs).
+    pub(crate) fn deposit(&self, waker: &Waker) {
+        self.waker.register(waker);
+    }
+
+    /// Whether an abort handle aborted the task. SeqCst: pairs with the store in `abort`
+    /// (after a deposit, this is the re-check).
+    pub(crate) fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::SeqCst)
+    }
+}
+
+/// A task's link to its abort handles (module docs).
+pub(crate) struct AbortSlot {
+    /// Null until the first abort handle is made, then a pointer from `Arc::into_raw` whose
+    /// reference the slot holds until it is dropped (with the task's metadata). Set once.
+    cell: AtomicPtr<AbortCell>,
+    /// Set when the task's future is dropped.
+    done: AtomicBool,
+}
+
+impl AbortSlot {
+    pub(crate) fn new() -> AbortSlot {
+        AbortSlot {
+            cell: AtomicPtr::new(ptr::null_mut()),
+            done: AtomicBool::new(false),
+        }
+    }
+
+    /// The cell, if an abort handle was made. `order` is Acquire for the per-poll check
+    /// (pairs with the install in `handle`), SeqCst for the first wait's check (module docs).
+    pub(crate) fn with_cell<R>(
+        &self,
+        order: Ordering,
+        f: impl FnOnce(&AbortCell) -> R,
+    ) -> Option<R> {
+        let raw = self.cell.load(order);
+        if raw.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null pointer came from `Arc::into_raw` in `handle`, and the slot
+        // holds that reference until it is dropped; the caller borrows the slot.
+        Some(f(unsafe { &*raw }))
+    }
+
+    /// The future was dropped: marks the cell, if there is one, finished.
+    pub(crate) fn finish(&self) {
+        // SeqCst store, then SeqCst load: pairs with `handle`'s install, then load of
+        // `done`, so that a handle made at the same moment still learns the task finished.
+        self.done.store(true, Ordering::SeqCst);
+        self.with_cell(Ordering::SeqCst, |cell| {
+            // Release: pairs with the Acquire load in `AbortHandle::is_finished`.
+            cell.finished.store(true, Ordering::Release);
+        });
+    }
+
+    /// An abort handle for the task, installing the cell on first use. The caller keeps the
+    /// task (and so this slot) alive. `waiting_waker` gives the waker of the task if it
+    /// already waits (from the registry); it is called after the install (module docs).
+    pub(crate) fn handle(&self, waiting_waker: impl FnOnce() -> Option<Waker>) -> AbortHandle {
+        if let Some(cell) = self.with_cell(Ordering::Acquire, |cell| {
+            // SAFETY: `cell` came from `Arc::into_raw` and the slot holds its reference
+            // for as long as we borrow the slot, so the count is at least one; we add ours.
+            unsafe {
+                Arc::increment_strong_count(cell);
+                Arc::from_raw(cell)
+            }
+        }) {
+            // Every maker deposits: a handle made while another maker is between its install
+            // and its deposit must not be able to abort a waiting task without waking it.
+            if let Some(waker) = waiting_waker() {
+                cell.deposit(&waker);
+            }
+            return AbortHandle { cell };
+        }
+        let cell = Arc::new(AbortCell::new(false));
+        let raw = Arc::into_raw(Arc::clone(&cell)).cast_mut();
+        // SeqCst: the install is the store of the store-then-load pairs with the task's
+        // first wait (its key store, then its load of this slot) and with `finish`.
+        match self
+            .cell
+            .compare_exchange(ptr::null_mut(), raw, Ordering::SeqCst, Ordering::Acquire)
+        {
+            Ok(_) => {
+                if self.done.load(Ordering::SeqCst) {
+                    cell.finished.store(true, Ordering::Release);
+                } else if let Some(waker) = waiting_waker() {
+                    cell.deposit(&waker);
+                }
+                AbortHandle { cell }
+            }
+            Err(_) => {
+                // Another maker installed one first: use it.
+                // SAFETY: `raw` came from `into_raw` just above and was not installed.
+                drop(unsafe { Arc::from_raw(raw) });
+                self.handle(waiting_waker)
+            }
+        }
+    }
+}
+
+impl Drop for AbortSlot {
+    fn drop(&mut self) {
+        // Relaxed: `&mut self` is exclusive; the task's last use happened before its drop.
+        let raw = self.cell.load(Ordering::Relaxed);
+        if !raw.is_null() {
+            // SAFETY: the slot's own reference (see the field), given up once, here.
+            drop(unsafe { Arc::from_raw(raw) });
+        }
+    }
+}
+
+/// A clonable right to cancel a task, from [`JoinHandle::abort_handle`](crate::JoinHandle::abort_handle)
+/// or [`JoinSet::spawn`](crate::JoinSet::spawn). It does not keep the task alive and does
+/// not give its output.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+/// let task = ex.spawn(std::future::pending::<()>());
+/// let abort = task.abort_handle();
+/// std::thread::spawn(move || abort.abort()).join().unwrap();
+/// assert!(ex.block_on(task).unwrap_err().is_cancelled());
+/// ```
+#[derive(Clone)]
+pub struct AbortHandle {
+    cell: Arc<AbortCell>,
+}
+
+impl AbortHandle {
+    /// A handle of a task whose future is already gone.
+    pub(crate) fn finished() -> AbortHandle {
+        AbortHandle {
+            cell: Arc::new(AbortCell::new(true)),
+        }
+    }
+
+    /// Cancels the task, as [`JoinHandle::abort`](crate::JoinHandle::abort) does: its future
+    /// is dropped at once if it waits, or after its current poll. Harmless on a finished
+    /// task, and when called twice.
+    pub fn abort(&self) {
+        // SeqCst: pairs with the task's re-check after it deposits its waker.
+        self.cell.aborted.store(true, Ordering::SeqCst);
+        self.cell.waker.wake();
+    }
+
+    /// Whether the task's future is gone: it completed, panicked, or was cancelled.
+    pub fn is_finished(&self) -> bool {
+        // Acquire: pairs with the Release store in `AbortSlot::finish`.
+        self.cell.finished.load(Ordering::Acquire)
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle")
+            .field("finished", &self.is_finished())
+            .finish()
+    }
+}

@@ -1,0 +1,147 @@
+//! [`JoinSet`]: a group of tasks with the same output type, awaited in the order they
+//! complete (tokio's `JoinSet`).
+//!
+//! The set is a `FuturesUnordered` of the tasks' `JoinHandle`s (the well-kept futures-util
+//! type: each handle gets its own waker, so a completion polls only that handle). Dropping
+//! the set aborts every task still in it; [`JoinSet::shutdown`] aborts them and waits until
+//! every one's future has been dropped.
+
+use std::fmt;
+use std::future::Future;
+use std::task::{Context, Poll};
+
+use futures::stream::{FuturesUnordered, StreamExt};
+
+use crate::abort::AbortHandle;
+use crate::executor::Handle;
+use crate::join::JoinHandle;
+use crate::task::JoinError;
+
+/// A group of spawned tasks with the same output, joined in completion order.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let total = ex.block_on(async {
+///     let mut set = filch::JoinSet::new();
+///     for i in 0..10u64 {
+///         set.spawn(async move { i * i });
+///     }
+///     let mut total = 0;
+///     while let Some(result) = set.join_next().await {
+///         total += result.unwrap();
+///     }
+///     total
+/// });
+/// assert_eq!(total, 285);
+/// ```
+pub struct JoinSet<T> {
+    tasks: FuturesUnordered<JoinHandle<T>>,
+}
+
+impl<T> Default for JoinSet<T> {
+    fn default() -> JoinSet<T> {
+        JoinSet {
+            tasks: FuturesUnordered::new(),
+        }
+    }
+}
+
+impl<T: Send + 'static> JoinSet<T> {
+    /// An empty set.
+    pub fn new() -> JoinSet<T> {
+        JoinSet::default()
+    }
+
+    /// Spawns `f` on the current executor (else the global one) as a task of this set.
+    pub fn spawn<F>(&mut self, f: F) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        self.insert(crate::spawn(f))
+    }
+
+    /// Spawns `f` on `handle`'s executor as a task of this set.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let mut set = filch::JoinSet::new();
+    /// set.spawn_on(async { 1 }, &ex.handle());
+    /// assert_eq!(ex.block_on(set.join_next()).unwrap().unwrap(), 1);
+    /// ```
+    pub fn spawn_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        self.insert(handle.spawn(f))
+    }
+
+    fn insert(&mut self, task: JoinHandle<T>) -> AbortHandle {
+        let abort = task.abort_handle();
+        self.tasks.push(task);
+        abort
+    }
+
+    /// The output of the next task to complete (a panic or a cancellation as the
+    /// [`JoinError`]), or `None` once the set is empty.
+    ///
+    /// Cancel safe: if the future is dropped before it completes, no output is lost.
+    pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
+        self.tasks.next().await
+    }
+
+    /// [`JoinSet::join_next`] as a poll function.
+    pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        self.tasks.poll_next_unpin(cx)
+    }
+
+    /// The number of tasks in the set (completed ones stay until joined).
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Whether the set holds no task.
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// Aborts every task in the set. They stay in it: [`JoinSet::join_next`] gives their
+    /// cancelled errors (or the outputs of those that completed first).
+    pub fn abort_all(&mut self) {
+        for task in self.tasks.iter() {
+            task.abort();
+        }
+    }
+
+    /// Aborts every task and waits until every one's future has been dropped; the set is
+    /// empty afterwards.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// ex.block_on(async {
+    ///     let mut set = filch::JoinSet::new();
+    ///     set.spawn(std::future::pending::<()>());
+    ///     set.shutdown().await;
+    ///     assert!(set.is_empty());
+    /// });
+    /// ```
+    pub async fn shutdown(&mut self) {
+        self.abort_all();
+        while self.join_next().await.is_some() {}
+    }
+}
+
+impl<T> Drop for JoinSet<T> {
+    fn drop(&mut self) {
+        for task in self.tasks.iter() {
+            task.abort();
+        }
+    }
+}
+
+impl<T> fmt::Debug for JoinSet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinSet")
+            .field("len", &self.tasks.len())
+            .finish()
+    }
+}
