@@ -13,25 +13,29 @@
 //! - the handle's maker, after installing the cell, takes the waker of an already waiting
 //!   task from the registry (by the key).
 //!
-//! Both sides store, then load the other's (SeqCst): at least one of them sees the other, so
-//! a waiting task's waker always reaches the cell. [`AbortHandle::abort`] sets the flag,
-//! then wakes the deposited waker; the task re-checks the flag after depositing (the
-//! pattern `AtomicWaker` is made for).
+//! Both sides store, then fence (SeqCst), then load the other's: at least one of them sees
+//! the other, so a waiting task's waker always reaches the cell. (Fences rather than SeqCst
+//! accesses: loom models SeqCst fences exactly but treats SeqCst accesses as AcqRel, and on
+//! x86 the store and fence cost one barrier.) The same pattern between the task's `finish`
+//! and a maker tells a handle made at the moment the task finishes that it has. [`AbortHandle::abort`] sets the flag,
+//! then wakes the deposited waker (both under the cell's lock); the task re-checks the flag
+//! after depositing, so one of the two wakes it.
 
 use std::fmt;
 use std::ptr;
 use std::sync::Arc;
 use std::task::Waker;
 
-use futures::task::AtomicWaker;
-
-use crate::sync::{AtomicBool, AtomicPtr, Ordering};
+use crate::sync::{fence, lock, AtomicBool, AtomicPtr, Mutex, Ordering};
 
 /// What a task and its abort handles share.
 pub(crate) struct AbortCell {
     aborted: AtomicBool,
     finished: AtomicBool,
-    waker: AtomicWaker,
+    /// The task's waker once it waits. A lock rather than `AtomicWaker`: it is touched only
+    /// by tasks that have abort handles, and loom models it (it does not see inside
+    /// futures' `AtomicWaker`).
+    waker: Mutex<Option<Waker>>,
 }
 
 impl AbortCell {
@@ -39,13 +43,16 @@ impl AbortCell {
         AbortCell {
             aborted: AtomicBool::new(false),
             finished: AtomicBool::new(finished),
-            waker: AtomicWaker::new(),
+            waker: Mutex::new(None),
         }
     }
 
     /// Gives the cell the task's waker (module docs).
     pub(crate) fn deposit(&self, waker: &Waker) {
-        self.waker.register(waker);
+        let mut slot = lock(&self.waker);
+        if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            *slot = Some(waker.clone());
+        }
     }
 
     /// Whether an abort handle aborted the task. SeqCst: pairs with the store in `abort`
@@ -72,14 +79,11 @@ impl AbortSlot {
         }
     }
 
-    /// The cell, if an abort handle was made. `order` is Acquire for the per-poll check
-    /// (pairs with the install in `handle`), SeqCst for the first wait's check (module docs).
-    pub(crate) fn with_cell<R>(
-        &self,
-        order: Ordering,
-        f: impl FnOnce(&AbortCell) -> R,
-    ) -> Option<R> {
-        let raw = self.cell.load(order);
+    /// The cell, if an abort handle was made.
+    pub(crate) fn with_cell<R>(&self, f: impl FnOnce(&AbortCell) -> R) -> Option<R> {
+        // Acquire: pairs with the install (the CAS) in `handle`, so the cell's contents are
+        // visible.
+        let raw = self.cell.load(Ordering::Acquire);
         if raw.is_null() {
             return None;
         }
@@ -90,10 +94,12 @@ impl AbortSlot {
 
     /// The future was dropped: marks the cell, if there is one, finished.
     pub(crate) fn finish(&self) {
-        // SeqCst store, then SeqCst load: pairs with `handle`'s install, then load of
-        // `done`, so that a handle made at the same moment still learns the task finished.
-        self.done.store(true, Ordering::SeqCst);
-        self.with_cell(Ordering::SeqCst, |cell| {
+        // Store, fence, load: pairs with `handle`'s install, fence, load of `done` (module
+        // docs), so that a handle made at the same moment still learns the task finished.
+        // Relaxed: ordered by the fence.
+        self.done.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        self.with_cell(|cell| {
             // Release: pairs with the Acquire load in `AbortHandle::is_finished`.
             cell.finished.store(true, Ordering::Release);
         });
@@ -101,9 +107,10 @@ impl AbortSlot {
 
     /// An abort handle for the task, installing the cell on first use. The caller keeps the
     /// task (and so this slot) alive. `waiting_waker` gives the waker of the task if it
-    /// already waits (from the registry); it is called after the install (module docs).
+    /// already waits (from the registry, by the key it loads); it is called after the
+    /// install and a SeqCst fence (module docs).
     pub(crate) fn handle(&self, waiting_waker: impl FnOnce() -> Option<Waker>) -> AbortHandle {
-        if let Some(cell) = self.with_cell(Ordering::Acquire, |cell| {
+        if let Some(cell) = self.with_cell(|cell| {
             // SAFETY: `cell` came from `Arc::into_raw` and the slot holds its reference
             // for as long as we borrow the slot, so the count is at least one; we add ours.
             unsafe {
@@ -120,14 +127,17 @@ impl AbortSlot {
         }
         let cell = Arc::new(AbortCell::new(false));
         let raw = Arc::into_raw(Arc::clone(&cell)).cast_mut();
-        // SeqCst: the install is the store of the store-then-load pairs with the task's
-        // first wait (its key store, then its load of this slot) and with `finish`.
+        // AcqRel: publishes the cell (pairs with the Acquire load in `with_cell`). The
+        // install is the store of the store-fence-load pairs with the task's first wait (its
+        // key store, then its look at this slot) and with `finish` (module docs).
         match self
             .cell
-            .compare_exchange(ptr::null_mut(), raw, Ordering::SeqCst, Ordering::Acquire)
+            .compare_exchange(ptr::null_mut(), raw, Ordering::AcqRel, Ordering::Acquire)
         {
             Ok(_) => {
-                if self.done.load(Ordering::SeqCst) {
+                fence(Ordering::SeqCst);
+                // Relaxed: ordered by the fence against `finish`'s.
+                if self.done.load(Ordering::Relaxed) {
                     cell.finished.store(true, Ordering::Release);
                 } else if let Some(waker) = waiting_waker() {
                     cell.deposit(&waker);
@@ -183,9 +193,14 @@ impl AbortHandle {
     /// is dropped at once if it waits, or after its current poll. Harmless on a finished
     /// task, and when called twice.
     pub fn abort(&self) {
-        // SeqCst: pairs with the task's re-check after it deposits its waker.
+        // SeqCst: pairs with the task's re-check after it deposits its waker (the lock
+        // orders the two as well).
         self.cell.aborted.store(true, Ordering::SeqCst);
-        self.cell.waker.wake();
+        let waker = lock(&self.cell.waker).take();
+        // Woken outside the lock: a wake may run the schedule function.
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 
     /// Whether the task's future is gone: it completed, panicked, or was cancelled.
@@ -200,5 +215,61 @@ impl fmt::Debug for AbortHandle {
         f.debug_struct("AbortHandle")
             .field("finished", &self.is_finished())
             .finish()
+    }
+}
+
+/// Loom model of the race between a task's first wait and the making of its first abort
+/// handle (`RUSTFLAGS="--cfg loom" cargo test --release --lib loom`): whatever the
+/// interleaving, an abort of a waiting task wakes it at least once.
+#[cfg(all(test, loom))]
+mod loom_model {
+    use std::task::{Wake, Waker};
+
+    use loom::sync::atomic::{AtomicU64, AtomicUsize};
+    use loom::sync::Arc;
+    use loom::thread;
+
+    use super::{AbortSlot, Ordering};
+
+    struct CountWakes(AtomicUsize);
+    impl Wake for CountWakes {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn an_abort_always_reaches_a_waiting_task() {
+        loom::model(|| {
+            let slot = Arc::new(AbortSlot::new());
+            // The task's registry key (0: not registered yet) and its waker.
+            let key = Arc::new(AtomicU64::new(0));
+            let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
+            let waker = Waker::from(std::sync::Arc::clone(&wakes));
+            let task = {
+                let (slot, key, waker) = (Arc::clone(&slot), Arc::clone(&key), waker.clone());
+                thread::spawn(move || {
+                    // The first wait, as `TaskFuture::register` does it.
+                    key.store(1, Ordering::SeqCst);
+                    super::fence(Ordering::SeqCst);
+                    let aborted = slot
+                        .with_cell(|cell| {
+                            cell.deposit(&waker);
+                            cell.is_aborted()
+                        })
+                        .unwrap_or(false);
+                    if aborted {
+                        waker.wake_by_ref();
+                    }
+                })
+            };
+            let handle = slot.handle(|| (key.load(Ordering::Relaxed) != 0).then(|| waker.clone()));
+            handle.abort();
+            task.join().unwrap();
+            assert!(
+                wakes.0.load(Ordering::SeqCst) >= 1,
+                "an abort did not wake the waiting task"
+            );
+        });
     }
 }

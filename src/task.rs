@@ -35,7 +35,7 @@ use std::task::{Context, Poll};
 
 use crate::abort::{AbortCell, AbortHandle, AbortSlot};
 use crate::registry::{Key, Registry};
-use crate::sync::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
 use crate::task_count::{Counted, CountedRef};
 
 /// A panic's payload.
@@ -101,15 +101,16 @@ impl<H: TaskHome> TaskMeta<H> {
         self.aborted.load(Ordering::Acquire)
             || self
                 .abort_slot
-                .with_cell(Ordering::Acquire, AbortCell::is_aborted)
+                .with_cell(AbortCell::is_aborted)
                 .unwrap_or(false)
     }
 
     /// An abort handle for the task; the caller keeps the task alive (a `JoinHandle`).
     pub(crate) fn abort_handle(&self) -> AbortHandle {
         self.abort_slot.handle(|| {
-            // SeqCst: the load of the store-then-load pair with the task's first wait.
-            let key = Key::from_bits(self.key.load(Ordering::SeqCst));
+            // Relaxed: after the fence in `AbortSlot::handle`, which pairs with the one after
+            // the task's key store in `TaskFuture::register` (`abort.rs`).
+            let key = Key::from_bits(self.key.load(Ordering::Relaxed));
             self.home().registry().waker(key, self.tag())
         })
     }
@@ -301,11 +302,13 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
                 // load of the key. Either `abort` sees the key and wakes us through the
                 // registry, or we see the flag here.
                 meta.key.store(key.to_bits(), Ordering::SeqCst);
-                // An abort handle made before now finds no key: give its cell our waker
-                // (SeqCst load: pairs with its install, `abort.rs`), then re-check its flag.
+                // An abort handle made before now found no key: give its cell our waker,
+                // then re-check its flag. The fence pairs with the one after the cell's
+                // install in `AbortSlot::handle` (`abort.rs`).
+                fence(Ordering::SeqCst);
                 let aborted_by_handle = meta
                     .abort_slot
-                    .with_cell(Ordering::SeqCst, |cell| {
+                    .with_cell(|cell| {
                         cell.deposit(cx.waker());
                         cell.is_aborted()
                     })
