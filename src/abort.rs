@@ -62,20 +62,18 @@ impl AbortCell {
     }
 }
 
-/// A task's link to its abort handles (module docs).
+/// A task's link to its abort handles (module docs). The flag that says the task's future
+/// was dropped (`done`) lives beside it in the metadata, where it packs with other flags.
 pub(crate) struct AbortSlot {
     /// Null until the first abort handle is made, then a pointer from `Arc::into_raw` whose
     /// reference the slot holds until it is dropped (with the task's metadata). Set once.
     cell: AtomicPtr<AbortCell>,
-    /// Set when the task's future is dropped.
-    done: AtomicBool,
 }
 
 impl AbortSlot {
     pub(crate) fn new() -> AbortSlot {
         AbortSlot {
             cell: AtomicPtr::new(ptr::null_mut()),
-            done: AtomicBool::new(false),
         }
     }
 
@@ -92,12 +90,12 @@ impl AbortSlot {
         Some(f(unsafe { &*raw }))
     }
 
-    /// The future was dropped: marks the cell, if there is one, finished.
-    pub(crate) fn finish(&self) {
+    /// The future was dropped: sets `done` and marks the cell, if there is one, finished.
+    pub(crate) fn finish(&self, done: &AtomicBool) {
         // Store, fence, load: pairs with `handle`'s install, fence, load of `done` (module
         // docs), so that a handle made at the same moment still learns the task finished.
         // Relaxed: ordered by the fence.
-        self.done.store(true, Ordering::Relaxed);
+        done.store(true, Ordering::Relaxed);
         fence(Ordering::SeqCst);
         self.with_cell(|cell| {
             // Release: pairs with the Acquire load in `AbortHandle::is_finished`.
@@ -109,7 +107,11 @@ impl AbortSlot {
     /// task (and so this slot) alive. `waiting_waker` gives the waker of the task if it
     /// already waits (from the registry, by the key it loads); it is called after the
     /// install and a SeqCst fence (module docs).
-    pub(crate) fn handle(&self, waiting_waker: impl FnOnce() -> Option<Waker>) -> AbortHandle {
+    pub(crate) fn handle(
+        &self,
+        done: &AtomicBool,
+        waiting_waker: impl FnOnce() -> Option<Waker>,
+    ) -> AbortHandle {
         if let Some(cell) = self.with_cell(|cell| {
             // SAFETY: `cell` came from `Arc::into_raw` and the slot holds its reference
             // for as long as we borrow the slot, so the count is at least one; we add ours.
@@ -137,7 +139,7 @@ impl AbortSlot {
             Ok(_) => {
                 fence(Ordering::SeqCst);
                 // Relaxed: ordered by the fence against `finish`'s.
-                if self.done.load(Ordering::Relaxed) {
+                if done.load(Ordering::Relaxed) {
                     cell.finished.store(true, Ordering::Release);
                 } else if let Some(waker) = waiting_waker() {
                     cell.deposit(&waker);
@@ -148,7 +150,7 @@ impl AbortSlot {
                 // Another maker installed one first: use it.
                 // SAFETY: `raw` came from `into_raw` just above and was not installed.
                 drop(unsafe { Arc::from_raw(raw) });
-                self.handle(waiting_waker)
+                self.handle(done, waiting_waker)
             }
         }
     }
@@ -225,7 +227,7 @@ impl fmt::Debug for AbortHandle {
 mod loom_model {
     use std::task::{Wake, Waker};
 
-    use loom::sync::atomic::{AtomicU64, AtomicUsize};
+    use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
     use loom::sync::Arc;
     use loom::thread;
 
@@ -242,6 +244,7 @@ mod loom_model {
     fn an_abort_always_reaches_a_waiting_task() {
         loom::model(|| {
             let slot = Arc::new(AbortSlot::new());
+            let done = AtomicBool::new(false);
             // The task's registry key (0: not registered yet) and its waker.
             let key = Arc::new(AtomicU64::new(0));
             let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
@@ -263,7 +266,9 @@ mod loom_model {
                     }
                 })
             };
-            let handle = slot.handle(|| (key.load(Ordering::Relaxed) != 0).then(|| waker.clone()));
+            let handle = slot.handle(&done, || {
+                (key.load(Ordering::Relaxed) != 0).then(|| waker.clone())
+            });
             handle.abort();
             task.join().unwrap();
             assert!(

@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use crate::registry::Registry;
 use crate::state::State;
-use crate::task::TaskHome;
+use crate::sync::lock;
+use crate::task::{Payload, TaskHome};
 use crate::task_count::{Counted, TaskCount};
 use crate::worker::local::WorkerLocal;
 
@@ -136,5 +137,15 @@ impl TaskHome for State {
 
     fn registry_shard(&self) -> usize {
         self.current_worker().unwrap_or(self.num_workers())
+    }
+
+    fn keep_drop_panic(&self, tag: usize, payload: Payload) {
+        lock(&self.drop_panics).push((tag, payload));
+    }
+
+    fn take_drop_panic(&self, tag: usize) -> Option<Payload> {
+        let mut kept = lock(&self.drop_panics);
+        let at = kept.iter().position(|(t, _)| *t == tag)?;
+        Some(kept.swap_remove(at).1)
     }
 }

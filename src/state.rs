@@ -23,8 +23,8 @@ use crate::blocking::BlockingPool;
 use crate::park::Sleep;
 use crate::registry::Registry;
 use crate::stats::{Counters, Stats};
-use crate::sync::{fence, AtomicBool, Ordering};
-use crate::task::TaskMeta;
+use crate::sync::{fence, AtomicBool, Mutex, Ordering};
+use crate::task::{Payload, TaskMeta};
 use crate::task_count::TaskCount;
 use crate::threads::ThreadConfig;
 use crate::wake_policy::WakePolicy;
@@ -60,6 +60,9 @@ pub(crate) struct State {
     pub(crate) threads: ThreadConfig,
     /// The threads of `spawn_blocking` (see `blocking.rs`).
     pub(crate) blocking: BlockingPool<Runnable>,
+    /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
+    /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
+    pub(crate) drop_panics: Mutex<Vec<(usize, Payload)>>,
     /// Test-only fault injection: the next worker to park panics there (as a panicking
     /// waker run by the reactor a parked worker drives would).
     #[cfg(test)]
@@ -94,6 +97,7 @@ impl State {
             policy,
             threads,
             blocking: BlockingPool::new(),
+            drop_panics: Mutex::new(Vec::new()),
             #[cfg(test)]
             fault_next_park: AtomicBool::new(false),
         }
@@ -171,5 +175,22 @@ impl State {
                 return;
             }
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::State;
+    use crate::task::TaskMeta;
+
+    /// Every task carries its metadata: keep it at four words (the memory benchmark counts
+    /// bytes per pending task).
+    #[test]
+    fn task_metadata_stays_small() {
+        assert!(
+            std::mem::size_of::<TaskMeta<State>>() <= 32,
+            "TaskMeta grew to {} bytes",
+            std::mem::size_of::<TaskMeta<State>>()
+        );
     }
 }

@@ -29,20 +29,19 @@ use std::future::Future;
 use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::ptr;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use crate::abort::{AbortCell, AbortHandle, AbortSlot};
 use crate::registry::{Key, Registry};
-use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicU32, AtomicU64, LockUnpoisoned, Ordering};
 use crate::task_count::{Counted, CountedRef};
 
 /// A panic's payload.
 pub(crate) type Payload = Box<dyn Any + Send + 'static>;
 
 /// `TaskMeta::last_worker` of a task that has not run yet.
-pub(crate) const NO_WORKER: usize = usize::MAX;
+const NO_WORKER: u32 = u32::MAX;
 
 /// What a task needs from its executor's state.
 pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
@@ -50,25 +49,35 @@ pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
     fn registry(&self) -> &Registry;
     /// The registry shard for a task registered by the current thread.
     fn registry_shard(&self) -> usize;
+    /// Keeps the panic of the future of task `tag` (dropped outside a poll) until its
+    /// `JoinHandle` or its end takes it. Rare (a destructor panicking at shutdown), so it
+    /// lives in a table of the executor rather than in every task.
+    fn keep_drop_panic(&self, tag: usize, payload: Payload);
+    /// Takes what [`TaskHome::keep_drop_panic`] kept for task `tag`.
+    fn take_drop_panic(&self, tag: usize) -> Option<Payload>;
 }
 
 /// Per-task data that both the runnable and the join handle reach.
 pub(crate) struct TaskMeta<H: TaskHome> {
     /// The executor the task belongs to, kept alive by the task count.
     home: CountedRef<H>,
-    /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
-    /// hint only: written Relaxed by the polling worker, read Relaxed by the scheduler.
-    pub(crate) last_worker: AtomicUsize,
-    /// Set by an abort and read before every poll (see `abort` for the orderings).
-    aborted: AtomicBool,
     /// Where the task is registered (`Key::to_bits`), or `Key::NONE`: written by the poll
     /// that registers it and by its future's drop, read by `abort`.
     key: AtomicU64,
     /// The link to the task's abort handles, if it has any (`abort.rs`).
     abort_slot: AbortSlot,
-    /// A panic from dropping the future outside a poll (the runnable was dropped at
-    /// shutdown), for the `JoinHandle`: a `Box<Payload>` from `Box::into_raw`, or null.
-    drop_panic: AtomicPtr<Payload>,
+    /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
+    /// hint only: written Relaxed by the polling worker, read Relaxed by the scheduler.
+    last_worker: AtomicU32,
+    /// Set by an abort and read before every poll (see `abort` for the orderings).
+    aborted: AtomicBool,
+    /// Set when the future is dropped (`abort.rs`, `AbortSlot::finish`).
+    done: AtomicBool,
+    /// Set while the executor keeps a panic of this task's future's destructor for the
+    /// `JoinHandle` ([`TaskHome::keep_drop_panic`]). Written and read by the thread that
+    /// drops the future, the `JoinHandle` after async-task told it the task closed, and the
+    /// metadata's drop: each ordered after the last by async-task's own synchronisation.
+    has_drop_panic: AtomicBool,
 }
 
 impl<H: TaskHome> TaskMeta<H> {
@@ -76,12 +85,32 @@ impl<H: TaskHome> TaskMeta<H> {
     pub(crate) fn new(home: &Arc<H>) -> TaskMeta<H> {
         TaskMeta {
             home: CountedRef::new(home),
-            last_worker: AtomicUsize::new(NO_WORKER),
-            aborted: AtomicBool::new(false),
             key: AtomicU64::new(Key::NONE.to_bits()),
             abort_slot: AbortSlot::new(),
-            drop_panic: AtomicPtr::new(ptr::null_mut()),
+            last_worker: AtomicU32::new(NO_WORKER),
+            aborted: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            has_drop_panic: AtomicBool::new(false),
         }
+    }
+
+    /// The worker that polled the task last, if any (a placement hint).
+    pub(crate) fn last_worker(&self) -> Option<usize> {
+        // Relaxed: a hint; a stale value only places the task less well.
+        match self.last_worker.load(Ordering::Relaxed) {
+            NO_WORKER => None,
+            // Lossless: worker indices fit in 32 bits (`set_last_worker`).
+            index => Some(index as usize),
+        }
+    }
+
+    /// Records that worker `index` polls the task.
+    pub(crate) fn set_last_worker(&self, index: usize) {
+        // The notifier caps an executor at fewer than 2^32 workers (`park/`), so the index
+        // fits; a larger one would only lose the hint.
+        let index = u32::try_from(index).unwrap_or(NO_WORKER);
+        // Relaxed: a hint (see `last_worker`).
+        self.last_worker.store(index, Ordering::Relaxed);
     }
 
     /// The task's executor.
@@ -107,7 +136,7 @@ impl<H: TaskHome> TaskMeta<H> {
 
     /// An abort handle for the task; the caller keeps the task alive (a `JoinHandle`).
     pub(crate) fn abort_handle(&self) -> AbortHandle {
-        self.abort_slot.handle(|| {
+        self.abort_slot.handle(&self.done, || {
             // Relaxed: after the fence in `AbortSlot::handle`, which pairs with the one after
             // the task's key store in `TaskFuture::register` (`abort.rs`).
             let key = Key::from_bits(self.key.load(Ordering::Relaxed));
@@ -138,25 +167,24 @@ impl<H: TaskHome> TaskMeta<H> {
 
     /// Takes the panic of a future dropped outside a poll, if there was one.
     pub(crate) fn take_drop_panic(&self) -> Option<Payload> {
-        // Acquire: pairs with the Release swap in `keep_drop_panic`.
-        let raw = self.drop_panic.swap(ptr::null_mut(), Ordering::Acquire);
-        // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_drop_panic`, and the
-        // swap handed it to us alone.
-        (!raw.is_null()).then(|| *unsafe { Box::from_raw(raw) })
+        // Relaxed: see the field.
+        if !self.has_drop_panic.swap(false, Ordering::Relaxed) {
+            return None;
+        }
+        self.home().take_drop_panic(self.tag())
     }
 
     fn keep_drop_panic(&self, payload: Payload) {
-        let raw = Box::into_raw(Box::new(payload));
-        // Release: pairs with the Acquire swap in `take_drop_panic`. The future is dropped
-        // once, so there is no earlier payload to lose.
-        let old = self.drop_panic.swap(raw, Ordering::Release);
-        debug_assert!(old.is_null());
+        self.home().keep_drop_panic(self.tag(), payload);
+        // Relaxed: see the field.
+        self.has_drop_panic.store(true, Ordering::Relaxed);
     }
 }
 
 impl<H: TaskHome> Drop for TaskMeta<H> {
     fn drop(&mut self) {
-        // A payload that no JoinHandle took; dropped quietly (it may panic too).
+        // A payload that no JoinHandle took: out of the executor's table (the tag may be
+        // reused once this metadata is gone), dropped quietly (it may panic too).
         if let Some(payload) = self.take_drop_panic() {
             drop_quietly(payload);
         }
@@ -221,7 +249,7 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
         // SAFETY: `live` was true and is false from now on, so the future is dropped exactly
         // once, in place (it is pinned), and never used again.
         let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
-        self.meta.abort_slot.finish();
+        self.meta.abort_slot.finish(&self.meta.done);
         panic
     }
 }

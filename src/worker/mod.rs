@@ -51,7 +51,6 @@ use event_listener::EventListener;
 use crate::context;
 use crate::park::{Parked, Prepared};
 use crate::state::{Runnable, State};
-use crate::sync::Ordering;
 use crate::task::drop_quietly;
 use crate::task_count;
 use local::WorkerLocal;
@@ -439,10 +438,7 @@ impl WorkerLocal {
         if st.busy_since.is_none() {
             st.busy_since = Some(Instant::now());
         }
-        // Relaxed: a placement hint (see `TaskMeta::last_worker`).
-        task.metadata()
-            .last_worker
-            .store(self.index, Ordering::Relaxed);
+        task.metadata().set_last_worker(self.index);
         // A `yield_now` mark of an earlier poll that did not end in a self-wake.
         self.take_yield();
         // `TaskFuture` catches the task's panics, including its destructors'; this is a

@@ -27,7 +27,6 @@ use super::local::WorkerLocal;
 use crate::context;
 use crate::state::{Runnable, State};
 use crate::sync::{fence, Ordering};
-use crate::task::NO_WORKER;
 use crate::wake_policy::WakePolicy;
 
 /// The schedule function of every task spawned onto the workers.
@@ -54,13 +53,12 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
         return discard(state, runnable);
     }
     let here = worker.index;
-    // Relaxed: a placement hint (see `TaskMeta::last_worker`).
-    let last = runnable.metadata().last_worker.load(Ordering::Relaxed);
+    let last = runnable.metadata().last_worker();
     if worker.is_parked() {
         // Woken by the reactor this parked worker drives: through an inbox, which wakes the
         // target worker (this one, or the task's last under `LastWorker`).
         let target = match state.policy {
-            WakePolicy::LastWorker if last != NO_WORKER => last,
+            WakePolicy::LastWorker => last.unwrap_or(here),
             _ => here,
         };
         return push_to_worker(state, target, runnable);
@@ -72,8 +70,8 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
         }
         return push_to_worker(state, here, runnable);
     }
-    let target = match (state.policy, last) {
-        (WakePolicy::LastWorker, last) if last != NO_WORKER => last,
+    let target = match state.policy {
+        WakePolicy::LastWorker => last.unwrap_or(here),
         _ => here,
     };
     if target == here {
