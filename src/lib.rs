@@ -112,7 +112,10 @@ mod yield_now;
 
 pub use executor::{Builder, Executor, Handle, WakePolicy};
 pub use global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
-pub use par::{par_map, par_range, par_reduce, ParMap, ParRange, ParReduce};
+pub use par::{
+    par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, ParForEachMut, ParMap,
+    ParMapVec, ParRange, ParReduce,
+};
 pub use stats::{Stats, WorkerStats};
 pub use task::{JoinError, JoinHandle};
 pub use yield_now::{yield_now, YieldNow};

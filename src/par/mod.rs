@@ -1,4 +1,5 @@
-//! Async data-parallel loops: [`par_range`], [`par_map`] and [`par_reduce`].
+//! Async data-parallel loops: [`par_range`], [`par_map`] and [`par_reduce`] over an index
+//! range, and [`par_map_vec`] and [`par_for_each_mut`] over an owned `Vec`.
 //!
 //! `par_range(0..n, body).await` splits the index space across the executor's workers and
 //! the awaiting task simply waits: it never blocks a worker (rayon's loops block the calling
@@ -6,7 +7,8 @@
 //! `steal_range.rs`: each worker's helper task takes adaptive batches from the low end of
 //! its own slice, idle helpers steal from the high end of the others' slices, and the loop
 //! ends when the shared remaining count reaches zero (Huba's partitioner). `run.rs` holds
-//! the running loop and its helper tasks.
+//! the running loop and its helper tasks, `kinds.rs` and `owned.rs` what each loop does per
+//! index, `tick.rs` the coarse clock that makes helpers look up between items.
 //!
 //! The futures are lazy: nothing starts until the first poll. The free functions pick the
 //! executor then (the current one of the polling thread, else the global one); the methods
@@ -14,9 +16,15 @@
 //!
 //! **Invariant:** every index of the range is processed exactly once, unless the loop is
 //! stopped (a panic, or the future dropped), after which no index starts.
+//!
+//! **Invariant:** a loop future completes with a value at most once, and never after it
+//! resumed a panic: it is then `Failed`, and a further poll panics.
 
+mod kinds;
+mod owned;
 mod run;
 pub(crate) mod steal_range;
+mod tick;
 
 use std::fmt;
 use std::future::Future;
@@ -27,10 +35,12 @@ use std::task::{Context, Poll};
 
 use crate::executor::{Executor, Handle};
 use crate::shared::Shared;
-use run::{ForEach, Kind, Loop, Map, Reduce};
+use kinds::{ForEach, Map, Reduce};
+use owned::{ForEachMut, MapVec};
+use run::{Kind, Loop, Outcome};
 
 /// A started loop, seen through its output type only.
-type Running<O> = Arc<Loop<dyn Kind<Output = O>>>;
+type Running<O> = Arc<dyn Outcome<O>>;
 
 /// Builds the loop for its range on an executor, or gives the output of an empty range.
 type Start<O> = Box<dyn FnOnce(Range<usize>, Option<&Arc<Shared>>) -> Started<O> + Send>;
@@ -40,7 +50,7 @@ enum Started<O> {
     Running(Running<O>),
 }
 
-/// The state machine shared by the three loop futures.
+/// The state machine shared by the loop futures.
 enum Stage<O: Send + 'static> {
     /// Not polled yet: the loop's description and, for the methods, the executor.
     Lazy {
@@ -52,6 +62,9 @@ enum Stage<O: Send + 'static> {
     Running(StopOnDrop<O>),
     /// The output was handed out.
     Done,
+    /// A panic was resumed (or the executor shut down under the loop): there is no output,
+    /// and a further poll panics.
+    Failed,
 }
 
 /// Builds the [`Start`] of a loop of kind `K`, made by `make` for a number of helpers.
@@ -65,7 +78,9 @@ fn start<K: Kind>(make: impl FnOnce(usize) -> K + Send + 'static) -> Start<K::Ou
                 lp.start(shared);
                 Started::Running(lp)
             }
-            _ => Started::Empty(make(1).empty_output()),
+            // No index will run: the output of an empty loop (for the owned loops, built
+            // from the caller's empty Vec).
+            _ => Started::Empty(make(1).take_output()),
         }
     })
 }
@@ -94,13 +109,23 @@ impl<O: Send + 'static> Stage<O> {
             }
         }
         match self {
-            Stage::Running(StopOnDrop(lp)) => {
-                let output = std::task::ready!(lp.poll_done(cx));
-                *self = Stage::Done;
-                Poll::Ready(output)
-            }
+            Stage::Running(StopOnDrop(lp)) => match std::task::ready!(lp.poll_done(cx)) {
+                Ok(output) => {
+                    *self = Stage::Done;
+                    Poll::Ready(output)
+                }
+                Err(failure) => {
+                    // Leave the running state before resuming: polled again, the future
+                    // must panic again, never read the (incomplete) results.
+                    *self = Stage::Failed;
+                    failure.resume()
+                }
+            },
             Stage::Done => {
                 panic!("filch: a data-parallel loop future was polled after it completed")
+            }
+            Stage::Failed => {
+                panic!("filch: a data-parallel loop future was polled again after it panicked")
             }
             Stage::Lazy { .. } => unreachable!("started above"),
         }
@@ -111,6 +136,7 @@ impl<O: Send + 'static> Stage<O> {
             Stage::Lazy { .. } => "not started",
             Stage::Running(_) => "running",
             Stage::Done => "done",
+            Stage::Failed => "failed",
         }
     }
 }
@@ -159,6 +185,64 @@ pub struct ParMap<T: Send + 'static> {
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct ParReduce<T: Send + 'static> {
     stage: Stage<T>,
+}
+
+/// The future of [`par_map_vec`]: resolves to the results in the order of the items.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let words = vec!["a".to_string(), "bb".to_string()];
+/// let fut: filch::ParMapVec<usize> = ex.par_map_vec(words, |w| w.len());
+/// assert_eq!(ex.block_on(fut), vec![1, 2]);
+/// ```
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ParMapVec<U: Send + 'static> {
+    stage: Stage<Vec<U>>,
+}
+
+/// The future of [`par_for_each_mut`]: resolves to the same `Vec`, each element changed in
+/// place.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let fut: filch::ParForEachMut<u32> = ex.par_for_each_mut(vec![1, 2, 3], |_, x| *x *= 2);
+/// assert_eq!(ex.block_on(fut), vec![2, 4, 6]);
+/// ```
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ParForEachMut<T: Send + 'static> {
+    stage: Stage<Vec<T>>,
+}
+
+impl<U: Send + 'static> Future for ParMapVec<U> {
+    type Output = Vec<U>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<U>> {
+        self.stage.poll(cx)
+    }
+}
+
+impl<T: Send + 'static> Future for ParForEachMut<T> {
+    type Output = Vec<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<T>> {
+        self.stage.poll(cx)
+    }
+}
+
+impl<U: Send + 'static> fmt::Debug for ParMapVec<U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParMapVec")
+            .field("state", &self.stage.state())
+            .finish()
+    }
+}
+
+impl<T: Send + 'static> fmt::Debug for ParForEachMut<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParForEachMut")
+            .field("state", &self.stage.state())
+            .finish()
+    }
 }
 
 impl Future for ParRange {
@@ -259,13 +343,45 @@ where
     }
 }
 
+fn map_vec_loop<T, U, F>(items: Vec<T>, handle: Option<Handle>, f: F) -> ParMapVec<U>
+where
+    T: Send + 'static,
+    U: Send + 'static,
+    F: Fn(T) -> U + Send + Sync + 'static,
+{
+    ParMapVec {
+        stage: Stage::Lazy {
+            range: 0..items.len(),
+            handle,
+            start: start(move |helpers| MapVec::new(f, items, helpers)),
+        },
+    }
+}
+
+fn for_each_mut_loop<T, F>(items: Vec<T>, handle: Option<Handle>, f: F) -> ParForEachMut<T>
+where
+    T: Send + 'static,
+    F: Fn(usize, &mut T) + Send + Sync + 'static,
+{
+    ParForEachMut {
+        stage: Stage::Lazy {
+            range: 0..items.len(),
+            handle,
+            start: start(move |_| ForEachMut::new(f, items)),
+        },
+    }
+}
+
 /// Runs `body` on every index of `range`, in parallel on the current executor (else the
 /// global one), chosen when the future is first polled. Awaiting it never blocks a worker.
 ///
 /// An empty or reversed range completes at once without calling `body`. A panic in `body`
 /// stops the loop (indices not yet started are skipped) and is resumed in the awaiting
-/// task, with its payload, once the bodies already running have returned. Dropping the
-/// future stops the loop.
+/// task, with its payload, once the bodies already running have returned; polled again
+/// after that, the future panics again. Dropping the future stops the loop. The loop shares
+/// the workers with other tasks: each worker's part returns to its worker every few
+/// milliseconds of body time (and after one item, however long that item takes), even when
+/// the cost of the items changes in the middle of the loop.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -310,10 +426,12 @@ where
     map_loop(range, None, f)
 }
 
-/// Folds every index of `range` in parallel: each batch of indices is folded from
-/// `identity()` with `fold`, and the partial results are combined with `reduce`, which must
-/// be associative (the order of combination is unspecified). An empty range gives
-/// `identity()`. Executor choice, panics and dropping work as for [`par_range`].
+/// Folds every index of `range` in parallel: each run of consecutive indices a worker takes
+/// is folded from `identity()` with `fold`, and the partial results are combined with
+/// `reduce` in index order, as rayon does: `reduce` must be associative but need not be
+/// commutative (concatenating gives the sequential answer), and `identity()` must be neutral
+/// for it. An empty range gives `identity()`. Executor choice, panics and dropping work as
+/// for [`par_range`].
 ///
 /// ```
 /// let sum = filch::block_on(filch::par_reduce(
@@ -323,6 +441,18 @@ where
 ///     |a, b| a + b,
 /// ));
 /// assert_eq!(sum, 5050);
+///
+/// // Not commutative: the partials are combined in index order.
+/// let digits = filch::block_on(filch::par_reduce(
+///     0..10,
+///     String::new,
+///     |mut s, i| {
+///         s.push_str(&i.to_string());
+///         s
+///     },
+///     |a, b| a + &b,
+/// ));
+/// assert_eq!(digits, "0123456789");
 /// ```
 pub fn par_reduce<T, I, F, R>(range: Range<usize>, identity: I, fold: F, reduce: R) -> ParReduce<T>
 where
@@ -332,6 +462,64 @@ where
     R: Fn(T, T) -> T + Send + Sync + 'static,
 {
     reduce_loop(range, None, identity, fold, reduce)
+}
+
+/// Moves each item of `items` into `f`, in parallel, and gives the results in the order of
+/// the items. Executor choice, laziness, panics and dropping work as for [`par_range`], over
+/// the indices `0..items.len()`.
+///
+/// Each item is moved into `f` exactly once. If the loop stops early (a panic in `f`, or
+/// the future dropped), the items not yet moved into `f` and the results already made are
+/// each dropped exactly once (the item a panicking `f` held is dropped by that panic).
+/// An empty `items` completes at once with an empty `Vec`.
+///
+/// ```
+/// let lines = vec!["3".to_string(), "x".to_string(), "42".to_string()];
+/// let parsed = filch::block_on(filch::par_map_vec(lines, |s| s.parse::<u32>().ok()));
+/// assert_eq!(parsed, vec![Some(3), None, Some(42)]);
+/// ```
+///
+/// Items need not be `Sync` or `Clone`, only `Send`; `f` runs on several threads at once,
+/// so it must be `Sync`:
+///
+/// ```compile_fail
+/// use std::cell::Cell;
+/// let counter = Cell::new(0);
+/// let fut = filch::par_map_vec(vec![1, 2, 3], move |x: i32| {
+///     counter.set(counter.get() + 1);
+///     x
+/// });
+/// ```
+pub fn par_map_vec<T, U, F>(items: Vec<T>, f: F) -> ParMapVec<U>
+where
+    T: Send + 'static,
+    U: Send + 'static,
+    F: Fn(T) -> U + Send + Sync + 'static,
+{
+    map_vec_loop(items, None, f)
+}
+
+/// Calls `f(k, &mut items[k])` for every element of `items`, in parallel, and gives the
+/// same `Vec` back (the same allocation), each element changed in place. Executor choice,
+/// laziness, panics and dropping work as for [`par_range`], over the indices
+/// `0..items.len()`.
+///
+/// If the loop stops early (a panic in `f`, or the future dropped), the elements are
+/// dropped with the `Vec` (each exactly once), as they stand. An empty `items` completes at
+/// once and gives the same empty `Vec` back.
+///
+/// ```
+/// let mut scores = vec![10u32; 1000];
+/// scores = filch::block_on(filch::par_for_each_mut(scores, |k, s| *s += k as u32));
+/// assert_eq!(scores[0], 10);
+/// assert_eq!(scores[999], 1009);
+/// ```
+pub fn par_for_each_mut<T, F>(items: Vec<T>, f: F) -> ParForEachMut<T>
+where
+    T: Send + 'static,
+    F: Fn(usize, &mut T) + Send + Sync + 'static,
+{
+    for_each_mut_loop(items, None, f)
 }
 
 impl Handle {
@@ -386,6 +574,39 @@ impl Handle {
     {
         reduce_loop(range, Some(self.clone()), identity, fold, reduce)
     }
+
+    /// [`par_map_vec`] on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let v = ex.block_on(ex.handle().par_map_vec(vec![1u8, 2, 3], |x| x as u32 * 100));
+    /// assert_eq!(v, vec![100, 200, 300]);
+    /// ```
+    pub fn par_map_vec<T, U, F>(&self, items: Vec<T>, f: F) -> ParMapVec<U>
+    where
+        T: Send + 'static,
+        U: Send + 'static,
+        F: Fn(T) -> U + Send + Sync + 'static,
+    {
+        map_vec_loop(items, Some(self.clone()), f)
+    }
+
+    /// [`par_for_each_mut`] on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let v = ex.block_on(ex.handle().par_for_each_mut(vec![String::new(); 3], |k, s| {
+    ///     s.push_str(&k.to_string())
+    /// }));
+    /// assert_eq!(v, ["0", "1", "2"]);
+    /// ```
+    pub fn par_for_each_mut<T, F>(&self, items: Vec<T>, f: F) -> ParForEachMut<T>
+    where
+        T: Send + 'static,
+        F: Fn(usize, &mut T) + Send + Sync + 'static,
+    {
+        for_each_mut_loop(items, Some(self.clone()), f)
+    }
 }
 
 impl Executor {
@@ -437,5 +658,36 @@ impl Executor {
         R: Fn(T, T) -> T + Send + Sync + 'static,
     {
         self.handle().par_reduce(range, identity, fold, reduce)
+    }
+
+    /// [`par_map_vec`] on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let lens = ex.block_on(ex.par_map_vec(vec!["ab".to_string(), "c".to_string()], |s| s.len()));
+    /// assert_eq!(lens, vec![2, 1]);
+    /// ```
+    pub fn par_map_vec<T, U, F>(&self, items: Vec<T>, f: F) -> ParMapVec<U>
+    where
+        T: Send + 'static,
+        U: Send + 'static,
+        F: Fn(T) -> U + Send + Sync + 'static,
+    {
+        self.handle().par_map_vec(items, f)
+    }
+
+    /// [`par_for_each_mut`] on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let v = ex.block_on(ex.par_for_each_mut(vec![1, 2, 3], |_, x| *x = -*x));
+    /// assert_eq!(v, vec![-1, -2, -3]);
+    /// ```
+    pub fn par_for_each_mut<T, F>(&self, items: Vec<T>, f: F) -> ParForEachMut<T>
+    where
+        T: Send + 'static,
+        F: Fn(usize, &mut T) + Send + Sync + 'static,
+    {
+        self.handle().par_for_each_mut(items, f)
     }
 }
