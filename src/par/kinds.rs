@@ -1,8 +1,9 @@
 //! The loops over an index range: for-each ([`ForEach`], `par_range`), map ([`Map`],
 //! `par_map`) and reduce ([`Reduce`], `par_reduce`), as [`Kind`]s run by `run.rs`.
 //!
-//! Each kind's `run_part` is the hot loop: one call of the user's closure per index, and
-//! before it one relaxed load of the tick epoch ([`tick::moved`]), nothing else. What a
+//! Each kind's `run_part` is the hot loop ([`tick::fold_while`]): one call of the user's
+//! closure per index, and before each item (or each block of cheap items) one relaxed load
+//! of the tick epoch, nothing else. What a
 //! helper did is kept in its `Local` run and published into the helper's slot (a mutex no
 //! other helper touches while the loop runs) only when the run ends.
 //!
@@ -20,7 +21,7 @@ use std::sync::Mutex;
 use crossbeam_utils::CachePadded;
 
 use super::run::Kind;
-use super::tick;
+use super::tick::{self, Watch};
 use crate::sync::{AtomicBool, Ordering};
 
 /// `par_range`: calls the body on each index.
@@ -33,13 +34,8 @@ impl<F: Fn(usize) + Send + Sync + 'static> Kind for ForEach<F> {
     type Local = ();
 
     #[inline]
-    fn run_part(&self, _local: &mut (), part: Range<usize>, epoch: u64) -> usize {
-        let mut i = part.start;
-        while i < part.end && !tick::moved(epoch) {
-            (self.body)(i);
-            i += 1;
-        }
-        i
+    fn run_part(&self, _local: &mut (), part: Range<usize>, watch: Watch) -> usize {
+        tick::fold_while(part, watch, (), |(), i| (self.body)(i)).1
     }
 
     fn flush(&self, _helper: usize, _local: &mut ()) {}
@@ -118,19 +114,17 @@ impl<T: Send + 'static, F: Fn(usize) -> T + Send + Sync + 'static> Kind for Map<
     type Local = Option<Range<usize>>;
 
     #[inline]
-    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, epoch: u64) -> usize {
+    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, watch: Watch) -> usize {
         let run = local.get_or_insert(part.start..part.start);
-        let mut i = part.start;
-        while i < part.end && !tick::moved(epoch) {
+        tick::fold_while(part, watch, (), |(), i| {
             let value = (self.f)(i);
             // SAFETY: `i - start < len <= capacity`, so the element is inside the buffer;
             // index `i` was handed to this helper alone, so no other thread touches it, and
             // it was never written before (see the Send/Sync impls).
             unsafe { self.ptr.add(i - self.start).write(value) };
-            i += 1;
-            run.end = i;
-        }
-        i
+            run.end = i + 1;
+        })
+        .1
     }
 
     fn flush(&self, helper: usize, local: &mut Self::Local) {
@@ -212,21 +206,18 @@ where
     type Local = Option<(usize, T)>;
 
     #[inline]
-    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, epoch: u64) -> usize {
-        let mut i = part.start;
-        if i >= part.end || tick::moved(epoch) {
-            return i;
+    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, watch: Watch) -> usize {
+        if part.is_empty() || tick::moved(watch.epoch) {
+            // Nothing will run: start no partial.
+            return part.start;
         }
         // Taken out for the fold: if `fold` panics, the partial is lost with the loop.
-        let (first, mut acc) = local.take().unwrap_or_else(|| (i, (self.identity)()));
-        acc = (self.fold)(acc, i);
-        i += 1;
-        while i < part.end && !tick::moved(epoch) {
-            acc = (self.fold)(acc, i);
-            i += 1;
-        }
+        let (first, acc) = local
+            .take()
+            .unwrap_or_else(|| (part.start, (self.identity)()));
+        let (acc, end) = tick::fold_while(part, watch, acc, &self.fold);
         *local = Some((first, acc));
-        i
+        end
     }
 
     fn flush(&self, helper: usize, local: &mut Self::Local) {
@@ -243,9 +234,11 @@ where
         for slot in self.partials.iter() {
             all.append(&mut slot.lock().unwrap_or_else(|e| e.into_inner()));
         }
-        // Runs are disjoint and non-empty, so their first indices are distinct and sorting
-        // by them puts the partials in index order.
-        all.sort_unstable_by_key(|&(first, _)| first);
+        // Runs are disjoint, so sorting by first index puts the partials in index order. (A
+        // run can be empty if a tick came between the check above and the first item; it
+        // then shares its first index with the next run of the same helper, published
+        // later: the stable sort keeps the two in that order.)
+        all.sort_by_key(|&(first, _)| first);
         all.into_iter()
             .map(|(_, partial)| partial)
             .reduce(&self.reduce)

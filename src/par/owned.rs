@@ -20,7 +20,7 @@
 
 use super::kinds::{slots, Slots};
 use super::run::Kind;
-use super::tick;
+use super::tick::{self, Watch};
 use crate::sync::{AtomicBool, Ordering};
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
@@ -111,14 +111,13 @@ where
     type Local = Option<Run>;
 
     #[inline]
-    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, epoch: u64) -> usize {
+    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, watch: Watch) -> usize {
         let run = local.get_or_insert(Run {
             start: part.start,
             moved: part.start,
             written: part.start,
         });
-        let mut k = part.start;
-        while k < part.end && !tick::moved(epoch) {
+        tick::fold_while(part, watch, (), |(), k| {
             // SAFETY: `k < len`, inside the input buffer; index `k` was handed to this
             // helper alone and item `k` was never moved out before (see the Send/Sync
             // impls); recording `moved` right after hands it to `f` for good.
@@ -128,10 +127,9 @@ where
             // SAFETY: `k < len <= capacity` of the output buffer; element `k` is written
             // only here, by the one helper that ran index `k`.
             unsafe { self.output.ptr.add(k).write(result) };
-            k += 1;
-            run.written = k;
-        }
-        k
+            run.written = k + 1;
+        })
+        .1
     }
 
     fn flush(&self, helper: usize, local: &mut Self::Local) {
@@ -263,15 +261,13 @@ where
     type Local = ();
 
     #[inline]
-    fn run_part(&self, _local: &mut (), part: Range<usize>, epoch: u64) -> usize {
-        let mut k = part.start;
-        while k < part.end && !tick::moved(epoch) {
+    fn run_part(&self, _local: &mut (), part: Range<usize>, watch: Watch) -> usize {
+        tick::fold_while(part, watch, (), |(), k| {
             // SAFETY: `k < len`, an initialised element; index `k` was handed to this
             // helper alone, so this is the only reference to it (see the Send/Sync impls).
             (self.f)(k, unsafe { &mut *self.items.ptr.add(k) });
-            k += 1;
-        }
-        k
+        })
+        .1
     }
 
     fn flush(&self, _helper: usize, _local: &mut ()) {}

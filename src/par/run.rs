@@ -19,18 +19,23 @@
 //! first index it covers, which is how `par_reduce` combines runs in index order.
 //!
 //! **Looking up.** Before each item the kind checks that the tick epoch has not moved
-//! (`tick.rs`: a relaxed load). When it has (every [`TICK`], or at once when a loop is
-//! stopped), the helper reads the clock and the stop flag: after a stop it skips the rest
-//! of its batch; after [`HELPER_BUDGET`] of running it publishes and yields to the other
-//! tasks of its worker. So whatever the cost profile of the items, a helper returns to its
-//! worker within about budget + one tick + one item, and no item starts after a stop.
+//! (`tick.rs`: a relaxed load), or before each block of [`BLOCK`](tick::BLOCK) items while
+//! the items are cheap (below [`SLOW_ITEM`] on average since the last look-up), so that the
+//! compiler can unroll a nanosecond body as it does rayon's. When the epoch has moved
+//! (every [`TICK`], or at once when a loop is stopped), the helper reads the clock, measures
+//! the items' cost (blocks or one by one from then on) and reads the stop flag: after a
+//! stop it skips the rest of its batch; after [`HELPER_BUDGET`] of running it publishes and
+//! yields to the other tasks of its worker. So whatever the cost profile of the items, a
+//! helper returns to its worker within about budget + one tick + one item (one block, if
+//! the cost of an item jumped since the last look-up), and after a stop no new item starts
+//! (beyond the rest of a block of cheap items).
 //!
 //! Stops: a panic in a user closure, the awaiting future being dropped, or a helper being
 //! dropped unfinished (the executor shut down) stop the partition: no new batch is handed
-//! out, each helper skips the rest of its batch before its next item, the bodies already
-//! running return, and the last one to return marks the loop done. The awaiting future then
-//! gets the first panic (to resume), or a cancellation if the executor shut down under the
-//! loop.
+//! out, each helper skips the rest of its batch before its next item (or block), the
+//! bodies already running return, and the last one to return marks the loop done. The
+//! awaiting future then gets the first panic (to resume), or a cancellation if the
+//! executor shut down under the loop.
 //!
 //! Invariants:
 //! - a helper holds at most one batch (`held`), possibly across a yield; once every index
@@ -57,13 +62,20 @@ use futures::task::AtomicWaker;
 use super::steal_range::Partition;
 #[cfg(doc)]
 use super::tick::TICK;
-use super::tick::{self, Active};
+use super::tick::{self, Active, Watch};
 use crate::shared::Shared;
 use crate::sync::{AtomicBool, Ordering};
 
 /// How long a helper runs before it yields to the other tasks of its worker. It notices the
-/// end of its budget at the next tick, so it runs up to this plus a tick plus one item.
+/// end of its budget at the next tick, so it runs up to this plus a tick plus one item (or
+/// one [`BLOCK`](tick::BLOCK) of items, if the cost of an item jumped from below
+/// [`SLOW_ITEM`] since the last look-up).
 pub(crate) const HELPER_BUDGET: Duration = Duration::from_millis(2);
+
+/// Items that took at least this long on average since the last look-up are checked for
+/// one by one; cheaper ones in blocks of [`BLOCK`](tick::BLOCK) (a few microseconds a
+/// block at most), which only loops of nanosecond items need.
+const SLOW_ITEM: Duration = Duration::from_micros(1);
 
 pub(crate) type Payload = Box<dyn Any + Send + 'static>;
 
@@ -75,11 +87,12 @@ pub(crate) trait Kind: Send + Sync + 'static {
     /// filling. Kept across yields; published by [`flush`](Kind::flush).
     type Local: Send + Default;
 
-    /// Runs the indices of `part` in order, as long as the tick epoch is still `epoch`
-    /// (checked before each item, [`tick::moved`]), extending the run in `local`, which is
-    /// empty or ends where `part` starts. Returns the first index not run (`part.end` if all
-    /// ran). Panics of user closures propagate; `local` then still describes what was done.
-    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, epoch: u64) -> usize;
+    /// Runs the indices of `part` in order, as long as the tick epoch is still
+    /// `watch.epoch` (checked before each item or block, [`tick::fold_while`]), extending the
+    /// run in `local`, which is empty or ends where `part` starts. Returns the first index
+    /// not run (`part.end` if all ran). Panics of user closures propagate; `local` then
+    /// still describes what was done.
+    fn run_part(&self, local: &mut Self::Local, part: Range<usize>, watch: Watch) -> usize;
 
     /// Publishes the run in `local` into helper `helper`'s slot and empties `local`.
     fn flush(&self, helper: usize, local: &mut Self::Local);
@@ -239,6 +252,9 @@ struct Helper<K: Kind> {
     /// Indices of finished batches not reported to the partition yet: reported by
     /// `publish`, after the flush that publishes their results.
     finished: usize,
+    /// Whether items ran cheaply at the last look-up: they then run in blocks between
+    /// checks of the epoch.
+    blocks: bool,
     /// Set when the helper has left the loop normally.
     left: bool,
 }
@@ -254,6 +270,7 @@ impl<K: Kind> Helper<K> {
             local: K::Local::default(),
             run_end: None,
             finished: 0,
+            blocks: true,
             left: false,
         }
     }
@@ -292,7 +309,13 @@ impl<K: Kind> Future for Helper<K> {
         let this = &mut *self;
         let _active = Active::enter();
         let started = Instant::now();
-        let mut epoch = tick::now();
+        let mut watch = Watch {
+            epoch: tick::now(),
+            blocks: this.blocks,
+        };
+        // Since the last look-up: when it was, and how many items ran.
+        let mut looked = started;
+        let mut ran = 0usize;
         loop {
             if this.held.is_empty() {
                 match this.lp.partition.next_batch(this.index, &mut this.rng) {
@@ -310,8 +333,9 @@ impl<K: Kind> Future for Helper<K> {
             }
             let lp = &*this.lp;
             let (local, part) = (&mut this.local, this.held.clone());
-            match catch_unwind(AssertUnwindSafe(|| lp.kind.run_part(local, part, epoch))) {
+            match catch_unwind(AssertUnwindSafe(|| lp.kind.run_part(local, part, watch))) {
                 Ok(end) => {
+                    ran += end - this.held.start;
                     this.held.start = end;
                     this.run_end = Some(end);
                 }
@@ -329,13 +353,21 @@ impl<K: Kind> Future for Helper<K> {
             }
             // Interrupted before an item: the epoch moved (a tick, or a stop). Acquire (in
             // `now`) before reading the stop flag, see tick.rs.
-            epoch = tick::now();
+            watch.epoch = tick::now();
+            let now = Instant::now();
+            // Cheap items (on average since the last look-up) run in blocks; after a jump
+            // in cost, the next look-up switches to one by one.
+            let window = now - looked;
+            this.blocks =
+                ran > 0 && window < SLOW_ITEM.saturating_mul(ran.try_into().unwrap_or(u32::MAX));
+            watch.blocks = this.blocks;
+            (looked, ran) = (now, 0);
             if this.lp.partition.is_stopped() {
                 // Skip the rest of the held batch: no new index starts after a stop.
                 this.finish_held();
                 continue;
             }
-            if started.elapsed() >= HELPER_BUDGET {
+            if now - started >= HELPER_BUDGET {
                 // Let the other tasks of this worker run; the loop goes on when this helper
                 // is polled again (meanwhile others may steal from its slice).
                 if this.publish() {
