@@ -7,8 +7,8 @@
 //! Workloads (the speed targets of issues 3 and 9):
 //! - uniform_fine: sum of a ~1 ns hash over 0..100,000,000, the index `black_box`ed
 //!   (target: <= 1.05x rayon);
-//! - compute_fine: wrapping sum of a ~1 ns multiplicative hash over 0..100,000,000, nothing
-//!   `black_box`ed, so each contender's inner loop is what the compiler makes of it
+//! - compute_fine: wrapping sum of a ~1 ns multiplicative hash (multiply-xorshift twice)
+//!   over 0..100,000,000, nothing `black_box`ed, so each contender's inner loop is what the compiler makes of it
 //!   (target: <= 1.05x rayon or ideal);
 //! - skewed: 0..100,000, the first eighth 100x as costly as the rest (cheap ~100 ns, dear
 //!   ~10 us, in rounds of a hash; target: <= 1.05x ideal);
@@ -53,12 +53,15 @@ fn hash(i: usize) -> u64 {
     x >> 32
 }
 
-/// The ~1 ns hash of compute_fine: a multiply, a shift-xor and a multiply, with no
+/// The ~1 ns hash of compute_fine: multiply, xorshift, multiply, xorshift, with no
 /// `black_box`, so the compiler may unroll or vectorise each contender's loop as it can.
+/// (The last xorshift keeps it from factoring the last multiply out of a sum of hashes,
+/// which it does for an unrolled block and not for a plain loop: that would measure luck.)
 #[inline]
 fn mult_hash(i: usize) -> u64 {
     let x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+    let x = (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^ (x >> 32)
 }
 
 /// `rounds` dependent rounds of a 64-bit mixer seeded with `i` (~3 ns a round).
@@ -275,11 +278,31 @@ fn bench_owned(c: &mut Criterion, ex: &filch::Executor, pool: &rayon::ThreadPool
 /// One contender of a workload: runs it once and returns the time of the part to measure.
 type Contender<'a> = Box<dyn FnMut() -> Duration + 'a>;
 
-/// Times `f` once.
+/// Times `f` once: wall-clock time, or with `FILCH_PAR_CPU=1` the CPU time all threads of
+/// the process spent meanwhile (Linux), which a loaded machine distorts much less; it
+/// compares the contenders' efficiency, not their speedup (spinning counts as work).
 fn timed<R>(f: impl FnOnce() -> R) -> Duration {
+    if std::env::var_os("FILCH_PAR_CPU").is_some() {
+        let start = process_cpu_ns();
+        black_box(f());
+        return Duration::from_nanos(process_cpu_ns().saturating_sub(start));
+    }
     let start = std::time::Instant::now();
     black_box(f());
     start.elapsed()
+}
+
+/// The CPU time of every thread of this process so far, in ns, from
+/// `/proc/self/task/*/schedstat` (0 where it cannot be read). Threads that exited are
+/// missing: the pools' threads live for the whole run.
+fn process_cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
 }
 
 /// The interleaved mode (`FILCH_PAR_ROUNDS=n`): every workload whose name contains

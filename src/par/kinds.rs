@@ -116,15 +116,17 @@ impl<T: Send + 'static, F: Fn(usize) -> T + Send + Sync + 'static> Kind for Map<
     #[inline]
     fn run_part(&self, local: &mut Self::Local, part: Range<usize>, watch: Watch) -> usize {
         let run = local.get_or_insert(part.start..part.start);
-        tick::fold_while(part, watch, (), |(), i| {
-            let value = (self.f)(i);
+        // Copied out of `self`: the compiler cannot tell that the element stores do not
+        // overwrite the fields, and would reload them after each one.
+        let (f, ptr, start) = (&self.f, self.ptr, self.start);
+        // `run.end` follows every element written, also when `f` panics.
+        tick::for_each_while(part, watch, &mut run.end, move |i| {
+            let value = f(i);
             // SAFETY: `i - start < len <= capacity`, so the element is inside the buffer;
             // index `i` was handed to this helper alone, so no other thread touches it, and
             // it was never written before (see the Send/Sync impls).
-            unsafe { self.ptr.add(i - self.start).write(value) };
-            run.end = i + 1;
+            unsafe { ptr.add(i - start).write(value) };
         })
-        .1
     }
 
     fn flush(&self, helper: usize, local: &mut Self::Local) {

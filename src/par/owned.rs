@@ -117,19 +117,30 @@ where
             moved: part.start,
             written: part.start,
         });
-        tick::fold_while(part, watch, (), |(), k| {
+        // `run.written` follows every result written, also when `f` panics; then item
+        // `run.written` was moved into `f` (see `unwound`), otherwise every item up to it.
+        // Copied out of `self`, so that the element stores do not make the compiler reload
+        // them (it cannot tell they do not overlap).
+        let (f, input, output) = (&self.f, self.input.ptr, self.output.ptr);
+        let end = tick::for_each_while(part, watch, &mut run.written, move |k| {
             // SAFETY: `k < len`, inside the input buffer; index `k` was handed to this
             // helper alone and item `k` was never moved out before (see the Send/Sync
-            // impls); recording `moved` right after hands it to `f` for good.
-            let item = unsafe { self.input.ptr.add(k).read() };
-            run.moved = k + 1;
-            let result = (self.f)(item);
+            // impls). From here `f` owns it (and drops it if it panics).
+            let item = unsafe { input.add(k).read() };
+            let result = f(item);
             // SAFETY: `k < len <= capacity` of the output buffer; element `k` is written
             // only here, by the one helper that ran index `k`.
-            unsafe { self.output.ptr.add(k).write(result) };
-            run.written = k + 1;
-        })
-        .1
+            unsafe { output.add(k).write(result) };
+        });
+        run.moved = end;
+        end
+    }
+
+    fn unwound(&self, local: &mut Self::Local) {
+        // `f` panicked on item `written`, which it owned: that item is gone too.
+        if let Some(run) = local {
+            run.moved = run.written + 1;
+        }
     }
 
     fn flush(&self, helper: usize, local: &mut Self::Local) {
@@ -262,10 +273,13 @@ where
 
     #[inline]
     fn run_part(&self, _local: &mut (), part: Range<usize>, watch: Watch) -> usize {
-        tick::fold_while(part, watch, (), |(), k| {
+        // Copied out of `self`, so that the element stores do not make the compiler reload
+        // them.
+        let (f, items) = (&self.f, self.items.ptr);
+        tick::fold_while(part, watch, (), move |(), k| {
             // SAFETY: `k < len`, an initialised element; index `k` was handed to this
             // helper alone, so this is the only reference to it (see the Send/Sync impls).
-            (self.f)(k, unsafe { &mut *self.items.ptr.add(k) });
+            f(k, unsafe { &mut *items.add(k) });
         })
         .1
     }

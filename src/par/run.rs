@@ -94,6 +94,10 @@ pub(crate) trait Kind: Send + Sync + 'static {
     /// still describes what was done.
     fn run_part(&self, local: &mut Self::Local, part: Range<usize>, watch: Watch) -> usize;
 
+    /// Called when `run_part` unwound from a panic of a user closure, before the run is
+    /// published, to record what only the kind knows about the item that panicked.
+    fn unwound(&self, _local: &mut Self::Local) {}
+
     /// Publishes the run in `local` into helper `helper`'s slot and empties `local`.
     fn flush(&self, helper: usize, local: &mut Self::Local);
 
@@ -340,6 +344,7 @@ impl<K: Kind> Future for Helper<K> {
                     this.run_end = Some(end);
                 }
                 Err(payload) => {
+                    lp.kind.unwound(&mut this.local);
                     lp.fail(Failure::Panic(payload));
                     // Cannot finish the loop: the held batch is counted until `publish`.
                     lp.stop_loop();

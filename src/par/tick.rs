@@ -121,6 +121,48 @@ pub(crate) fn fold_while<A>(
     (acc, i)
 }
 
+/// Calls `f` on the indices of `part` in order as [`fold_while`] does, and keeps `*done` at
+/// the first index not completed: written when the call returns, or unwinds from a panic of
+/// `f` (then `*done` is the index whose `f` panicked). The progress lives in a register
+/// meanwhile, so the loop stores nothing but what `f` stores (a store to `*done` per item
+/// could alias the results `f` writes, and would forbid vectorising them).
+#[inline(always)]
+pub(crate) fn for_each_while(
+    part: Range<usize>,
+    watch: Watch,
+    done: &mut usize,
+    mut f: impl FnMut(usize),
+) -> usize {
+    /// Writes the progress out on return and on unwind.
+    struct Progress<'a> {
+        next: usize,
+        out: &'a mut usize,
+    }
+    impl Drop for Progress<'_> {
+        fn drop(&mut self) {
+            *self.out = self.next;
+        }
+    }
+    let mut p = Progress {
+        next: part.start,
+        out: done,
+    };
+    if watch.blocks {
+        // `part.end - p.next` cannot underflow: `p.next <= part.end` throughout.
+        while part.end - p.next >= BLOCK && !moved(watch.epoch) {
+            for _ in 0..BLOCK {
+                f(p.next);
+                p.next += 1;
+            }
+        }
+    }
+    while p.next < part.end && !moved(watch.epoch) {
+        f(p.next);
+        p.next += 1;
+    }
+    p.next
+}
+
 /// Starts the ticker if it is not running yet.
 ///
 /// # Panics
