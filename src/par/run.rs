@@ -72,6 +72,11 @@ use crate::sync::{AtomicBool, Ordering};
 /// [`SLOW_ITEM`] since the last look-up).
 pub(crate) const HELPER_BUDGET: Duration = Duration::from_millis(2);
 
+/// The time an owner's batch should take, at the items' cost measured at the last look-up:
+/// a claimed batch cannot be stolen, so this bounds the imbalance it can cause at the end of
+/// a loop, while a claim (a compare-and-swap) costs well under 1% of it.
+const BATCH_TIME: Duration = Duration::from_micros(20);
+
 /// Items that took at least this long on average since the last look-up are checked for
 /// one by one; cheaper ones in blocks of [`BLOCK`](tick::BLOCK) (a few microseconds a
 /// block at most), which only loops of nanosecond items need.
@@ -259,6 +264,10 @@ struct Helper<K: Kind> {
     /// Whether items ran cheaply at the last look-up: they then run in blocks between
     /// checks of the epoch.
     blocks: bool,
+    /// The most indices to claim in one batch from the own slice: about [`BATCH_TIME`] at
+    /// the cost measured at the last look-up (unlimited before the first one; the owner's
+    /// batches start at one index and double).
+    batch_limit: usize,
     /// Set when the helper has left the loop normally.
     left: bool,
 }
@@ -275,6 +284,7 @@ impl<K: Kind> Helper<K> {
             run_end: None,
             finished: 0,
             blocks: true,
+            batch_limit: usize::MAX,
             left: false,
         }
     }
@@ -322,7 +332,8 @@ impl<K: Kind> Future for Helper<K> {
         let mut ran = 0usize;
         loop {
             if this.held.is_empty() {
-                match this.lp.partition.next_batch(this.index, &mut this.rng) {
+                let (index, limit) = (this.index, this.batch_limit);
+                match (this.lp.partition).next_batch_at_most(index, &mut this.rng, limit) {
                     Some(batch) => {
                         if this.run_end != Some(batch.start) {
                             // Not adjacent to the run (a steal): publish the run first.
@@ -362,9 +373,13 @@ impl<K: Kind> Future for Helper<K> {
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.
-            let window = now - looked;
-            this.blocks =
-                ran > 0 && window < SLOW_ITEM.saturating_mul(ran.try_into().unwrap_or(u32::MAX));
+            let window = (now - looked).as_nanos().max(1);
+            let ran_128 = ran as u128;
+            this.blocks = ran_128 * SLOW_ITEM.as_nanos() > window;
+            // ran * BATCH_TIME / window items take about BATCH_TIME (0 if none finished in
+            // the window: one at a time).
+            let limit = ran_128 * BATCH_TIME.as_nanos() / window;
+            this.batch_limit = usize::try_from(limit).unwrap_or(usize::MAX).max(1);
             watch.blocks = this.blocks;
             (looked, ran) = (now, 0);
             if this.lp.partition.is_stopped() {
