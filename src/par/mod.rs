@@ -691,3 +691,15 @@ impl Executor {
         self.handle().par_for_each_mut(items, f)
     }
 }
+
+/// Compile-time checks: every loop future can be spawned (`Send`, for any `Send` output)
+/// and polled without pinning (`Unpin`).
+#[allow(dead_code)]
+fn _assert_send_unpin<T: Send + 'static>() {
+    fn send_unpin<F: Send + Unpin>() {}
+    send_unpin::<ParRange>();
+    send_unpin::<ParMap<T>>();
+    send_unpin::<ParReduce<T>>();
+    send_unpin::<ParMapVec<T>>();
+    send_unpin::<ParForEachMut<T>>();
+}
