@@ -471,7 +471,9 @@ where
 /// Each item is moved into `f` exactly once. If the loop stops early (a panic in `f`, or
 /// the future dropped), the items not yet moved into `f` and the results already made are
 /// each dropped exactly once (the item a panicking `f` held is dropped by that panic).
-/// An empty `items` completes at once with an empty `Vec`.
+/// An empty `items` completes at once with an empty `Vec`. When `U` has the size and
+/// alignment of `T`, the results are written over the items and the output reuses the
+/// allocation of `items` (as std's `into_iter().map().collect()` does).
 ///
 /// ```
 /// let lines = vec!["3".to_string(), "x".to_string(), "42".to_string()];

@@ -8,7 +8,9 @@
 //! Invariants (exactly-once ownership):
 //! - [`MapVec`]: item `k` is moved out of the input buffer at most once, by the helper
 //!   that ran index `k`, just before `f` gets it (from then on `f` owns it, and drops it
-//!   if it panics); result `k` is written at most once, right after `f` returns. Each
+//!   if it panics); result `k` is written at most once, right after `f` returns, into a
+//!   new buffer or, when `U` has the layout of `T`, into slot `k` of the input's buffer
+//!   (the output then reuses the input's allocation). Each
 //!   helper's published runs record, per run, how far items were moved out (`moved`) and
 //!   how far results were written (`written`, equal to `moved` or one less after a panic).
 //!   If the output is never taken (a stop, a failure, or a future dropped after the end),
@@ -87,9 +89,24 @@ unsafe impl<T: Send, U: Send, F: Send> Send for MapVec<T, U, F> {}
 unsafe impl<T: Send, U: Send, F: Sync> Sync for MapVec<T, U, F> {}
 
 impl<T, U, F> MapVec<T, U, F> {
+    /// Whether results are written over the items, in the input's allocation (as std's
+    /// `into_iter().map().collect()` does): when a `U` fits exactly where a `T` was (same
+    /// size and alignment, so the allocation's layout is the same for both types).
+    const IN_PLACE: bool = std::mem::size_of::<T>() == std::mem::size_of::<U>()
+        && std::mem::align_of::<T>() == std::mem::align_of::<U>()
+        && std::mem::size_of::<T>() != 0;
+
     pub(crate) fn new(f: F, items: Vec<T>, helpers: usize) -> MapVec<T, U, F> {
         let input = Buffer::from_vec(items);
-        let output = Buffer::with_capacity(input.len);
+        let output = if Self::IN_PLACE {
+            Buffer {
+                ptr: input.ptr.cast::<U>(),
+                len: input.len,
+                capacity: input.capacity,
+            }
+        } else {
+            Buffer::with_capacity(input.len)
+        };
         MapVec {
             f,
             input,
@@ -158,11 +175,15 @@ where
         // Relaxed: `take_output` runs once, on the awaiting thread, after `done`; the flag
         // is read again only by `Drop`, which has `&mut self`.
         self.taken.store(true, Ordering::Relaxed);
-        // SAFETY: the input buffer comes from a `Vec<T>` we never freed, and every item
-        // was moved out (the loop finished without a stop): free it with length 0.
-        drop(unsafe { Vec::from_raw_parts(self.input.ptr, 0, self.input.capacity) });
-        // SAFETY: the output buffer comes from a `Vec<U>` we never freed, and all `len`
-        // results were written before `done`. `taken` hands both buffers over.
+        if !Self::IN_PLACE {
+            // SAFETY: the input buffer comes from a `Vec<T>` we never freed, and every item
+            // was moved out (the loop finished without a stop): free it with length 0.
+            drop(unsafe { Vec::from_raw_parts(self.input.ptr, 0, self.input.capacity) });
+        }
+        // SAFETY: the output buffer comes from a `Vec<U>` we never freed (or, in place,
+        // from the input's `Vec<T>`, whose layout is that of `capacity` `U`s: same size
+        // and alignment), and all `len` results were written before `done`. `taken` hands
+        // the buffer(s) over.
         unsafe { Vec::from_raw_parts(self.output.ptr, self.output.len, self.output.capacity) }
     }
 }
@@ -180,7 +201,8 @@ impl<T, U, F> Drop for MapVec<T, U, F> {
         runs.sort_unstable_by_key(|run| run.start);
         // Items in the gaps between runs were never moved out; results inside runs were
         // written. The runs are disjoint (each index ran once), so each element is dropped
-        // once. A panic in a `Drop` of `T` or `U` is caught so the rest are still dropped
+        // once (in place, slot `k` holds item `k`, nothing, or result `k`, as the runs
+        // say). A panic in a `Drop` of `T` or `U` is caught so the rest are still dropped
         // and the buffers freed; the first one is resumed at the end.
         let mut panic = None;
         let mut drop_range = |ptr: *mut (), range: Range<usize>, is_input: bool| {
@@ -219,14 +241,17 @@ impl<T, U, F> Drop for MapVec<T, U, F> {
             next = run.moved;
         }
         drop_range(input, next..self.input.len, true);
-        // SAFETY: both buffers come from `Vec`s we own and hold no live element any more.
+        // SAFETY: both buffers (one, in place) come from `Vec`s we own and hold no live
+        // element any more.
         unsafe {
             drop(Vec::from_raw_parts(self.input.ptr, 0, self.input.capacity));
-            drop(Vec::from_raw_parts(
-                self.output.ptr,
-                0,
-                self.output.capacity,
-            ));
+            if !Self::IN_PLACE {
+                drop(Vec::from_raw_parts(
+                    self.output.ptr,
+                    0,
+                    self.output.capacity,
+                ));
+            }
         }
         if let Some(payload) = panic {
             std::panic::resume_unwind(payload);
