@@ -102,6 +102,7 @@ mod block_on;
 mod blocking;
 mod park;
 mod registry;
+mod rng;
 mod stats;
 mod sync;
 mod task_count;
@@ -124,10 +125,13 @@ mod join_set;
 
 pub use abort::AbortHandle;
 pub use executor::{Builder, Executor, Handle};
-pub use global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
+pub use global::{
+    block_on, par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, spawn, spawn_blocking,
+    WORKERS_ENV,
+};
 pub use join::JoinHandle;
 pub use join_set::JoinSet;
-pub use par::{par_map, par_range, par_reduce, ParMap, ParRange, ParReduce};
+pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use stats::{Stats, WorkerStats};
 pub use task::JoinError;
 pub use wake_policy::WakePolicy;

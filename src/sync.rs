@@ -27,6 +27,10 @@ pub(crate) use loom::sync::{Mutex, MutexGuard};
 pub(crate) trait LockUnpoisoned<T> {
     /// Locks, taking the guard out of a `PoisonError` if a holder panicked.
     fn lock_unpoisoned(&self) -> std::sync::MutexGuard<'_, T>;
+    /// `get_mut`, ignoring poisoning.
+    fn get_mut_unpoisoned(&mut self) -> &mut T;
+    /// `into_inner`, ignoring poisoning.
+    fn into_inner_unpoisoned(self) -> T;
 }
 
 impl<T> LockUnpoisoned<T> for std::sync::Mutex<T> {
@@ -34,12 +38,24 @@ impl<T> LockUnpoisoned<T> for std::sync::Mutex<T> {
         self.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    fn get_mut_unpoisoned(&mut self) -> &mut T {
+        self.get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn into_inner_unpoisoned(self) -> T {
+        self.into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// The loom twin of [`LockUnpoisoned`] (loom's guard is its own type).
 #[cfg(loom)]
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Locks one of the modelled mutexes (std's, or loom's under `cfg(loom)`), ignoring

@@ -417,9 +417,7 @@ impl JoinError {
     /// ```
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         match self.repr {
-            Repr::Panic(payload) => payload
-                .into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
+            Repr::Panic(payload) => payload.into_inner_unpoisoned(),
             Repr::Cancelled => {
                 panic!("filch: JoinError::into_panic called on a cancelled task's error")
             }

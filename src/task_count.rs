@@ -317,8 +317,8 @@ mod tests {
     fn cross_thread_flow_never_drifts_the_global_count() {
         let count = TaskCount::new(2);
         assert!(count.created(None).is_none()); // one task that stays alive
-        // Every task made on worker 0 ends elsewhere, and every task made elsewhere ends on
-        // worker 1: `global` alone would drift by 4·FOLD_AT one way and `local[1]` the other.
+                                                // Every task made on worker 0 ends elsewhere, and every task made elsewhere ends on
+                                                // worker 1: `global` alone would drift by 4·FOLD_AT one way and `local[1]` the other.
         for _ in 0..5 * FOLD_AT {
             assert!(count.created(Some(0)).is_none());
             assert!(count.destroyed(None).is_none());

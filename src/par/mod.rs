@@ -1,4 +1,5 @@
-//! Async data-parallel loops: [`par_range`], [`par_map`] and [`par_reduce`].
+//! Async data-parallel loops: [`par_range`], [`par_map`] and [`par_reduce`] over an index
+//! range, and [`par_map_vec`] and [`par_for_each_mut`] over an owned `Vec`.
 //!
 //! `par_range(0..n, body).await` splits the index space across the executor's workers and
 //! the awaiting task simply waits: it never blocks a worker (rayon's loops block the calling
@@ -6,19 +7,26 @@
 //! `steal_range.rs`: each worker's helper task takes adaptive batches from the low end of
 //! its own slice, idle helpers steal from the high end of the others' slices, and the loop
 //! ends when the shared remaining count reaches zero (Huba's partitioner). `run.rs` holds
-//! the running loop and its helper tasks.
+//! the running loop and its helper tasks, `kinds.rs` and `owned.rs` what each loop does per
+//! index, `tick.rs` the coarse clock that makes helpers look up between items.
 //!
-//! The futures are lazy: nothing starts until the first poll. The free functions pick the
-//! executor then (the current one of the polling thread, else the global one); the methods
-//! of [`Handle`] and [`Executor`] use theirs.
+//! The futures are lazy: nothing starts until the first poll. The free functions
+//! (`global.rs`) pick the executor then (the current one of the polling thread, else the
+//! global one); the methods of `Handle` and `Executor` (`executor.rs`) use theirs.
 //!
 //! **Invariant:** every index of the range is processed exactly once, unless the loop is
 //! stopped (a panic, or the future dropped), after which no index starts.
+//!
+//! **Invariant:** a loop future completes with a value at most once, and never after it
+//! resumed a panic: it is then `Failed`, and a further poll panics.
 
+mod kinds;
 #[cfg(all(test, loom))]
 mod loom_model;
+mod owned;
 mod run;
 pub(crate) mod steal_range;
+mod tick;
 
 use std::fmt;
 use std::future::Future;
@@ -27,12 +35,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::executor::{Executor, Handle};
 use crate::state::State;
-use run::{ForEach, Kind, Loop, Map, Reduce};
+use kinds::{ForEach, Map, Reduce};
+use owned::{ForEachMut, MapVec};
+use run::{Kind, Loop, Outcome};
 
 /// A started loop, seen through its output type only.
-type Running<O> = Arc<Loop<dyn Kind<Output = O>>>;
+type Running<O> = Arc<dyn Outcome<O>>;
 
 /// Builds the loop for its range on an executor, or gives the output of an empty range.
 type Start<O> = Box<dyn FnOnce(Range<usize>, Option<&Arc<State>>) -> Started<O> + Send>;
@@ -42,18 +51,30 @@ enum Started<O> {
     Running(Running<O>),
 }
 
-/// The state machine shared by the three loop futures.
+/// Where a loop runs: a given executor (the methods of `Handle` and `Executor`), or the one
+/// `resolve` gives when the future is first polled (the free functions: the current
+/// executor, else the global one; `global.rs` passes the resolver, so that this module
+/// needs no knowledge of the global executor).
+pub(crate) enum On {
+    Fixed(Arc<State>),
+    Current(fn() -> Arc<State>),
+}
+
+/// The state machine shared by the loop futures.
 enum Stage<O: Send + 'static> {
-    /// Not polled yet: the loop's description and, for the methods, the executor.
+    /// Not polled yet: the loop's description and where it will run.
     Lazy {
         range: Range<usize>,
-        handle: Option<Handle>,
+        on: On,
         start: Start<O>,
     },
     /// Started: the running loop.
     Running(StopOnDrop<O>),
     /// The output was handed out.
     Done,
+    /// A panic was resumed (or the executor shut down under the loop): there is no output,
+    /// and a further poll panics.
+    Failed,
 }
 
 /// Builds the [`Start`] of a loop of kind `K`, made by `make` for a number of helpers.
@@ -67,7 +88,9 @@ fn start<K: Kind>(make: impl FnOnce(usize) -> K + Send + 'static) -> Start<K::Ou
                 lp.start(shared);
                 Started::Running(lp)
             }
-            _ => Started::Empty(make(1).empty_output()),
+            // No index will run: the output of an empty loop (for the owned loops, built
+            // from the caller's empty Vec).
+            _ => Started::Empty(make(1).take_output()),
         }
     })
 }
@@ -77,32 +100,37 @@ impl<O: Send + 'static> Stage<O> {
         if let Stage::Lazy { range, .. } = self {
             // An empty or reversed range completes at once, on no executor at all.
             let empty = range.start >= range.end;
-            let Stage::Lazy {
-                range,
-                handle,
-                start,
-            } = std::mem::replace(self, Stage::Done)
-            else {
+            let Stage::Lazy { range, on, start } = std::mem::replace(self, Stage::Done) else {
                 unreachable!("matched above")
             };
-            let handle = match (empty, handle) {
+            let state = match (empty, on) {
                 (true, _) => None,
-                (false, Some(handle)) => Some(handle),
-                (false, None) => Some(crate::global::current_or_global()),
+                (false, On::Fixed(state)) => Some(state),
+                (false, On::Current(resolve)) => Some(resolve()),
             };
-            match start(range, handle.as_ref().map(Handle::state)) {
+            match start(range, state.as_ref()) {
                 Started::Empty(output) => return Poll::Ready(output),
                 Started::Running(lp) => *self = Stage::Running(StopOnDrop(lp)),
             }
         }
         match self {
-            Stage::Running(StopOnDrop(lp)) => {
-                let output = std::task::ready!(lp.poll_done(cx));
-                *self = Stage::Done;
-                Poll::Ready(output)
-            }
+            Stage::Running(StopOnDrop(lp)) => match std::task::ready!(lp.poll_done(cx)) {
+                Ok(output) => {
+                    *self = Stage::Done;
+                    Poll::Ready(output)
+                }
+                Err(failure) => {
+                    // Leave the running state before resuming: polled again, the future
+                    // must panic again, never read the (incomplete) results.
+                    *self = Stage::Failed;
+                    failure.resume()
+                }
+            },
             Stage::Done => {
                 panic!("filch: a data-parallel loop future was polled after it completed")
+            }
+            Stage::Failed => {
+                panic!("filch: a data-parallel loop future was polled again after it panicked")
             }
             Stage::Lazy { .. } => unreachable!("started above"),
         }
@@ -113,6 +141,7 @@ impl<O: Send + 'static> Stage<O> {
             Stage::Lazy { .. } => "not started",
             Stage::Running(_) => "running",
             Stage::Done => "done",
+            Stage::Failed => "failed",
         }
     }
 }
@@ -163,6 +192,64 @@ pub struct ParReduce<T: Send + 'static> {
     stage: Stage<T>,
 }
 
+/// The future of [`par_map_vec`]: resolves to the results in the order of the items.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let words = vec!["a".to_string(), "bb".to_string()];
+/// let fut: filch::ParMapVec<usize> = ex.par_map_vec(words, |w| w.len());
+/// assert_eq!(ex.block_on(fut), vec![1, 2]);
+/// ```
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ParMapVec<U: Send + 'static> {
+    stage: Stage<Vec<U>>,
+}
+
+/// The future of [`par_for_each_mut`]: resolves to the same `Vec`, each element changed in
+/// place.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let fut: filch::ParForEachMut<u32> = ex.par_for_each_mut(vec![1, 2, 3], |_, x| *x *= 2);
+/// assert_eq!(ex.block_on(fut), vec![2, 4, 6]);
+/// ```
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ParForEachMut<T: Send + 'static> {
+    stage: Stage<Vec<T>>,
+}
+
+impl<U: Send + 'static> Future for ParMapVec<U> {
+    type Output = Vec<U>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<U>> {
+        self.stage.poll(cx)
+    }
+}
+
+impl<T: Send + 'static> Future for ParForEachMut<T> {
+    type Output = Vec<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<T>> {
+        self.stage.poll(cx)
+    }
+}
+
+impl<U: Send + 'static> fmt::Debug for ParMapVec<U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParMapVec")
+            .field("state", &self.stage.state())
+            .finish()
+    }
+}
+
+impl<T: Send + 'static> fmt::Debug for ParForEachMut<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParForEachMut")
+            .field("state", &self.stage.state())
+            .finish()
+    }
+}
+
 impl Future for ParRange {
     type Output = ();
 
@@ -211,20 +298,20 @@ impl<T: Send + 'static> fmt::Debug for ParReduce<T> {
     }
 }
 
-fn range_loop<F>(range: Range<usize>, handle: Option<Handle>, body: F) -> ParRange
+pub(crate) fn range_loop<F>(range: Range<usize>, on: On, body: F) -> ParRange
 where
     F: Fn(usize) + Send + Sync + 'static,
 {
     ParRange {
         stage: Stage::Lazy {
             range,
-            handle,
+            on,
             start: start(move |_| ForEach { body }),
         },
     }
 }
 
-fn map_loop<T, F>(range: Range<usize>, handle: Option<Handle>, f: F) -> ParMap<T>
+pub(crate) fn map_loop<T, F>(range: Range<usize>, on: On, f: F) -> ParMap<T>
 where
     T: Send + 'static,
     F: Fn(usize) -> T + Send + Sync + 'static,
@@ -233,15 +320,15 @@ where
     ParMap {
         stage: Stage::Lazy {
             range,
-            handle,
+            on,
             start: start(move |helpers| Map::new(f, bounds, helpers)),
         },
     }
 }
 
-fn reduce_loop<T, I, F, R>(
+pub(crate) fn reduce_loop<T, I, F, R>(
     range: Range<usize>,
-    handle: Option<Handle>,
+    on: On,
     identity: I,
     fold: F,
     reduce: R,
@@ -255,189 +342,49 @@ where
     ParReduce {
         stage: Stage::Lazy {
             range,
-            handle,
+            on,
             start: start(move |helpers| Reduce::new(identity, fold, reduce, helpers)),
         },
     }
 }
 
-/// Runs `body` on every index of `range`, in parallel on the current executor (else the
-/// global one), chosen when the future is first polled. Awaiting it never blocks a worker.
-///
-/// An empty or reversed range completes at once without calling `body`. A panic in `body`
-/// stops the loop (indices not yet started are skipped) and is resumed in the awaiting
-/// task, with its payload, once the bodies already running have returned. Dropping the
-/// future stops the loop.
-///
-/// ```
-/// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use std::sync::Arc;
-///
-/// let sum = Arc::new(AtomicUsize::new(0));
-/// let s = Arc::clone(&sum);
-/// filch::block_on(filch::par_range(0..1000, move |i| {
-///     s.fetch_add(i, Ordering::Relaxed);
-/// }));
-/// assert_eq!(sum.load(Ordering::Relaxed), 499_500);
-/// ```
-///
-/// The body must be `Send + Sync`, since it runs on several threads at once:
-///
-/// ```compile_fail
-/// use std::rc::Rc;
-/// let shared = Rc::new(5);
-/// let fut = filch::par_range(0..10, move |i| {
-///     let _ = (&shared, i);
-/// });
-/// ```
-pub fn par_range<F>(range: Range<usize>, body: F) -> ParRange
-where
-    F: Fn(usize) + Send + Sync + 'static,
-{
-    range_loop(range, None, body)
-}
-
-/// Computes `f(i)` for every index of `range` in parallel and gives the results in index
-/// order. Executor choice, empty ranges, panics and dropping work as for [`par_range`].
-///
-/// ```
-/// let squares = filch::block_on(filch::par_map(0..5, |i| i * i));
-/// assert_eq!(squares, vec![0, 1, 4, 9, 16]);
-/// ```
-pub fn par_map<T, F>(range: Range<usize>, f: F) -> ParMap<T>
+pub(crate) fn map_vec_loop<T, U, F>(items: Vec<T>, on: On, f: F) -> ParMapVec<U>
 where
     T: Send + 'static,
-    F: Fn(usize) -> T + Send + Sync + 'static,
+    U: Send + 'static,
+    F: Fn(T) -> U + Send + Sync + 'static,
 {
-    map_loop(range, None, f)
+    ParMapVec {
+        stage: Stage::Lazy {
+            range: 0..items.len(),
+            on,
+            start: start(move |helpers| MapVec::new(f, items, helpers)),
+        },
+    }
 }
 
-/// Folds every index of `range` in parallel: each batch of indices is folded from
-/// `identity()` with `fold`, and the partial results are combined with `reduce`, which must
-/// be associative (the order of combination is unspecified). An empty range gives
-/// `identity()`. Executor choice, panics and dropping work as for [`par_range`].
-///
-/// ```
-/// let sum = filch::block_on(filch::par_reduce(
-///     1..101,
-///     || 0u64,
-///     |acc, i| acc + i as u64,
-///     |a, b| a + b,
-/// ));
-/// assert_eq!(sum, 5050);
-/// ```
-pub fn par_reduce<T, I, F, R>(range: Range<usize>, identity: I, fold: F, reduce: R) -> ParReduce<T>
+pub(crate) fn for_each_mut_loop<T, F>(items: Vec<T>, on: On, f: F) -> ParForEachMut<T>
 where
     T: Send + 'static,
-    I: Fn() -> T + Send + Sync + 'static,
-    F: Fn(T, usize) -> T + Send + Sync + 'static,
-    R: Fn(T, T) -> T + Send + Sync + 'static,
+    F: Fn(usize, &mut T) + Send + Sync + 'static,
 {
-    reduce_loop(range, None, identity, fold, reduce)
-}
-
-impl Handle {
-    /// [`par_range`] on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let handle = ex.handle();
-    /// ex.block_on(handle.par_range(0..100, |i| assert!(i < 100)));
-    /// ```
-    pub fn par_range<F>(&self, range: Range<usize>, body: F) -> ParRange
-    where
-        F: Fn(usize) + Send + Sync + 'static,
-    {
-        range_loop(range, Some(self.clone()), body)
-    }
-
-    /// [`par_map`] on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let v = ex.block_on(ex.handle().par_map(0..3, |i| i + 1));
-    /// assert_eq!(v, vec![1, 2, 3]);
-    /// ```
-    pub fn par_map<T, F>(&self, range: Range<usize>, f: F) -> ParMap<T>
-    where
-        T: Send + 'static,
-        F: Fn(usize) -> T + Send + Sync + 'static,
-    {
-        map_loop(range, Some(self.clone()), f)
-    }
-
-    /// [`par_reduce`] on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let max = ex.block_on(ex.handle().par_reduce(0..10, || 0, |m, i| m.max(i), |a, b| a.max(b)));
-    /// assert_eq!(max, 9);
-    /// ```
-    pub fn par_reduce<T, I, F, R>(
-        &self,
-        range: Range<usize>,
-        identity: I,
-        fold: F,
-        reduce: R,
-    ) -> ParReduce<T>
-    where
-        T: Send + 'static,
-        I: Fn() -> T + Send + Sync + 'static,
-        F: Fn(T, usize) -> T + Send + Sync + 'static,
-        R: Fn(T, T) -> T + Send + Sync + 'static,
-    {
-        reduce_loop(range, Some(self.clone()), identity, fold, reduce)
+    ParForEachMut {
+        stage: Stage::Lazy {
+            range: 0..items.len(),
+            on,
+            start: start(move |_| ForEachMut::new(f, items)),
+        },
     }
 }
 
-impl Executor {
-    /// [`par_range`] on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// ex.block_on(ex.par_range(0..100, |i| assert!(i < 100)));
-    /// ```
-    pub fn par_range<F>(&self, range: Range<usize>, body: F) -> ParRange
-    where
-        F: Fn(usize) + Send + Sync + 'static,
-    {
-        self.handle().par_range(range, body)
-    }
-
-    /// [`par_map`] on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// assert_eq!(ex.block_on(ex.par_map(0..3, |i| i * 2)), vec![0, 2, 4]);
-    /// ```
-    pub fn par_map<T, F>(&self, range: Range<usize>, f: F) -> ParMap<T>
-    where
-        T: Send + 'static,
-        F: Fn(usize) -> T + Send + Sync + 'static,
-    {
-        self.handle().par_map(range, f)
-    }
-
-    /// [`par_reduce`] on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let n = ex.block_on(ex.par_reduce(0..10, || 0usize, |c, _| c + 1, |a, b| a + b));
-    /// assert_eq!(n, 10);
-    /// ```
-    pub fn par_reduce<T, I, F, R>(
-        &self,
-        range: Range<usize>,
-        identity: I,
-        fold: F,
-        reduce: R,
-    ) -> ParReduce<T>
-    where
-        T: Send + 'static,
-        I: Fn() -> T + Send + Sync + 'static,
-        F: Fn(T, usize) -> T + Send + Sync + 'static,
-        R: Fn(T, T) -> T + Send + Sync + 'static,
-    {
-        self.handle().par_reduce(range, identity, fold, reduce)
-    }
+/// Compile-time checks: every loop future can be spawned (`Send`, for any `Send` output)
+/// and polled without pinning (`Unpin`).
+#[allow(dead_code)]
+fn _assert_send_unpin<T: Send + 'static>() {
+    fn send_unpin<F: Send + Unpin>() {}
+    send_unpin::<ParRange>();
+    send_unpin::<ParMap<T>>();
+    send_unpin::<ParReduce<T>>();
+    send_unpin::<ParMapVec<T>>();
+    send_unpin::<ParForEachMut<T>>();
 }

@@ -32,7 +32,9 @@
 //!   batches shrink toward the end), and is cut to a [`SHRINK`]th each time
 //!   the owner notices that a thief has stolen from it. A trivial body pays a
 //!   few nanoseconds per batch, not per item, while a slow slice is still
-//!   split finely once thieves arrive.
+//!   split finely once thieves arrive. A caller that knows what an item costs
+//!   also caps each batch ([`Partition::next_batch_at_most`]), so that a batch,
+//!   which no thief can take once claimed, stays short in time.
 //!
 //! Thieves take a [`STEAL_DIVISOR`]th of the victim's slice, rounded up (so the
 //! last item can be stolen). Half was measured against a quarter; see
@@ -114,7 +116,6 @@
 
 // In filch this module is crate-private and re-exported only under `cfg(loom)`
 // (`filch::__loom`), so outside loom its `pub` items are unreachable by design.
-#![cfg_attr(not(loom), allow(unreachable_pub))]
 
 use core::fmt;
 use core::ops::Range;
@@ -127,22 +128,24 @@ use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 const _: () = assert!(usize::BITS >= 32);
 
 /// The first batch (in grains) an owner claims from a fresh slice.
-pub const INITIAL_BATCH: u32 = 1;
+pub(crate) const INITIAL_BATCH: u32 = 1;
 
 /// The largest batch (in grains) an owner claims with one compare-and-swap.
 ///
-/// At 1024 a one-nanosecond body spends well under 0.1 ns per item on claims.
-pub const MAX_BATCH: u32 = 1024;
+/// At 16384 a half-nanosecond body spends well under 1% of its time on claims
+/// (at 1024 the claims cost a 0.5 ns hash sum about 4%). Callers with slower
+/// items cap their batches by time ([`Partition::next_batch_at_most`]).
+pub(crate) const MAX_BATCH: u32 = 1 << 14;
 
 /// An owner's batch is at most a `OWNER_SHARE`th (rounded up) of what is left
 /// in its slice, so batches shrink toward the end and thieves always find most
 /// of a slice still stealable.
-pub const OWNER_SHARE: u32 = 4;
+pub(crate) const OWNER_SHARE: u32 = 4;
 
 /// When an owner sees that a thief stole from its slice, its batch is divided
 /// by `SHRINK` (down to 1), so a slow slice that others are waiting on is
 /// handed out in small pieces.
-pub const SHRINK: u32 = 4;
+pub(crate) const SHRINK: u32 = 4;
 
 /// A thief takes a `STEAL_DIVISOR`th (rounded up) of the victim's slice.
 ///
@@ -158,7 +161,7 @@ pub const SHRINK: u32 = 4;
 /// never steal before the end, so they do not tell the two apart. A thief
 /// installs what it stole as its own slice, so a big steal is itself stolen
 /// from when needed: halving does not strand work.
-pub const STEAL_DIVISOR: u32 = 2;
+pub(crate) const STEAL_DIVISOR: u32 = 2;
 
 /// How indices map to grain offsets for one loop.
 ///
@@ -293,7 +296,7 @@ enum InstallError {
 /// one, but the protocol publishes only the slice's bounds (see the module
 /// docs): publish the loop's data before sharing the range, and collect
 /// results through [`Partition::complete`].
-pub struct StealRange {
+pub(crate) struct StealRange {
     /// The packed [`Word`]. Only this slice's owner turns an empty value
     /// non-empty (by installing a stolen chunk); everyone else only removes
     /// grains, or stops it.
@@ -309,7 +312,7 @@ impl StealRange {
     /// A standalone slice covering all of `range` (empty if reversed).
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn new(range: Range<usize>) -> StealRange {
+    pub(crate) fn new(range: Range<usize>) -> StealRange {
         let grains = Grains::new(range);
         StealRange::with_slice(grains, 0, grains.count)
     }
@@ -332,9 +335,18 @@ impl StealRange {
     ///
     /// Returns `None` when the slice is empty (or stopped). Batches grow while
     /// no thief comes and shrink when one has; see the module docs.
+    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn claim_owned(&self) -> Option<Range<usize>> {
-        let (lo, hi) = self.claim_grains()?;
+    pub(crate) fn claim_owned(&self) -> Option<Range<usize>> {
+        self.claim_owned_at_most(usize::MAX)
+    }
+
+    /// [`claim_owned`](Self::claim_owned), with a batch of at most `limit`
+    /// indices (rounded down to whole grains, at least one grain).
+    #[must_use]
+    pub(crate) fn claim_owned_at_most(&self, limit: usize) -> Option<Range<usize>> {
+        let limit = u32::try_from(limit / self.grains.grain).unwrap_or(u32::MAX);
+        let (lo, hi) = self.claim_grains(limit)?;
         Some(self.grains.indices(lo, hi))
     }
 
@@ -344,7 +356,7 @@ impl StealRange {
     /// Returns `None` when the slice is empty (or stopped).
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn steal(&self) -> Option<Range<usize>> {
+    pub(crate) fn steal(&self) -> Option<Range<usize>> {
         let (lo, hi) = self.steal_grains()?;
         Some(self.grains.indices(lo, hi))
     }
@@ -352,7 +364,7 @@ impl StealRange {
     /// The number of unclaimed indices, as of some moment during the call.
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         // Acquire: pairs with the word's last transition (AcqRel); a snapshot.
         let w = Word(self.word.load(Ordering::Acquire));
         if w.len() == 0 {
@@ -365,12 +377,12 @@ impl StealRange {
     /// Whether no index is left unclaimed, as of some moment during the call.
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The owner's claim, in grains.
-    fn claim_grains(&self) -> Option<(u32, u32)> {
+    /// The owner's claim, in grains, of at most `limit` grains (and at least one).
+    fn claim_grains(&self, limit: u32) -> Option<(u32, u32)> {
         // Relaxed: the hint is the owner's own state; it pairs with the
         // owner's earlier store in this method or in `install`.
         let mut hint = Hint::unpack(self.hint.load(Ordering::Relaxed));
@@ -393,7 +405,7 @@ impl StealRange {
             }
             // At most an OWNER_SHARE-th of what is left, at least one grain;
             // `len.div_ceil(OWNER_SHARE) <= len`, so the claim fits.
-            let take = hint.batch.min(len.div_ceil(OWNER_SHARE)).max(1);
+            let take = hint.batch.min(len.div_ceil(OWNER_SHARE)).min(limit).max(1);
             let lo = cur.lo();
             let next = Word::new(lo + take, cur.hi());
             // The CAS's atomicity (one modification order) makes the claim
@@ -530,7 +542,7 @@ impl fmt::Debug for StealRange {
 /// remaining count with `AcqRel`; the call that returns `true` happens after
 /// every earlier decrement, hence after every body whose batch was completed.
 /// [`is_done`](Self::is_done) loads with `Acquire`, to the same effect.
-pub struct Partition {
+pub(crate) struct Partition {
     /// One slice per worker, each on its own cache line.
     ranges: Box<[CachePadded<StealRange>]>,
     /// Indices neither finished nor swept by a stop.
@@ -545,7 +557,7 @@ impl Partition {
     /// Splits `range` (empty if reversed) into `workers` contiguous slices of
     /// nearly equal length (`workers == 0` counts as 1).
     #[must_use]
-    pub fn new(range: Range<usize>, workers: usize) -> Partition {
+    pub(crate) fn new(range: Range<usize>, workers: usize) -> Partition {
         let grains = Grains::new(range);
         let workers = workers.max(1);
         // The boundary before slice `i`: `count * i / workers`, in u128 so the
@@ -568,28 +580,28 @@ impl Partition {
     /// The number of workers (slices).
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn workers(&self) -> usize {
+    pub(crate) fn workers(&self) -> usize {
         self.ranges.len()
     }
 
     /// The number of indices in the loop.
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.grains.len
     }
 
     /// Whether the loop has no index at all (it starts done).
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.grains.len == 0
     }
 
     /// Worker `worker`'s slice, for tests that drive steals by hand.
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn slice(&self, worker: usize) -> Option<&StealRange> {
+    pub(crate) fn slice(&self, worker: usize) -> Option<&StealRange> {
         self.ranges.get(worker).map(|r| &**r)
     }
 
@@ -605,20 +617,36 @@ impl Partition {
     /// The caller must pass every batch it gets to [`complete`](Self::complete)
     /// once done with it (including after a concurrent [`stop`](Self::stop),
     /// which a batch may race with).
+    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn next_batch(&self, me: usize, rng: &mut u64) -> Option<Range<usize>> {
+    pub(crate) fn next_batch(&self, me: usize, rng: &mut u64) -> Option<Range<usize>> {
+        self.next_batch_at_most(me, rng, usize::MAX)
+    }
+
+    /// [`next_batch`](Self::next_batch), where a batch claimed from the
+    /// caller's own slice has at most `limit` indices (at least one grain). A
+    /// stolen batch is one grain anyway. The limit does not change which
+    /// indices are handed out, only how many at a time: the caller uses it to
+    /// keep a batch short in time, since nobody can steal a claimed batch.
+    #[must_use]
+    pub(crate) fn next_batch_at_most(
+        &self,
+        me: usize,
+        rng: &mut u64,
+        limit: usize,
+    ) -> Option<Range<usize>> {
         if self.is_stopped() {
             return None;
         }
         let own = self.ranges.get(me);
         if let Some(own) = own {
-            if let Some(batch) = own.claim_owned() {
+            if let Some(batch) = own.claim_owned_at_most(limit) {
                 return Some(batch);
             }
         }
         let n = self.ranges.len();
         // `n >= 1`; the remainder is `< n`, so it fits in usize.
-        let first = (next_random(rng) % n as u64) as usize;
+        let first = (crate::rng::next(rng) % n as u64) as usize;
         for k in 0..n {
             // `first + k < 2 * n`, which cannot overflow (n is a slice length).
             let victim = (first + k) % n;
@@ -666,7 +694,7 @@ impl Partition {
     /// Returns `true` for exactly one call: the one that brings the count of
     /// unfinished indices to zero. `n == 0` is a no-op returning `false`.
     #[must_use]
-    pub fn complete(&self, n: usize) -> bool {
+    pub(crate) fn complete(&self, n: usize) -> bool {
         if n == 0 {
             return false;
         }
@@ -684,7 +712,7 @@ impl Partition {
     /// Returns `true` if this call brought the count to zero (nothing was
     /// held at that moment), i.e. it observed the end of the loop. Idempotent.
     #[must_use]
-    pub fn stop(&self) -> bool {
+    pub(crate) fn stop(&self) -> bool {
         // Relaxed: a hint that saves work in `next_batch`; pairs with its load.
         self.stopped.store(true, Ordering::Relaxed);
         let swept: usize = self.ranges.iter().map(|r| r.sweep()).sum();
@@ -694,7 +722,7 @@ impl Partition {
     /// Whether [`stop`](Self::stop) has been called. Callers check it before
     /// starting each index of a batch.
     #[must_use]
-    pub fn is_stopped(&self) -> bool {
+    pub(crate) fn is_stopped(&self) -> bool {
         // Relaxed: a hint; pairs with the store in `stop`. Correctness rests
         // on the stopped slice words, not on this flag.
         self.stopped.load(Ordering::Relaxed)
@@ -704,7 +732,7 @@ impl Partition {
     /// returned. True from the start for an empty range.
     #[cfg_attr(not(any(test, loom)), allow(dead_code))]
     #[must_use]
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         // Acquire: pairs with the AcqRel decrements, so the caller sees the
         // bodies' writes.
         self.remaining.load(Ordering::Acquire) == 0
@@ -725,20 +753,6 @@ impl fmt::Debug for Partition {
             )
             .finish()
     }
-}
-
-/// One step of xorshift64; a zero state is replaced by a fixed odd seed.
-fn next_random(state: &mut u64) -> u64 {
-    let mut x = if *state == 0 {
-        0x9E37_79B9_7F4A_7C15
-    } else {
-        *state
-    };
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    *state = x;
-    x
 }
 
 #[cfg(all(test, not(loom)))]
@@ -902,6 +916,25 @@ mod tests {
             sizes.len()
         );
         assert_eq!(sizes.last(), Some(&1));
+    }
+
+    #[test]
+    fn a_limit_caps_owner_batches() {
+        let r = StealRange::new(0..100_000);
+        let mut sizes = Vec::new();
+        while let Some(b) = r.claim_owned_at_most(3) {
+            sizes.push(b.len());
+        }
+        assert_eq!(sizes.iter().sum::<usize>(), 100_000);
+        assert_eq!(&sizes[..3], &[1, 2, 3]);
+        assert!(sizes.iter().all(|&s| (1..=3).contains(&s)), "{sizes:?}");
+        // A limit below one grain still hands out a grain.
+        let huge = Partition::new(0..usize::MAX, 1);
+        let mut rng = 1;
+        let b = huge.next_batch_at_most(0, &mut rng, 1).unwrap_or(0..0);
+        assert_eq!(b.len(), Grains::new(0..usize::MAX).grain);
+        assert!(!huge.stop());
+        assert!(huge.complete(b.len()));
     }
 
     #[test]

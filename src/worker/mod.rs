@@ -383,7 +383,7 @@ impl WorkerLocal {
         let mut attempts = 0;
         let mut found = None;
         'rounds: for _ in 0..STEAL_ROUNDS {
-            let start = (xorshift64star(&mut st.rng) % n as u64) as usize;
+            let start = (crate::rng::next(&mut st.rng) % n as u64) as usize;
             for k in 0..n {
                 let victim = (start + k) % n;
                 if victim == self.index {
@@ -473,14 +473,4 @@ fn retry_steal(mut steal: impl FnMut() -> Steal<Runnable>) -> Option<Runnable> {
             Steal::Empty => return None,
         }
     }
-}
-
-/// xorshift64*: a cheap, good-enough generator for picking victims.
-fn xorshift64star(state: &mut u64) -> u64 {
-    let mut x = *state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    x.wrapping_mul(0x2545_F491_4F6C_DD1D)
 }
