@@ -4,8 +4,9 @@
 //! Spawned futures run on a fixed pool of worker threads. Each worker owns a work-stealing
 //! deque; idle workers steal from the others and then sleep without using the CPU. On top
 //! of the executor, [`par_range`], [`par_map`] and [`par_reduce`] split an index range
-//! across the workers, and the task that awaits them simply waits: a data-parallel loop
-//! that async code can `.await` without blocking a worker.
+//! across the workers, and [`par_map_vec`] and [`par_for_each_mut`] do the same over a `Vec`
+//! the caller owns; the task that awaits them simply waits: a data-parallel loop that async
+//! code can `.await` without blocking a worker.
 //!
 //! # A tour
 //!
@@ -47,6 +48,27 @@
 //!     let total = filch::par_reduce(0..1000, || 0usize, |acc, i| acc + i, |a, b| a + b).await;
 //!     assert_eq!(squares[999], 998_001);
 //!     assert_eq!(total, 499_500);
+//!     // Over owned data: each item moved into the closure once, results in order.
+//!     let lengths = filch::par_map_vec(vec!["a".to_string(), "bc".to_string()], |s| s.len()).await;
+//!     assert_eq!(lengths, vec![1, 2]);
+//! });
+//! ```
+//!
+//! **Groups of tasks** go in a [`JoinSet`] (outputs in completion order; dropping it aborts
+//! them all), and an [`AbortHandle`] cancels a task from anywhere:
+//!
+//! ```
+//! let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+//! ex.block_on(async {
+//!     let mut set = filch::JoinSet::new();
+//!     for i in 0..4u32 {
+//!         set.spawn(async move { i * 10 });
+//!     }
+//!     let mut sum = 0;
+//!     while let Some(out) = set.join_next().await {
+//!         sum += out.unwrap();
+//!     }
+//!     assert_eq!(sum, 60);
 //! });
 //! ```
 //!
@@ -78,7 +100,10 @@
 //! `CurrentWorker` keeps it on the worker that woke it (classic work stealing).
 //!
 //! **What the workers did** is in [`Executor::stats`]: per worker, polls, steal attempts,
-//! steals and parks.
+//! steals, parks and busy time; and the live tasks, injector depth and blocking threads.
+//! **Thread hooks** ([`Builder::on_thread_start`], [`Builder::on_thread_stop`]) run on every
+//! worker and blocking-pool thread, e.g. to enter a tokio runtime's context there so that
+//! tokio-bound crates work from filch tasks (README, "Running your stack on filch").
 //!
 //! ```
 //! let ex = filch::Executor::builder().worker_threads(2).build().unwrap();

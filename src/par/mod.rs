@@ -1,5 +1,5 @@
-//! Async data-parallel loops: [`par_range`], [`par_map`] and [`par_reduce`] over an index
-//! range, and [`par_map_vec`] and [`par_for_each_mut`] over an owned `Vec`.
+//! Async data-parallel loops: [`par_range`](crate::par_range), [`par_map`](crate::par_map) and [`par_reduce`](crate::par_reduce) over an index
+//! range, and [`par_map_vec`](crate::par_map_vec) and [`par_for_each_mut`](crate::par_for_each_mut) over an owned `Vec`.
 //!
 //! `par_range(0..n, body).await` splits the index space across the executor's workers and
 //! the awaiting task simply waits: it never blocks a worker (rayon's loops block the calling
@@ -156,7 +156,7 @@ impl<O: Send + 'static> Drop for StopOnDrop<O> {
     }
 }
 
-/// The future of [`par_range`]: resolves to `()` once the body ran on every index.
+/// The future of [`par_range`](crate::par_range): resolves to `()` once the body ran on every index.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -168,7 +168,7 @@ pub struct ParRange {
     stage: Stage<()>,
 }
 
-/// The future of [`par_map`]: resolves to the results in index order.
+/// The future of [`par_map`](crate::par_map): resolves to the results in index order.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -180,7 +180,7 @@ pub struct ParMap<T: Send + 'static> {
     stage: Stage<Vec<T>>,
 }
 
-/// The future of [`par_reduce`]: resolves to the combination of every index's fold.
+/// The future of [`par_reduce`](crate::par_reduce): resolves to the combination of every index's fold.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -192,7 +192,7 @@ pub struct ParReduce<T: Send + 'static> {
     stage: Stage<T>,
 }
 
-/// The future of [`par_map_vec`]: resolves to the results in the order of the items.
+/// The future of [`par_map_vec`](crate::par_map_vec): resolves to the results in the order of the items.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -205,7 +205,7 @@ pub struct ParMapVec<U: Send + 'static> {
     stage: Stage<Vec<U>>,
 }
 
-/// The future of [`par_for_each_mut`]: resolves to the same `Vec`, each element changed in
+/// The future of [`par_for_each_mut`](crate::par_for_each_mut): resolves to the same `Vec`, each element changed in
 /// place.
 ///
 /// ```
