@@ -2,10 +2,11 @@
 //! executor or fall back to it.
 
 use std::future::Future;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::context;
 use crate::executor::{assert_not_on_worker, Builder, Executor, Handle};
+use crate::io::Driver;
 use crate::join::JoinHandle;
 
 /// The environment variable that sets the global executor's number of workers: a positive
@@ -52,6 +53,15 @@ pub(crate) fn global() -> &'static Executor {
 /// The current executor's handle, else the global one's.
 pub(crate) fn current_or_global() -> Handle {
     Handle::current().unwrap_or_else(|| global().handle())
+}
+
+/// The IO driver of the current executor, else of the global one: where IO objects and
+/// timers made on this thread belong.
+pub(crate) fn current_driver() -> Arc<Driver> {
+    context::with_state(|state| match state {
+        Some(state) => Arc::clone(&state.io),
+        None => Arc::clone(&global().handle().state().io),
+    })
 }
 
 /// Spawns `future` onto the current executor (the one whose worker or `block_on` this

@@ -99,6 +99,7 @@
 // Leaves.
 mod block_on;
 mod blocking;
+mod io;
 mod park;
 mod registry;
 mod stats;
@@ -107,6 +108,7 @@ mod task_count;
 mod wake_policy;
 // Tasks, the executor's state, and who the current thread is.
 mod context;
+mod coop;
 mod join;
 mod state;
 mod task;
@@ -118,7 +120,12 @@ mod worker;
 // The public entry points.
 mod executor;
 mod global;
+#[cfg(feature = "hyper")]
+pub mod hyper;
+pub mod net;
+pub mod time;
 
+pub use coop::consume_budget;
 pub use executor::{Builder, Executor, Handle};
 pub use global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
 pub use join::JoinHandle;

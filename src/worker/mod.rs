@@ -16,12 +16,13 @@
 //! 5. park (see `park/README.md`).
 //!
 //! There is one loop, written as a future ([`WorkerLoop`]): parking is waiting for the
-//! notifier's listener. With the `async-io` feature the future runs inside
-//! `async_io::block_on`, as smol's executors do, so a parked worker waits in async-io's
-//! reactor (if no other thread does) and a busy one returns to it every
-//! [`FAIRNESS_INTERVAL`] polls (at most once per [`REACTOR_INTERVAL`]) to handle ready IO
-//! events; without it, the crate's own `block_on` runs it and a parked worker sleeps on its
-//! thread parker.
+//! notifier's listener. `drive.rs` runs the future and is where a parked worker waits: in
+//! the OS poll of its executor's IO driver if no other worker holds it, else on its thread
+//! parker. A busy worker takes a turn of the driver that does not block every
+//! [`FAIRNESS_INTERVAL`] polls (at most once per [`DRIVER_INTERVAL`]), if nobody holds it,
+//! so that IO events and timers are handled while every worker is busy.
+//!
+//! Every task poll runs with a fresh cooperative budget (`coop.rs`).
 //!
 //! **Invariants:**
 //! - a worker never blocks inside a poll; it only sleeps in step 5, after a re-check of
@@ -33,6 +34,7 @@
 //! - a worker that exits drops what is left in its private queues, and only then stops
 //!   counting tasks locally and gives up its hold on the state (`task_count.rs`).
 
+mod drive;
 pub(crate) mod local;
 pub(crate) mod schedule;
 
@@ -41,7 +43,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-#[cfg(all(feature = "async-io", not(loom)))]
 use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Steal, Worker};
@@ -73,10 +74,9 @@ const STEAL_ROUNDS: usize = 2;
 /// the workers) spin, and only this long, so an idle pool still goes quiet at once.
 const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
 
-/// The least time between two returns to the reactor of a busy worker: a zero-timeout
-/// poll of the reactor costs a system call, too much to pay every few microseconds.
-#[cfg(all(feature = "async-io", not(loom)))]
-const REACTOR_INTERVAL: Duration = Duration::from_micros(100);
+/// The least time between two driver turns of a busy worker: a turn costs an
+/// `epoll_wait`, too much to pay every few microseconds.
+const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
 
 /// The loop's private state, kept across restarts of the loop.
 struct LoopState {
@@ -104,7 +104,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         let _installed = context::enter_worker(&worker);
         loop {
             let turn = catch_unwind(AssertUnwindSafe(|| {
-                drive(WorkerLoop::new(&worker, &mut st))
+                drive::drive(WorkerLoop::new(&worker, &mut st), &worker.state.io)
             }));
             match turn {
                 Ok(()) => break,
@@ -118,23 +118,14 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     task_count::holder_left(&worker.state, Some(index));
 }
 
-/// Runs the loop to its end on this thread (module docs).
-fn drive(worker_loop: WorkerLoop<'_>) {
-    #[cfg(all(feature = "async-io", not(loom)))]
-    async_io::block_on(worker_loop);
-    #[cfg(not(all(feature = "async-io", not(loom))))]
-    crate::block_on::block_on(worker_loop);
-}
-
 /// The worker loop as a future (module docs). Ready once the executor shuts down.
 struct WorkerLoop<'a> {
     worker: &'a WorkerLocal,
     st: &'a mut LoopState,
     /// Set while the worker sleeps (booked in the notifier, waiting for this listener).
     listener: Option<EventListener>,
-    /// When the loop last returned to the reactor.
-    #[cfg(all(feature = "async-io", not(loom)))]
-    last_yield: Instant,
+    /// When the loop last took a turn of the driver.
+    last_turn: Instant,
 }
 
 impl<'a> WorkerLoop<'a> {
@@ -143,8 +134,7 @@ impl<'a> WorkerLoop<'a> {
             worker,
             st,
             listener: None,
-            #[cfg(all(feature = "async-io", not(loom)))]
-            last_yield: Instant::now(),
+            last_turn: Instant::now(),
         }
     }
 
@@ -163,19 +153,19 @@ impl<'a> WorkerLoop<'a> {
         true
     }
 
-    /// Whether a busy worker should let the reactor handle ready events now.
-    #[cfg(all(feature = "async-io", not(loom)))]
-    fn time_for_reactor(&mut self, polls: u32) -> bool {
-        if polls % FAIRNESS_INTERVAL == 0 && self.last_yield.elapsed() >= REACTOR_INTERVAL {
-            self.last_yield = Instant::now();
-            return true;
+    /// A busy worker's turn of the driver, now and then, if nobody holds it (module docs).
+    /// Tasks its events wake are placed as from any running worker.
+    fn maybe_turn_driver(&mut self, polls: u32) {
+        if polls % FAIRNESS_INTERVAL != 0 || self.last_turn.elapsed() < DRIVER_INTERVAL {
+            return;
         }
-        false
-    }
-
-    #[cfg(not(all(feature = "async-io", not(loom))))]
-    fn time_for_reactor(&mut self, _polls: u32) -> bool {
-        false
+        self.last_turn = Instant::now();
+        let driver = &self.worker.state.io;
+        if let Some(mut poller) = driver.try_lock() {
+            if let Some(poller) = poller.as_mut() {
+                driver.turn(poller, Some(Duration::ZERO), || {});
+            }
+        }
     }
 }
 
@@ -198,11 +188,7 @@ impl Future for WorkerLoop<'_> {
                         return Poll::Ready(());
                     }
                     polls = polls.wrapping_add(1);
-                    if this.time_for_reactor(polls) {
-                        // Let `block_on` process ready IO events, then poll us again.
-                        cx.waker().wake_by_ref();
-                        return Poll::Pending;
-                    }
+                    this.maybe_turn_driver(polls);
                 }
                 None if state.is_shut_down() => return Poll::Ready(()),
                 None => {
@@ -225,7 +211,7 @@ impl Future for WorkerLoop<'_> {
                                 panic!("filch test: a fault injected into a parked worker");
                             }
                             if !this.wait(cx) {
-                                // Asleep: `block_on` waits in the reactor or on its parker
+                                // Asleep: `drive` waits in the driver or on its parker
                                 // until the listener is notified.
                                 return Poll::Pending;
                             }
@@ -430,7 +416,9 @@ impl WorkerLocal {
         self.take_yield();
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
         // second line for a panic from the runtime itself, so that the worker survives.
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| task.run())) {
+        if let Err(payload) =
+            catch_unwind(AssertUnwindSafe(|| crate::coop::with_budget(|| task.run())))
+        {
             drop_quietly(payload);
         }
         st.tick = st.tick.wrapping_add(1);
