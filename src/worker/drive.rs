@@ -7,9 +7,9 @@
 //! waker sets `notified`, then interrupts whichever wait the thread is in: the driver's
 //! `mio::Waker` if `in_driver` is set, else the thread parker.
 //!
-//! No lost wake-up: the waiter stores `in_driver = true` and then loads `notified` (both
-//! SeqCst) before it enters the OS poll; the waker stores `notified` and then loads
-//! `in_driver` (SeqCst). Either the waiter sees `notified` and does not wait, or the waker
+//! No lost wake-up: the waiter stores `in_driver = true` and then loads `notified`, with a
+//! SeqCst fence between, before it enters the OS poll; the waker stores `notified` and then
+//! loads `in_driver`, with a SeqCst fence between. Either the waiter sees `notified` and does not wait, or the waker
 //! sees `in_driver` and wakes the poll (a `mio::Waker` wake that arrives before the poll
 //! makes it return at once). Outside the OS poll `in_driver` is false, and the thread
 //! parker keeps an `unpark` that comes before its `park`. The loom model in
@@ -22,7 +22,7 @@
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
@@ -45,9 +45,12 @@ impl Wake for Signal {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        // SeqCst: the store of `notified` and the load of `in_driver` pair with the store
-        // of `in_driver` and the load of `notified` in `drive` (module docs).
+        // SeqCst, and a fence between: the store of `notified` and the load of `in_driver`
+        // pair with the store of `in_driver` and the load of `notified` in `wait` (module
+        // docs). The fences make the pairing explicit (and let loom check it, which models
+        // SeqCst accesses as acquire/release but SeqCst fences exactly).
         if !self.notified.swap(true, Ordering::SeqCst) {
+            fence(Ordering::SeqCst);
             if self.in_driver.load(Ordering::SeqCst) {
                 self.driver.wake();
             } else {
@@ -92,6 +95,8 @@ fn wait(signal: &Signal, driver: &Driver) {
                     continue;
                 };
                 signal.in_driver.store(true, Ordering::SeqCst);
+                // Pairs with the fence in `wake_by_ref` (module docs).
+                fence(Ordering::SeqCst);
                 if signal.notified.load(Ordering::SeqCst) {
                     signal.in_driver.store(false, Ordering::SeqCst);
                     continue;
