@@ -72,9 +72,10 @@ pub(crate) struct Poller {
 /// The timers and the deadline the poller waits for.
 struct Timers {
     wheel: Wheel,
-    /// The ms deadline the thread in the OS poll will wake up at by itself (`u64::MAX`:
-    /// none, or nobody waits). A timer armed for earlier must wake it.
-    waiting_until: u64,
+    /// While a thread waits in the OS poll: the ms deadline it wakes up at by itself
+    /// (`u64::MAX`: none). A timer armed for earlier must wake it. `None` while nobody
+    /// waits: the next turn looks at the wheel anyway, so arming wakes nobody.
+    waiting_until: Option<u64>,
 }
 
 /// One executor's driver (module docs).
@@ -116,7 +117,7 @@ impl Driver {
             }),
             timers: Mutex::new(Timers {
                 wheel: Wheel::new(),
-                waiting_until: u64::MAX,
+                waiting_until: None,
             }),
             origin: Instant::now(),
             shutdown: AtomicBool::new(false),
@@ -217,13 +218,13 @@ impl Driver {
                 (a, b) => a.or(b),
             };
             if timeout != Some(Duration::ZERO) {
-                timers.waiting_until = next.unwrap_or(u64::MAX);
+                timers.waiting_until = Some(next.unwrap_or(u64::MAX));
             }
             timeout
         };
         let result = poller.poll.poll(&mut poller.events, timeout);
         if timeout != Some(Duration::ZERO) {
-            self.timers.lock_unpoisoned().waiting_until = u64::MAX;
+            self.timers.lock_unpoisoned().waiting_until = None;
         }
         woke();
         if let Err(e) = result {
@@ -297,7 +298,7 @@ impl Driver {
         if !timers.wheel.arm(key, ms, waker) {
             return false;
         }
-        let wake = ms < timers.waiting_until;
+        let wake = timers.waiting_until.is_some_and(|until| ms < until);
         drop(timers);
         if wake {
             self.wake();
