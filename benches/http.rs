@@ -110,8 +110,8 @@ struct FilchServer {
 }
 
 impl FilchServer {
-    fn start(workers: usize) -> FilchServer {
-        let server = Server::bind(([127, 0, 0, 1], 0).into()).expect("bind 127.0.0.1:0");
+    fn start(workers: usize, port: u16) -> FilchServer {
+        let server = Server::bind(([127, 0, 0, 1], port).into()).expect("bind 127.0.0.1");
         let addr = server.local_addr().unwrap();
         let stopper = server.stopper();
         let ex = filch::Executor::builder()
@@ -156,7 +156,7 @@ struct AsyncExecutorServer {
 }
 
 impl AsyncExecutorServer {
-    fn start(workers: usize) -> AsyncExecutorServer {
+    fn start(workers: usize, port: u16) -> AsyncExecutorServer {
         // Leaked, as smol users do with a global executor: the tasks borrow it for 'static.
         let ex: &'static async_executor::Executor<'static> =
             Box::leak(Box::new(async_executor::Executor::new()));
@@ -172,8 +172,8 @@ impl AsyncExecutorServer {
                     .expect("start async-executor thread")
             })
             .collect();
-        let listener = async_io::Async::<std::net::TcpListener>::bind(([127, 0, 0, 1], 0))
-            .expect("bind 127.0.0.1:0");
+        let listener = async_io::Async::<std::net::TcpListener>::bind(([127, 0, 0, 1], port))
+            .expect("bind 127.0.0.1");
         let addr = listener.get_ref().local_addr().unwrap();
         let (stop_accept, accept_stopped) = async_channel::bounded::<()>(1);
         ex.spawn(async move {
@@ -237,7 +237,7 @@ struct TokioServer {
 }
 
 impl TokioServer {
-    fn start(workers: usize) -> TokioServer {
+    fn start(workers: usize, port: u16) -> TokioServer {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers)
             .thread_name("tokio-http")
@@ -246,8 +246,8 @@ impl TokioServer {
             .build()
             .expect("start tokio");
         let listener = rt
-            .block_on(tokio::net::TcpListener::bind(("127.0.0.1", 0)))
-            .expect("bind 127.0.0.1:0");
+            .block_on(tokio::net::TcpListener::bind(("127.0.0.1", port)))
+            .expect("bind 127.0.0.1");
         let addr = listener.local_addr().unwrap();
         rt.spawn(async move {
             loop {
@@ -284,12 +284,22 @@ impl Drop for TokioServer {
 }
 
 fn start(name: &str, workers: usize) -> Box<dyn Running> {
+    start_on(name, workers, 0)
+}
+
+/// Starts runtime `name`'s server on 127.0.0.1:`port` (0: a free port).
+fn start_on(name: &str, workers: usize, port: u16) -> Box<dyn Running> {
     match name {
-        "filch" => Box::new(FilchServer::start(workers)),
-        "tokio" => Box::new(TokioServer::start(workers)),
-        "async-executor" => Box::new(AsyncExecutorServer::start(workers)),
-        other => unreachable!("unknown runtime {other}"),
+        "filch" => Box::new(FilchServer::start(workers, port)),
+        "tokio" => Box::new(TokioServer::start(workers, port)),
+        "async-executor" => Box::new(AsyncExecutorServer::start(workers, port)),
+        other => panic!("unknown runtime {other} (have {RUNTIMES:?})"),
     }
+}
+
+/// The runtime named by `--serve NAME`, if given.
+fn serve_only() -> Option<String> {
+    std::env::args().skip_while(|a| a != "--serve").nth(1)
 }
 
 /// What one wrk run measured.
@@ -393,6 +403,24 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(name) = serve_only() {
+        // `--serve NAME`: one server on 127.0.0.1:PORT (`--port`, default 8080) until stdin
+        // closes, for `strace`/`perf` from outside (benches/http_syscalls.sh).
+        let port: u16 = std::env::args()
+            .skip_while(|a| a != "--port")
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(8080);
+        let server = start_on(&name, cfg.workers, port);
+        println!(
+            "{name} serving on http://{} (pid {})",
+            server.addr(),
+            std::process::id()
+        );
+        let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());
+        drop(server);
+        return ExitCode::SUCCESS;
+    }
     if !std::env::args().any(|a| a == "--bench") {
         // `cargo test --benches` (or `--all-targets`) runs this binary without `--bench`:
         // check that every server answers, quickly, instead of loading them for minutes.

@@ -207,7 +207,13 @@ impl Driver {
     /// One turn of the driver, by the thread holding the poller (`poller`): waits in the OS
     /// poll for at most `timeout` (`None`: until an event, a wake or the next timer), calls
     /// `woke` once the wait is over, then delivers the events and fires the due timers.
-    pub(crate) fn turn(&self, poller: &mut Poller, timeout: Option<Duration>, woke: impl FnOnce()) {
+    /// Returns how many sources and timers it woke (IO events and timers that fired).
+    pub(crate) fn turn(
+        &self,
+        poller: &mut Poller,
+        timeout: Option<Duration>,
+        woke: impl FnOnce(),
+    ) -> usize {
         let now = self.now_ms();
         let timeout = {
             let mut timers = self.timers.lock_unpoisoned();
@@ -265,24 +271,29 @@ impl Driver {
             }
         }
         // Wakers run with no driver lock but the poller held.
+        let mut woken = poller.ready.len();
         for (io, ready) in poller.ready.drain(..) {
             io.set_readiness(ready);
         }
-        self.fire_timers(&mut poller.wakers);
+        woken += self.fire_timers(&mut poller.wakers);
+        woken
     }
 
-    fn fire_timers(&self, wakers: &mut Vec<Waker>) {
+    /// Fires the due timers; returns how many.
+    fn fire_timers(&self, wakers: &mut Vec<Waker>) -> usize {
         let now = self.now_ms();
         {
             let mut timers = self.timers.lock_unpoisoned();
             match timers.wheel.next_deadline() {
                 Some(d) if d <= now => timers.wheel.advance(now, wakers),
-                _ => return,
+                _ => return 0,
             }
         }
+        let fired = wakers.len();
         for waker in wakers.drain(..) {
             waker.wake();
         }
+        fired
     }
 
     /// A new timer (not armed). O(1), wakes nothing.

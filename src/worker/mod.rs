@@ -12,7 +12,8 @@
 //!    tasks that yielded during its earlier polls;
 //! 4. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
-//!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`];
+//!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
+//!    (see [`SPIN_PROBE_INTERVAL`]);
 //! 5. park (see `park/README.md`).
 //!
 //! There is one loop, written as a future ([`WorkerLoop`]): parking is waiting for the
@@ -78,6 +79,14 @@ const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(2
 /// `epoll_wait`, too much to pay every few microseconds.
 const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
 
+/// A worker whose last spin found nothing skips the spin, except on every this many
+/// fruitless searches, when it spins again to see whether spinning pays off now. Spinning
+/// pays off for fine-grained compute (the scatter-gather barrier); under IO load the next
+/// task comes from the driver, not from a peer, and on a machine shared with the load
+/// generator a spinning worker takes the CPU that the peer (or the client) needs: the HTTP
+/// benchmark used 25 % more CPU per request with an unconditional spin.
+const SPIN_PROBE_INTERVAL: u32 = 16;
+
 /// The loop's private state, kept across restarts of the loop.
 struct LoopState {
     /// Polls since the worker started (wrapping); drives the fairness interval.
@@ -88,6 +97,8 @@ struct LoopState {
     searching: bool,
     /// xorshift state for picking the first victim.
     rng: u64,
+    /// Fruitless searches since the last spin that found work (0: the last spin paid off).
+    dry_searches: u32,
 }
 
 /// The body of worker thread `index`.
@@ -99,6 +110,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         handoffs: 0,
         searching: false,
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
+        dry_searches: 0,
     };
     {
         let _installed = context::enter_worker(&worker);
@@ -160,11 +172,19 @@ impl<'a> WorkerLoop<'a> {
             return;
         }
         self.last_turn = Instant::now();
+        self.turn_driver_now();
+    }
+
+    /// A turn of the driver that does not block, if nobody holds it; whether it woke
+    /// anything.
+    fn turn_driver_now(&self) -> bool {
         let driver = &self.worker.state.io;
-        if let Some(mut poller) = driver.try_lock() {
-            if let Some(poller) = poller.as_mut() {
-                driver.turn(poller, Some(Duration::ZERO), || {});
-            }
+        match driver.try_lock() {
+            Some(mut poller) => match poller.as_mut() {
+                Some(poller) => driver.turn(poller, Some(Duration::ZERO), || {}) > 0,
+                None => false,
+            },
+            None => false,
         }
     }
 }
@@ -191,6 +211,15 @@ impl Future for WorkerLoop<'_> {
                     this.maybe_turn_driver(polls);
                 }
                 None if state.is_shut_down() => return Poll::Ready(()),
+                // Out of tasks: first what the OS has ready (without blocking, and only if no
+                // other worker holds the driver), then park. The tasks the turn wakes are
+                // placed as from a running worker.
+                None if this.turn_driver_now() => {}
+                // Work in sight (another worker's deque, the injector) that this worker
+                // could not take now (the searcher cap): look again rather than book a park
+                // only to take it back at once. A shortcut only: `prepare_park`'s re-check
+                // is what rules out a lost wake-up.
+                None if state.has_work() => std::hint::spin_loop(),
                 None => {
                     worker.set_parked(true);
                     match state
@@ -257,12 +286,19 @@ impl WorkerLocal {
         if !st.searching {
             return None;
         }
+        // Spin only while spinning pays off, probing now and then (SPIN_PROBE_INTERVAL).
+        let probe = st.dry_searches % SPIN_PROBE_INTERVAL == 0;
+        st.dry_searches = st.dry_searches.wrapping_add(1);
+        if !probe {
+            return None;
+        }
         let started = std::time::Instant::now();
         while started.elapsed() < SPIN_BEFORE_PARK && !self.state.is_shut_down() {
             for _ in 0..32 {
                 std::hint::spin_loop();
             }
             if let Some(task) = self.find_task(st) {
+                st.dry_searches = 0;
                 return Some(task);
             }
         }
