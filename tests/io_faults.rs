@@ -262,9 +262,13 @@ fn io_objects_of_a_shut_down_executor_return_an_error() {
 fn timers_of_a_shut_down_executor_panic_with_a_clear_message() {
     watchdog(60, "timer after shutdown", || {
         let ex = executor(1);
-        let pending = ex.block_on(async { filch::time::sleep(Duration::from_secs(3600)) });
+        let pending = ex
+            .block_on(async { Some(filch::time::sleep(Duration::from_secs(3600))) })
+            .unwrap();
         let waiting = std::thread::spawn(move || futures::executor::block_on(pending));
-        let fresh = ex.block_on(async { filch::time::sleep(Duration::from_secs(3600)) });
+        let fresh = ex
+            .block_on(async { Some(filch::time::sleep(Duration::from_secs(3600))) })
+            .unwrap();
         std::thread::sleep(Duration::from_millis(20));
         drop(ex);
         // The waiting thread is woken by the shutdown, and its poll panics.
