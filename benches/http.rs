@@ -23,7 +23,9 @@
 //! - tokio: `tokio::net`, multi-thread runtime, hyper-util's `TokioIo` and `TokioTimer`;
 //! - async-executor: `async_io::Async<TcpStream>` through smol-hyper's `FuturesIo`, with
 //!   `SmolTimer`; each worker thread runs `async_io::block_on(ex.run(..))`, smol's set-up, so
-//!   idle workers drive async-io's reactor.
+//!   idle workers drive async-io's reactor;
+//! - filch+async-io (only with `--only`): the async-executor server's connections on a filch
+//!   executor; async-io's reactor runs on its own thread.
 //!
 //! Every server is started on 127.0.0.1:0, warmed up for 1 s with wrk, then measured.
 
@@ -50,7 +52,7 @@ struct Config {
     only: Vec<String>,
 }
 
-const RUNTIMES: [&str; 3] = ["filch", "tokio", "async-executor"];
+const RUNTIMES: [&str; 4] = ["filch", "tokio", "async-executor", "filch+async-io"];
 
 fn parse_args() -> Result<Config, String> {
     let mut cfg = Config {
@@ -64,7 +66,8 @@ fn parse_args() -> Result<Config, String> {
         connections: 64,
         wrk_threads: 2,
         path: "/".to_string(),
-        only: RUNTIMES.iter().map(|s| s.to_string()).collect(),
+        // The async-io-on-filch row only on request (`--only`).
+        only: RUNTIMES[..3].iter().map(|s| s.to_string()).collect(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -231,6 +234,59 @@ impl Drop for AsyncExecutorServer {
     }
 }
 
+/// hyper over async-io (`Async<TcpStream>`, smol-hyper) with filch as the executor: what
+/// async-io users get on filch, whose workers no longer drive async-io's reactor (its own
+/// thread does).
+struct FilchAsyncIoServer {
+    addr: SocketAddr,
+    ex: Option<filch::Executor>,
+}
+
+impl FilchAsyncIoServer {
+    fn start(workers: usize, port: u16) -> FilchAsyncIoServer {
+        let ex = filch::Executor::builder()
+            .worker_threads(workers)
+            .thread_name("filch-async-io-http")
+            .build()
+            .expect("start filch");
+        let listener = async_io::Async::<std::net::TcpListener>::bind(([127, 0, 0, 1], port))
+            .expect("bind 127.0.0.1");
+        let addr = listener.get_ref().local_addr().unwrap();
+        drop(ex.spawn(async move {
+            loop {
+                match listener.accept().await {
+                    Ok((stream, _)) => {
+                        let _ = stream.get_ref().set_nodelay(true);
+                        drop(filch::spawn(async move {
+                            let io = smol_hyper::rt::FuturesIo::new(stream);
+                            let service = hyper::service::service_fn(|req| handle(req, || {}));
+                            let _ = http1_builder(smol_hyper::rt::SmolTimer::new())
+                                .serve_connection(io, service)
+                                .await;
+                        }));
+                    }
+                    Err(_) => {
+                        async_io::Timer::after(Duration::from_millis(50)).await;
+                    }
+                }
+            }
+        }));
+        FilchAsyncIoServer { addr, ex: Some(ex) }
+    }
+}
+
+impl Running for FilchAsyncIoServer {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for FilchAsyncIoServer {
+    fn drop(&mut self) {
+        drop(self.ex.take());
+    }
+}
+
 struct TokioServer {
     addr: SocketAddr,
     rt: Option<tokio::runtime::Runtime>,
@@ -293,6 +349,7 @@ fn start_on(name: &str, workers: usize, port: u16) -> Box<dyn Running> {
         "filch" => Box::new(FilchServer::start(workers, port)),
         "tokio" => Box::new(TokioServer::start(workers, port)),
         "async-executor" => Box::new(AsyncExecutorServer::start(workers, port)),
+        "filch+async-io" => Box::new(FilchAsyncIoServer::start(workers, port)),
         other => panic!("unknown runtime {other} (have {RUNTIMES:?})"),
     }
 }

@@ -4,6 +4,7 @@
 #
 #   bash benches/http_syscalls.sh            # 2 workers, 64 connections, 5 s per run
 #   CONNS=1000 SECS=5 WORKERS=2 bash benches/http_syscalls.sh
+#   RUNTIMES="filch filch+async-io" bash benches/http_syscalls.sh
 #
 # Needs wrk, strace and perf (apt-get install wrk strace linux-perf). Each server runs
 # alone (`http --serve NAME`), is warmed up for 1 s, then measured twice: once under
@@ -19,7 +20,7 @@ cargo bench --bench http --no-run >/dev/null 2>&1
 BIN=$(ls -t target/release/deps/http-* | grep -v '\.d$' | head -1)
 printf '| runtime | req/s (perf run) | syscalls/request | of which recv/send/epoll_wait/epoll_ctl/futex/write | context switches/s | CPU µs/request |\n'
 printf '|---|---:|---:|---|---:|---:|\n'
-for name in filch tokio async-executor; do
+for name in ${RUNTIMES:-filch tokio async-executor}; do
   fifo=$(mktemp -u); mkfifo "$fifo"
   FILCH_BENCH_WORKERS=$WORKERS "$BIN" --serve "$name" --port "$PORT" <"$fifo" >/dev/null &
   server=$!

@@ -26,7 +26,9 @@ fn tokio_io_traits_move_every_byte() {
             let data: Vec<u8> = (0..100_000u32).map(|i| (i % 253) as u8).collect();
             AsyncWriteExt::write_all(&mut client, &data).await.unwrap();
             let mut back = Vec::new();
-            AsyncReadExt::read_to_end(&mut client, &mut back).await.unwrap();
+            AsyncReadExt::read_to_end(&mut client, &mut back)
+                .await
+                .unwrap();
             assert!(back == data);
             server.await.unwrap();
         });
