@@ -100,7 +100,7 @@
 //! # Features
 //!
 //! - `hyper` (default): the streams of [`net`] implement hyper 1.x's `rt::Read` and
-//!   `rt::Write`; [`hyper`](crate::hyper) has `HyperExecutor` and `HyperTimer`.
+//!   `rt::Write`; `filch::hyper` has `HyperExecutor` and `HyperTimer`.
 //! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`.
 //!
 //! (The former `async-io` feature, which ran each worker inside async-io's reactor, is

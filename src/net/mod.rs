@@ -13,8 +13,8 @@
 //! `AsyncRead`/`AsyncWrite`.
 //!
 //! A listener whose `accept` fails for want of file descriptors (`EMFILE`, `ENFILE`)
-//! reports the error and waits [`ACCEPT_BACKOFF`] before its next `accept` tries again, so
-//! that an accept loop that logs and retries does not spin a core.
+//! reports the error and waits 50 ms (`ACCEPT_BACKOFF`) before its next `accept` tries
+//! again, so that an accept loop that logs and retries does not spin a core.
 
 mod stream;
 mod tcp;
@@ -38,7 +38,7 @@ pub use unix::{UnixListener, UnixStream};
 
 /// How long a listener waits after an `accept` failed with `EMFILE`/`ENFILE` before it
 /// tries again (module docs).
-pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+pub(crate) const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
 /// Whether an accept error means the process or system is out of descriptors.
 fn out_of_descriptors(e: &io::Error) -> bool {

@@ -64,8 +64,8 @@ impl TcpListener {
 
     /// Waits for a connection; the stream belongs to this listener's executor.
     ///
-    /// An `EMFILE`/`ENFILE` error is returned, and the next call waits
-    /// [`super::ACCEPT_BACKOFF`] before it tries again (module docs).
+    /// An `EMFILE`/`ENFILE` error is returned, and the next call waits 50 ms before it
+    /// tries again, so that a loop that logs and retries does not spin.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
         self.backoff.wait().await;
         let result =

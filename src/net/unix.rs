@@ -57,7 +57,7 @@ impl UnixListener {
     }
 
     /// Waits for a connection; the stream belongs to this listener's executor. Out of
-    /// descriptors, it backs off as [`super::TcpListener::accept`] does.
+    /// descriptors, it backs off as [`crate::net::TcpListener::accept`] does.
     pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
         self.backoff.wait().await;
         let result =

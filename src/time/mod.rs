@@ -74,32 +74,12 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 
 impl Sleep {
     /// The deadline.
-    ///
-    /// ```
-    /// let d = std::time::Instant::now();
-    /// assert_eq!(filch::time::sleep_until(d).deadline(), d);
-    /// ```
-    pub fn deadline(&self) -> Instant {
+    pub(crate) fn deadline(&self) -> Instant {
         self.deadline
     }
 
-    /// Whether the deadline has passed.
-    ///
-    /// ```
-    /// assert!(filch::time::sleep(std::time::Duration::ZERO).is_elapsed());
-    /// ```
-    pub fn is_elapsed(&self) -> bool {
-        Instant::now() >= self.deadline
-    }
-
-    /// Moves the deadline (the timer may then complete again).
-    ///
-    /// ```
-    /// let mut s = filch::time::sleep(std::time::Duration::from_secs(3600));
-    /// s.reset(std::time::Instant::now());
-    /// filch::block_on(s);
-    /// ```
-    pub fn reset(&mut self, deadline: Instant) {
+    /// Moves the deadline (the timer may then complete again); the next poll re-arms it.
+    pub(crate) fn reset(&mut self, deadline: Instant) {
         self.deadline = deadline;
         self.armed = false;
     }
@@ -261,15 +241,10 @@ impl Interval {
     }
 
     /// Polls for the next tick (see [`Interval::tick`]).
-    pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
+    fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.sleep).poll(cx));
         let at = self.sleep.deadline();
         self.sleep.reset(at + self.period);
         Poll::Ready(at)
-    }
-
-    /// The period.
-    pub fn period(&self) -> Duration {
-        self.period
     }
 }
