@@ -212,6 +212,33 @@ impl ScheduledIo {
     }
 }
 
+impl std::fmt::Debug for ScheduledIo {
+    /// The readiness word decoded into names, e.g.
+    /// `ScheduledIo { ready: [READABLE, READ_CLOSED], tick: 3, shutdown: false, .. }`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Relaxed: a snapshot for printing only.
+        let word = self.readiness.load(Ordering::Relaxed);
+        let names: Vec<&str> = [
+            (READABLE, "READABLE"),
+            (WRITABLE, "WRITABLE"),
+            (READ_CLOSED, "READ_CLOSED"),
+            (WRITE_CLOSED, "WRITE_CLOSED"),
+            (ERROR, "ERROR"),
+        ]
+        .iter()
+        .filter(|(bit, _)| word & bit != 0)
+        .map(|&(_, name)| name)
+        .collect();
+        f.debug_struct("ScheduledIo")
+            .field("ready", &names)
+            .field("tick", &tick(word))
+            .field("shutdown", &(word & SHUTDOWN != 0))
+            .field("key", &self.key)
+            .field("generation", &self.generation)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The driver of a source is gone (its executor shut down).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Gone;
