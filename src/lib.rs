@@ -162,4 +162,15 @@ fn _assert_send_sync() {
     send::<JoinHandle<()>>();
     unpin::<JoinHandle<()>>();
     send_sync::<Stats>();
+    send_sync::<time::Sleep>();
+    unpin::<time::Sleep>();
+    send_sync::<time::Interval>();
+    send_sync::<time::Elapsed>();
+    send_sync::<net::TcpListener>();
+    send_sync::<net::TcpStream>();
+    send_sync::<net::UdpSocket>();
+    #[cfg(unix)]
+    send_sync::<net::UnixStream>();
+    #[cfg(unix)]
+    send_sync::<net::UnixListener>();
 }

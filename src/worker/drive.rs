@@ -9,9 +9,9 @@
 //!
 //! No lost wake-up: the waiter stores `in_driver = true` and then loads `notified`, with a
 //! SeqCst fence between, before it enters the OS poll; the waker stores `notified` and then
-//! loads `in_driver`, with a SeqCst fence between. Either the waiter sees `notified` and does not wait, or the waker
-//! sees `in_driver` and wakes the poll (a `mio::Waker` wake that arrives before the poll
-//! makes it return at once). Outside the OS poll `in_driver` is false, and the thread
+//! loads `in_driver`, with a SeqCst fence between. Either the waiter sees `notified` and
+//! does not wait, or the waker sees `in_driver` and wakes the poll (a `mio::Waker` wake
+//! that arrives before the poll makes it return at once). Outside the OS poll `in_driver` is false, and the thread
 //! parker keeps an `unpark` that comes before its `park`. The loom model in
 //! `park/loom_model.rs` (`driver_holder_is_never_lost`) checks this hand-shake together with
 //! the park protocol.
@@ -88,9 +88,11 @@ fn wait(signal: &Signal, driver: &Driver) {
             return;
         }
         match driver.try_lock() {
-            Some(mut poller) => {
-                let Some(poller) = poller.as_mut() else {
-                    // The driver shut down: only the thread parker is left.
+            Some(mut guard) => {
+                let Some(poller) = guard.as_mut() else {
+                    // The driver shut down: only the thread parker is left (let go of the
+                    // lock first).
+                    drop(guard);
                     thread::park();
                     continue;
                 };
