@@ -1,6 +1,5 @@
-//! A TCP echo server on filch whose connections time out when idle, with timers from
-//! `async_io::Timer` (filch has no reactor or timer of its own; async-io's work on any
-//! executor).
+//! A TCP echo server on filch whose connections time out when idle: `filch::net` sockets
+//! and `filch::time::timeout`.
 //!
 //! ```text
 //! cargo run --example echo_timeout -- --demo                 # server + client, then exit
@@ -15,26 +14,19 @@
 
 use std::future::Future;
 use std::io;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use async_io::{Async, Timer};
-use futures_lite::{future, AsyncReadExt, AsyncWriteExt};
+use filch::net::{TcpListener, TcpStream};
+use futures_lite::{AsyncReadExt, AsyncWriteExt};
 
 /// Runs `fut`, or fails with [`io::ErrorKind::TimedOut`] once `after` has passed.
 async fn timeout<T>(after: Duration, fut: impl Future<Output = io::Result<T>>) -> io::Result<T> {
-    future::or(fut, async {
-        Timer::after(after).await;
-        Err(io::Error::new(
-            io::ErrorKind::TimedOut,
-            format!("no progress for {after:?}"),
-        ))
-    })
-    .await
+    filch::time::timeout(after, fut).await?
 }
 
 /// Echoes on one connection until the client closes or stays idle for `idle`.
-async fn echo(mut stream: Async<TcpStream>, idle: Duration) -> io::Result<()> {
+async fn echo(mut stream: TcpStream, idle: Duration) -> io::Result<()> {
     let mut buf = vec![0u8; 4096];
     loop {
         match timeout(idle, stream.read(&mut buf)).await {
@@ -50,7 +42,7 @@ async fn echo(mut stream: Async<TcpStream>, idle: Duration) -> io::Result<()> {
 }
 
 /// Accepts connections forever, one filch task each.
-async fn serve(listener: Async<TcpListener>, idle: Duration) -> io::Result<()> {
+async fn serve(listener: TcpListener, idle: Duration) -> io::Result<()> {
     loop {
         let (stream, peer) = listener.accept().await?;
         // Detached: the task runs on its own; nobody awaits it.
@@ -65,7 +57,7 @@ async fn serve(listener: Async<TcpListener>, idle: Duration) -> io::Result<()> {
 /// The `--demo` client: an echo within a deadline, then the server's idle hang-up.
 async fn demo_client(addr: SocketAddr, idle: Duration) -> io::Result<()> {
     let deadline = Duration::from_secs(5);
-    let mut stream = timeout(deadline, Async::<TcpStream>::connect(addr)).await?;
+    let mut stream = timeout(deadline, TcpStream::connect(addr)).await?;
     stream.write_all(b"hello, filch\n").await?;
     let mut echoed = [0u8; 13];
     timeout(deadline, stream.read_exact(&mut echoed)).await?;
@@ -118,8 +110,8 @@ fn main() -> io::Result<()> {
 
     let ex = filch::Executor::builder().worker_threads(2).build()?;
     if demo {
-        let listener = Async::<TcpListener>::bind(([127, 0, 0, 1], 0))?;
-        let addr = listener.get_ref().local_addr()?;
+        let listener = ex.block_on(TcpListener::bind("127.0.0.1:0"))?;
+        let addr = listener.local_addr()?;
         let idle = idle.min(Duration::from_millis(300));
         println!("demo: echo server on {addr}, idle timeout {idle:?}");
         let server = ex.spawn(serve(listener, idle));
@@ -127,10 +119,10 @@ fn main() -> io::Result<()> {
         server.abort();
         return Ok(());
     }
-    let listener = Async::<TcpListener>::bind(addr)?;
+    let listener = ex.block_on(TcpListener::bind(addr))?;
     println!(
         "echo server on {}, idle timeout {idle:?}",
-        listener.get_ref().local_addr()?
+        listener.local_addr()?
     );
     ex.block_on(serve(listener, idle))
 }

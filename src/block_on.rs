@@ -1,7 +1,8 @@
 //! `block_on`: poll a future on the calling thread until it completes, sleeping between
 //! polls until its waker is called. Generic: it knows nothing of executors or workers (the
 //! public `block_on`s check that they are not on a worker and enter their executor's context
-//! first; a worker without the `async-io` feature runs its loop with it).
+//! first). Worker threads run their loop with `worker/drive.rs` instead, which parks in the
+//! IO driver.
 
 use std::cell::Cell;
 use std::future::Future;

@@ -17,7 +17,9 @@
 //! 5. wake every task still registered once more: a task that was queued at step 2 (so that
 //!    wake-up was a no-op) but that a worker took and polled before it saw the flag is now
 //!    waiting for a wake-up that will never come; this one schedules, and so drops, it;
-//! 6. drain the injector and the inboxes.
+//! 6. drain the injector and the inboxes;
+//! 7. shut the IO driver down: IO objects still alive return an error from now on, timers
+//!    still alive are woken and panic when polled (`io/driver.rs`), the OS poller closes.
 //!
 //! **Invariant:** after `Drop` returns, every task of the executor has completed or had its
 //! future dropped. The one exception is a drop from inside a task: the worker running it
@@ -34,6 +36,7 @@ use std::thread;
 use crossbeam_deque::Worker;
 use futures::task::{FutureObj, Spawn, SpawnError};
 
+use crate::io::Driver;
 use crate::join::JoinHandle;
 use crate::par::{self, On};
 use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
@@ -223,11 +226,13 @@ impl Builder {
                 ),
             ));
         }
+        let driver = Driver::new()?;
         let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let state = new_anchored(State::new(
             deques.iter().map(Worker::stealer).collect(),
             self.wake_policy,
             self.threads.clone(),
+            driver,
         ));
         #[cfg(all(test, not(loom)))]
         tests::built(&state);
@@ -509,6 +514,8 @@ impl Drop for Executor {
         }
         // Step 6.
         state.drain_after_shutdown();
+        // Step 7: the IO objects and timers still alive report the shutdown.
+        state.io.shutdown();
         // The executor no longer keeps its state alive for the tasks (`task_count.rs`).
         task_count::holder_left(&state, None);
     }

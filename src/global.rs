@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::context;
 use crate::executor::{assert_not_on_worker, Builder, Executor, Handle};
+use crate::io::Driver;
 use crate::join::JoinHandle;
 use crate::par::{self, On, ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 use crate::state::State;
@@ -61,6 +62,15 @@ pub(crate) fn current_or_global() -> Handle {
 /// The current executor's state, else the global one's (the resolver of the free loops).
 fn current_or_global_state() -> Arc<State> {
     context::current_state().unwrap_or_else(|| Arc::clone(global().handle().state()))
+}
+
+/// The IO driver of the current executor, else of the global one: where IO objects and
+/// timers made on this thread belong.
+pub(crate) fn current_driver() -> Arc<Driver> {
+    context::with_state(|state| match state {
+        Some(state) => Arc::clone(&state.io),
+        None => Arc::clone(&global().handle().state().io),
+    })
 }
 
 /// Spawns `future` onto the current executor (the one whose worker or `block_on` this

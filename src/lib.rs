@@ -72,19 +72,29 @@
 //! });
 //! ```
 //!
-//! **IO and timers** come from [`async-io`](https://docs.rs/async-io), the smol
-//! ecosystem's reactor, which works on any executor; filch has no reactor of its own. With
-//! the `async-io` feature (on by default) a sleeping worker waits inside async-io's reactor,
-//! and a busy one handles ready IO events between tasks, so IO wake-ups do not have to
-//! travel from async-io's own thread. `examples/http_server` is a keep-alive HTTP server
-//! built this way.
+//! **IO and timers** are filch's own: each executor has an IO driver (mio, edge-triggered)
+//! and a timing wheel, which its parked workers wait in. [`net`] has TCP, UDP and Unix
+//! sockets (`futures::io` traits; hyper's and tokio's with the `hyper` and `tokio-io`
+//! features), [`time`] has `sleep`, `timeout` and `interval`, and [`consume_budget`] lets a
+//! busy loop yield as filch's own IO does after its cooperative budget is spent.
+//! `examples/http_server` is hyper on `filch::net`. async-io keeps working on filch too,
+//! on its own thread.
 //!
 //! ```
 //! use std::time::Duration;
+//! use futures::{AsyncReadExt, AsyncWriteExt};
 //! let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
 //! ex.block_on(async {
-//!     async_io::Timer::after(Duration::from_millis(1)).await;
-//! });
+//!     let listener = filch::net::TcpListener::bind("127.0.0.1:0").await?;
+//!     let mut client = filch::net::TcpStream::connect(listener.local_addr()?).await?;
+//!     let (mut conn, _) = listener.accept().await?;
+//!     client.write_all(b"ping").await?;
+//!     let mut buf = [0; 4];
+//!     filch::time::timeout(Duration::from_secs(5), conn.read_exact(&mut buf)).await??;
+//!     assert_eq!(&buf, b"ping");
+//!     Ok::<_, std::io::Error>(())
+//! })
+//! .unwrap();
 //! ```
 //!
 //! **Blocking calls** (files, blocking libraries) go to [`spawn_blocking`], which runs them
@@ -114,8 +124,13 @@
 //!
 //! # Features
 //!
-//! - `async-io` (default): workers drive async-io's reactor while idle (see above).
-//!   Without it, async-io still works with filch, through async-io's own thread.
+//! - `hyper` (default): the streams of [`net`] implement hyper 1.x's `rt::Read` and
+//!   `rt::Write`; `filch::hyper` has `HyperExecutor` and `HyperTimer`.
+//! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`.
+//!
+//! (The former `async-io` feature, which ran each worker inside async-io's reactor, is
+//! gone: the workers park in filch's own driver, so there is one worker loop and one
+//! poller per executor. async-io still works on filch, driven by its own thread.)
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 
@@ -125,6 +140,7 @@
 mod abort;
 mod block_on;
 mod blocking;
+mod io;
 mod park;
 mod registry;
 mod rng;
@@ -135,6 +151,7 @@ mod threads;
 mod wake_policy;
 // Tasks, the executor's state, and who the current thread is.
 mod context;
+mod coop;
 mod join;
 mod state;
 mod task;
@@ -146,9 +163,14 @@ mod worker;
 // The public entry points.
 mod executor;
 mod global;
+#[cfg(feature = "hyper")]
+pub mod hyper;
 mod join_set;
+pub mod net;
+pub mod time;
 
 pub use abort::AbortHandle;
+pub use coop::consume_budget;
 pub use executor::{Builder, Executor, Handle};
 pub use global::{
     block_on, par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, spawn, spawn_blocking,
@@ -176,4 +198,15 @@ fn _assert_send_sync() {
     send_sync::<Stats>();
     send_sync::<AbortHandle>();
     send::<JoinSet<()>>();
+    send_sync::<time::Sleep>();
+    unpin::<time::Sleep>();
+    send_sync::<time::Interval>();
+    send_sync::<time::Elapsed>();
+    send_sync::<net::TcpListener>();
+    send_sync::<net::TcpStream>();
+    send_sync::<net::UdpSocket>();
+    #[cfg(unix)]
+    send_sync::<net::UnixStream>();
+    #[cfg(unix)]
+    send_sync::<net::UnixListener>();
 }

@@ -1,6 +1,6 @@
 //! [`State`]: what every worker, handle and task of one executor shares (the injector, what
-//! the other threads see of each worker, the notifier, the registry, the task count, the
-//! shutdown flag, the blocking pool), the [`Runnable`] type its queues hold, and the
+//! the other threads see of each worker, the notifier, the IO and timer driver, the
+//! registry, the task count, the shutdown flag, the blocking pool), the [`Runnable`] type its queues hold, and the
 //! post-shutdown drain of the shared queues.
 //!
 //! Where a task goes when it is scheduled is decided by the schedule function, which lives
@@ -19,7 +19,10 @@
 use crossbeam_deque::{Injector, Steal, Stealer};
 use crossbeam_utils::CachePadded;
 
+use std::sync::Arc;
+
 use crate::blocking::BlockingPool;
+use crate::io::Driver;
 use crate::park::Sleep;
 use crate::registry::Registry;
 use crate::stats::{Counters, Stats};
@@ -48,6 +51,9 @@ pub(crate) struct State {
     pub(crate) injector: Injector<Runnable>,
     pub(crate) workers: Box<[CachePadded<WorkerPublic>]>,
     pub(crate) sleep: Sleep,
+    /// The IO and timer driver; IO objects and timers hold their own `Arc` of it, so that
+    /// they outlive neither it nor keep the executor's state alive.
+    pub(crate) io: Arc<Driver>,
     pub(crate) registry: Registry,
     /// The live tasks and holders, which keep this state alive through one anchor reference.
     pub(crate) tasks: TaskCount,
@@ -74,6 +80,7 @@ impl State {
         stealers: Vec<Stealer<Runnable>>,
         policy: WakePolicy,
         threads: ThreadConfig,
+        io: Driver,
     ) -> State {
         let n = stealers.len();
         State {
@@ -89,6 +96,7 @@ impl State {
                 })
                 .collect(),
             sleep: Sleep::new(n),
+            io: Arc::new(io),
             // One shard per worker, one for every other thread.
             registry: Registry::new(n + 1),
             tasks: TaskCount::new(n),

@@ -1,5 +1,5 @@
-//! A minimal HTTP/1.1 keep-alive server on filch, with IO from `async-io`: one filch task
-//! per connection.
+//! A small HTTP/1.1 keep-alive server: hyper on `filch::net`, one filch task per
+//! connection.
 //!
 //! ```text
 //! cargo run --release --example http_server -- --addr 127.0.0.1:8080 --workers 2
@@ -11,7 +11,7 @@
 //! `--addr` takes any socket address (port 0 picks a free one; the server prints the address
 //! it listens on); `--workers` defaults to the number of CPUs. On `/shutdown` or Ctrl-C the
 //! server stops accepting, lets the open connections finish the request in hand (waiting up
-//! to 5 s), and exits. The parser, handler and loops live in `server.rs`, shared with
+//! to 5 s), and exits. The handler and the accept loop live in `server.rs`, shared with
 //! `tests/http_server.rs` and `benches/http.rs`.
 
 mod server;

@@ -316,3 +316,222 @@ fn one_notification_wakes_at_most_once() {
         );
     });
 }
+
+/// The waiting half of `worker/drive.rs`, rebuilt on loom's primitives: the worker loop's
+/// waker (`notified`, `in_driver`), the try-lock hand-off of the driver, the OS poll (a
+/// `Notify`: the driver's `mio::Waker` and an IO event both end the wait, and a permit
+/// left before the wait ends it at once, as a ready descriptor or a pending eventfd
+/// write does), and the thread parker for a worker that did not get the driver. Keep in
+/// step with `drive.rs`.
+mod driver {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    use loom::sync::atomic::{fence, AtomicBool, Ordering::SeqCst};
+    use loom::sync::{Arc, Notify};
+
+    /// The driver: the lock a waiter must hold, and the OS poll.
+    pub(super) struct Driver {
+        /// The poller's try-lock (`Driver::try_lock`). An atomic flag rather than loom's
+        /// `Mutex`, whose `try_lock` blocks the model's thread while the lock is held.
+        pub(super) lock: AtomicBool,
+        pub(super) poll: Notify,
+        /// An IO event that is ready in the OS and not yet delivered (the OS's ready list,
+        /// behind its lock). A loom `Mutex` rather than an atomic: with an `AtomicBool`
+        /// here loom 0.7 reported executions in which the main thread's own load after its
+        /// store read the older value, which no memory model allows.
+        pub(super) io_event: loom::sync::Mutex<bool>,
+    }
+
+    /// A worker loop's waker (`drive.rs`, `Signal`).
+    pub(super) struct Signal {
+        notified: AtomicBool,
+        in_driver: AtomicBool,
+        /// The thread parker (one permit, as std's `park`/`unpark`). A `Notify` rather
+        /// than loom's `thread::park`, whose `unpark` would also end the thread's wait in
+        /// the driver's `Notify`, which a real `unpark` cannot do to `epoll_wait`.
+        parker: Notify,
+        driver: Arc<Driver>,
+    }
+
+    impl Wake for Signal {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.wake_by_ref();
+        }
+
+        fn wake_by_ref(self: &std::sync::Arc<Self>) {
+            if !self.notified.swap(true, SeqCst) {
+                fence(SeqCst);
+                if self.in_driver.load(SeqCst) {
+                    self.driver.poll.notify();
+                } else {
+                    self.parker.notify();
+                }
+            }
+        }
+    }
+
+    pub(super) fn signal(driver: &Arc<Driver>) -> std::sync::Arc<Signal> {
+        std::sync::Arc::new(Signal {
+            notified: AtomicBool::new(false),
+            in_driver: AtomicBool::new(false),
+            parker: Notify::new(),
+            driver: Arc::clone(driver),
+        })
+    }
+
+    /// Waits for `listener` as the worker loop does: poll it, and between polls wait in
+    /// the driver (delivering IO events with `deliver`) or on the thread parker.
+    pub(super) fn wait_for(
+        mut listener: event_listener::EventListener,
+        signal: &std::sync::Arc<Signal>,
+        deliver: &dyn Fn(),
+    ) {
+        let waker = Waker::from(std::sync::Arc::clone(signal));
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if let Poll::Ready(()) = Pin::new(&mut listener).poll(&mut cx) {
+                return;
+            }
+            wait(signal, deliver);
+        }
+    }
+
+    /// `drive::wait`.
+    fn wait(signal: &Signal, deliver: &dyn Fn()) {
+        let driver = &signal.driver;
+        loop {
+            if signal.notified.swap(false, SeqCst) {
+                return;
+            }
+            match driver.try_lock() {
+                Some(_held) => {
+                    signal.in_driver.store(true, SeqCst);
+                    fence(SeqCst);
+                    if signal.notified.load(SeqCst) {
+                        signal.in_driver.store(false, SeqCst);
+                        continue;
+                    }
+                    driver.poll.wait();
+                    signal.in_driver.store(false, SeqCst);
+                    deliver();
+                }
+                None => signal.parker.wait(),
+            }
+        }
+    }
+
+    /// A busy worker's turn that does not block: deliver what is ready, if the driver is
+    /// free.
+    pub(super) fn busy_turn(driver: &Driver, deliver: &dyn Fn()) {
+        if let Some(_held) = driver.try_lock() {
+            deliver();
+        }
+    }
+
+    /// Holds the driver's try-lock; lets go when dropped.
+    pub(super) struct Held<'a>(&'a AtomicBool);
+
+    impl Drop for Held<'_> {
+        fn drop(&mut self) {
+            self.0.store(false, SeqCst);
+        }
+    }
+
+    impl Driver {
+        fn try_lock(&self) -> Option<Held<'_>> {
+            self.lock
+                .compare_exchange(false, true, SeqCst, SeqCst)
+                .is_ok()
+                .then(|| Held(&self.lock))
+        }
+    }
+}
+
+/// The parking path that ships: two workers whose parks wait in the driver (whoever gets
+/// it) or on their thread parker, a remote push to the injector, and an IO event that only
+/// the thread holding the driver can deliver (to worker 1's inbox, as the schedule function
+/// places a task woken by a parked worker's driver under `LastWorker`). Every item must be
+/// taken and every thread must end: a lost wake-up of the driver holder, or an IO event
+/// left undelivered while every worker sleeps, is a deadlock loom reports.
+#[test]
+fn driver_holder_is_never_lost() {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(2);
+    }
+    builder.check(|| {
+        let model = Model::new(2, 0);
+        let driver = Arc::new(driver::Driver {
+            lock: AtomicBool::new(false),
+            poll: loom::sync::Notify::new(),
+            io_event: loom::sync::Mutex::new(false),
+        });
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|index| {
+                let model = Arc::clone(&model);
+                let driver = Arc::clone(&driver);
+                thread::spawn(move || {
+                    let signal = driver::signal(&driver);
+                    let deliver = || {
+                        let ready = std::mem::take(&mut *driver.io_event.lock().unwrap());
+                        if ready {
+                            model.inboxes[1].push();
+                            model.sleep.notify_worker(1);
+                        }
+                    };
+                    let mut searching = false;
+                    loop {
+                        if model.done.load(SeqCst) {
+                            break;
+                        }
+                        let found = model.take_own(index) || {
+                            if !searching {
+                                searching = model.sleep.try_start_search();
+                            }
+                            searching && model.steal(index)
+                        };
+                        if found {
+                            if searching {
+                                searching = false;
+                                if model.sleep.end_search() && model.has_work() {
+                                    model.sleep.notify_work();
+                                }
+                            }
+                            model.process();
+                            driver::busy_turn(&driver, &deliver);
+                            continue;
+                        }
+                        match model
+                            .sleep
+                            .prepare_park(index, searching, || model.has_work())
+                        {
+                            super::Prepared::Skipped(parked) => {
+                                searching = parked.searching();
+                                thread::yield_now();
+                            }
+                            super::Prepared::Sleep(listener) => {
+                                driver::wait_for(listener, &signal, &deliver);
+                                searching = model.sleep.woken(index).searching();
+                            }
+                        }
+                    }
+                    if searching {
+                        let _ = model.sleep.end_search();
+                    }
+                })
+            })
+            .collect();
+        // The IO event: ready in the OS, which ends the driver holder's wait.
+        *driver.io_event.lock().unwrap() = true;
+        driver.poll.notify();
+        // The remote push.
+        model.injector.push();
+        model.sleep.notify_work();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        assert_eq!(model.taken.load(SeqCst), 2);
+    });
+}

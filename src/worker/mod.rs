@@ -12,16 +12,18 @@
 //!    tasks that yielded during its earlier polls;
 //! 4. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
-//!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`];
+//!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
+//!    (see [`SPIN_PROBE_INTERVAL`]);
 //! 5. park (see `park/README.md`).
 //!
 //! There is one loop, written as a future ([`WorkerLoop`]): parking is waiting for the
-//! notifier's listener. With the `async-io` feature the future runs inside
-//! `async_io::block_on`, as smol's executors do, so a parked worker waits in async-io's
-//! reactor (if no other thread does) and a busy one returns to it every
-//! [`FAIRNESS_INTERVAL`] polls (at most once per [`REACTOR_INTERVAL`]) to handle ready IO
-//! events; without it, the crate's own `block_on` runs it and a parked worker sleeps on its
-//! thread parker.
+//! notifier's listener. `drive.rs` runs the future and is where a parked worker waits: in
+//! the OS poll of its executor's IO driver if no other worker holds it, else on its thread
+//! parker. A busy worker takes a turn of the driver that does not block every
+//! [`FAIRNESS_INTERVAL`] polls (at most once per [`DRIVER_INTERVAL`]), if nobody holds it,
+//! so that IO events and timers are handled while every worker is busy.
+//!
+//! Every task poll runs with a fresh cooperative budget (`coop.rs`).
 //!
 //! **Invariants:**
 //! - a worker never blocks inside a poll; it only sleeps in step 5, after a re-check of
@@ -33,6 +35,7 @@
 //! - a worker that exits drops what is left in its private queues, and only then stops
 //!   counting tasks locally and gives up its hold on the state (`task_count.rs`).
 
+mod drive;
 pub(crate) mod local;
 pub(crate) mod schedule;
 
@@ -41,9 +44,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-#[cfg(all(feature = "async-io", not(loom)))]
-use std::time::Duration;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Steal, Worker};
 use event_listener::EventListener;
@@ -73,10 +74,17 @@ const STEAL_ROUNDS: usize = 2;
 /// the workers) spin, and only this long, so an idle pool still goes quiet at once.
 const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
 
-/// The least time between two returns to the reactor of a busy worker: a zero-timeout
-/// poll of the reactor costs a system call, too much to pay every few microseconds.
-#[cfg(all(feature = "async-io", not(loom)))]
-const REACTOR_INTERVAL: Duration = Duration::from_micros(100);
+/// The least time between two driver turns of a busy worker: a turn costs an
+/// `epoll_wait`, too much to pay every few microseconds.
+const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
+
+/// A worker whose last spin found nothing skips the spin, except on every this many
+/// fruitless searches, when it spins again to see whether spinning pays off now. Spinning
+/// pays off for fine-grained compute (the scatter-gather barrier); under IO load the next
+/// task comes from the driver, not from a peer, and on a machine shared with the load
+/// generator a spinning worker takes the CPU that the peer (or the client) needs: the HTTP
+/// benchmark used 25 % more CPU per request with an unconditional spin.
+const SPIN_PROBE_INTERVAL: u32 = 16;
 
 /// The loop's private state, kept across restarts of the loop.
 struct LoopState {
@@ -90,6 +98,8 @@ struct LoopState {
     rng: u64,
     /// When the current stretch of polls began (`WorkerStats::busy`), if one is going on.
     busy_since: Option<Instant>,
+    /// Fruitless searches since the last spin that found work (0: the last spin paid off).
+    dry_searches: u32,
 }
 
 /// The body of worker thread `index`.
@@ -102,12 +112,13 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         searching: false,
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
         busy_since: None,
+        dry_searches: 0,
     };
     {
         let _installed = context::enter_worker(&worker);
         loop {
             let turn = catch_unwind(AssertUnwindSafe(|| {
-                drive(WorkerLoop::new(&worker, &mut st))
+                drive::drive(WorkerLoop::new(&worker, &mut st), &worker.state.io)
             }));
             match turn {
                 Ok(()) => break,
@@ -121,23 +132,14 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     task_count::holder_left(&worker.state, Some(index));
 }
 
-/// Runs the loop to its end on this thread (module docs).
-fn drive(worker_loop: WorkerLoop<'_>) {
-    #[cfg(all(feature = "async-io", not(loom)))]
-    async_io::block_on(worker_loop);
-    #[cfg(not(all(feature = "async-io", not(loom))))]
-    crate::block_on::block_on(worker_loop);
-}
-
 /// The worker loop as a future (module docs). Ready once the executor shuts down.
 struct WorkerLoop<'a> {
     worker: &'a WorkerLocal,
     st: &'a mut LoopState,
     /// Set while the worker sleeps (booked in the notifier, waiting for this listener).
     listener: Option<EventListener>,
-    /// When the loop last returned to the reactor.
-    #[cfg(all(feature = "async-io", not(loom)))]
-    last_yield: Instant,
+    /// When the loop last took a turn of the driver.
+    last_turn: Instant,
 }
 
 impl<'a> WorkerLoop<'a> {
@@ -146,8 +148,7 @@ impl<'a> WorkerLoop<'a> {
             worker,
             st,
             listener: None,
-            #[cfg(all(feature = "async-io", not(loom)))]
-            last_yield: Instant::now(),
+            last_turn: Instant::now(),
         }
     }
 
@@ -166,19 +167,27 @@ impl<'a> WorkerLoop<'a> {
         true
     }
 
-    /// Whether a busy worker should let the reactor handle ready events now.
-    #[cfg(all(feature = "async-io", not(loom)))]
-    fn time_for_reactor(&mut self, polls: u32) -> bool {
-        if polls % FAIRNESS_INTERVAL == 0 && self.last_yield.elapsed() >= REACTOR_INTERVAL {
-            self.last_yield = Instant::now();
-            return true;
+    /// A busy worker's turn of the driver, now and then, if nobody holds it (module docs).
+    /// Tasks its events wake are placed as from any running worker.
+    fn maybe_turn_driver(&mut self, polls: u32) {
+        if polls % FAIRNESS_INTERVAL != 0 || self.last_turn.elapsed() < DRIVER_INTERVAL {
+            return;
         }
-        false
+        self.last_turn = Instant::now();
+        self.turn_driver_now();
     }
 
-    #[cfg(not(all(feature = "async-io", not(loom))))]
-    fn time_for_reactor(&mut self, _polls: u32) -> bool {
-        false
+    /// A turn of the driver that does not block, if nobody holds it; whether it woke
+    /// anything.
+    fn turn_driver_now(&self) -> bool {
+        let driver = &self.worker.state.io;
+        match driver.try_lock() {
+            Some(mut poller) => match poller.as_mut() {
+                Some(poller) => driver.turn(poller, Some(Duration::ZERO), || {}) > 0,
+                None => false,
+            },
+            None => false,
+        }
     }
 }
 
@@ -202,14 +211,18 @@ impl Future for WorkerLoop<'_> {
                         return Poll::Ready(());
                     }
                     polls = polls.wrapping_add(1);
-                    if this.time_for_reactor(polls) {
-                        // Let `block_on` process ready IO events, then poll us again.
-                        worker.end_busy(this.st);
-                        cx.waker().wake_by_ref();
-                        return Poll::Pending;
-                    }
+                    this.maybe_turn_driver(polls);
                 }
                 None if state.is_shut_down() => return Poll::Ready(()),
+                // Out of tasks: first what the OS has ready (without blocking, and only if no
+                // other worker holds the driver), then park. The tasks the turn wakes are
+                // placed as from a running worker.
+                None if this.turn_driver_now() => {}
+                // Work in sight (another worker's deque, the injector) that this worker
+                // could not take now (the searcher cap): look again rather than book a park
+                // only to take it back at once. A shortcut only: `prepare_park`'s re-check
+                // is what rules out a lost wake-up.
+                None if state.has_work() => std::hint::spin_loop(),
                 None => {
                     worker.set_parked(true);
                     match state
@@ -230,7 +243,7 @@ impl Future for WorkerLoop<'_> {
                                 panic!("filch test: a fault injected into a parked worker");
                             }
                             if !this.wait(cx) {
-                                // Asleep: `block_on` waits in the reactor or on its parker
+                                // Asleep: `drive` waits in the driver or on its parker
                                 // until the listener is notified.
                                 return Poll::Pending;
                             }
@@ -277,12 +290,19 @@ impl WorkerLocal {
         if !st.searching {
             return None;
         }
+        // Spin only while spinning pays off, probing now and then (SPIN_PROBE_INTERVAL).
+        let probe = st.dry_searches % SPIN_PROBE_INTERVAL == 0;
+        st.dry_searches = st.dry_searches.wrapping_add(1);
+        if !probe {
+            return None;
+        }
         let started = std::time::Instant::now();
         while started.elapsed() < SPIN_BEFORE_PARK && !self.state.is_shut_down() {
             for _ in 0..32 {
                 std::hint::spin_loop();
             }
             if let Some(task) = self.find_task(st) {
+                st.dry_searches = 0;
                 return Some(task);
             }
         }
@@ -443,7 +463,9 @@ impl WorkerLocal {
         self.take_yield();
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
         // second line for a panic from the runtime itself, so that the worker survives.
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| task.run())) {
+        if let Err(payload) =
+            catch_unwind(AssertUnwindSafe(|| crate::coop::with_budget(|| task.run())))
+        {
             drop_quietly(payload);
         }
         st.tick = st.tick.wrapping_add(1);

@@ -1,0 +1,100 @@
+//! The cooperative budget (as tokio's `task/coop`): each task poll on a worker gets
+//! [`BUDGET`] units; filch's IO objects, timers and [`consume_budget`] spend one unit per
+//! operation that completes, and once the budget is spent they wake their task and return
+//! `Pending` instead of completing. A task reading an always-ready socket, or looping on
+//! `consume_budget`, thus goes back to its worker's queue every [`BUDGET`] operations, and
+//! the other tasks of that worker (and its driver turns, timers included) get their turn.
+//!
+//! The budget is a thread-local, set by the worker around each poll ([`with_budget`]);
+//! outside a worker's poll (a `block_on`, a plain thread) it is unlimited.
+//!
+//! A task whose budget ran out wakes itself as a *yield* (`context::note_yield`), so it
+//! queues behind the other ready work of its worker, exactly as `yield_now` does.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::context;
+
+/// Units of work a task may do in one poll before filch's resources make it yield. 128 as
+/// in tokio.
+pub(crate) const BUDGET: u8 = 128;
+
+thread_local! {
+    /// The budget left to the task being polled on this thread (`None`: unlimited).
+    static LEFT: Cell<Option<u8>> = const { Cell::new(None) };
+}
+
+/// Runs `f` (one task poll) with a fresh budget, restoring the outer one after (also on
+/// unwind, through the guard).
+pub(crate) fn with_budget<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<u8>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LEFT.with(|l| l.set(self.0));
+        }
+    }
+    let _restore = Restore(LEFT.with(|l| l.replace(Some(BUDGET))));
+    f()
+}
+
+/// Ready if the current task may do one more operation; otherwise wakes it (as a yield)
+/// and returns `Pending`. Spends nothing: call [`spend`] once the operation completes.
+pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
+    if LEFT.with(Cell::get) == Some(0) {
+        context::note_yield();
+        cx.waker().wake_by_ref();
+        return Poll::Pending;
+    }
+    Poll::Ready(())
+}
+
+/// Spends one unit of the current task's budget.
+pub(crate) fn spend() {
+    LEFT.with(|l| {
+        if let Some(n) = l.get() {
+            l.set(Some(n.saturating_sub(1)));
+        }
+    });
+}
+
+/// Counts one unit of the current task's cooperative budget, and yields to the other tasks
+/// of its worker once the budget of this poll is spent. Use it in a loop that would
+/// otherwise never return `Pending` (every filch IO operation and timer already counts).
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+/// let sum = ex.block_on(ex.spawn(async {
+///     let mut sum = 0u64;
+///     for i in 0..10_000u64 {
+///         filch::consume_budget().await;
+///         sum += i;
+///     }
+///     sum
+/// }));
+/// assert_eq!(sum.unwrap(), 49_995_000);
+/// ```
+pub async fn consume_budget() {
+    ConsumeBudget { done: false }.await
+}
+
+/// The future of [`consume_budget`].
+struct ConsumeBudget {
+    done: bool,
+}
+
+impl Future for ConsumeBudget {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.done {
+            return Poll::Ready(());
+        }
+        std::task::ready!(poll_proceed(cx));
+        spend();
+        self.done = true;
+        Poll::Ready(())
+    }
+}

@@ -1,0 +1,250 @@
+//! Timers: [`sleep`], [`sleep_until`], [`timeout`] and [`interval`], on the timing wheel of
+//! the driver (`wheel.rs`, `io/driver.rs`) of the executor current where a timer is made
+//! (else the global one's).
+//!
+//! A timer costs nothing until its first poll; its first poll inserts it into the wheel
+//! (waking the driver's thread only if its deadline comes before the one that thread
+//! already waits for), and its drop removes it; both are O(1) and wake no task.
+//! Resolution is one millisecond, and a timer never fires before its deadline.
+//!
+//! Once the timer's executor has shut down, polling it panics with a message that says so
+//! (its task is woken at shutdown, so it never hangs).
+
+pub(crate) mod wheel;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+use std::time::{Duration, Instant};
+
+use crate::coop;
+use crate::global::current_driver;
+use crate::io::Driver;
+use wheel::TimerKey;
+
+/// A future that completes at a deadline; made by [`sleep`] and [`sleep_until`].
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// let start = Instant::now();
+/// filch::block_on(filch::time::sleep(Duration::from_millis(5)));
+/// assert!(start.elapsed() >= Duration::from_millis(5));
+/// ```
+pub struct Sleep {
+    driver: Arc<Driver>,
+    deadline: Instant,
+    /// The timer in the wheel, once polled.
+    key: Option<TimerKey>,
+    /// Whether the wheel holds the current `deadline` (false after a reset).
+    armed: bool,
+}
+
+/// Waits for `duration`. See [`Sleep`].
+///
+/// ```
+/// # filch::block_on(async {
+/// filch::time::sleep(std::time::Duration::from_millis(1)).await;
+/// # });
+/// ```
+pub fn sleep(duration: Duration) -> Sleep {
+    let now = Instant::now();
+    sleep_until(
+        now.checked_add(duration)
+            .unwrap_or(now + Duration::from_secs(86_400 * 365 * 30)),
+    )
+}
+
+/// Waits until `deadline`. See [`Sleep`].
+///
+/// ```
+/// let deadline = std::time::Instant::now() + std::time::Duration::from_millis(2);
+/// filch::block_on(filch::time::sleep_until(deadline));
+/// assert!(std::time::Instant::now() >= deadline);
+/// ```
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep {
+        driver: current_driver(),
+        deadline,
+        key: None,
+        armed: false,
+    }
+}
+
+impl Sleep {
+    /// The deadline.
+    pub(crate) fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Moves the deadline (the timer may then complete again); the next poll re-arms it.
+    pub(crate) fn reset(&mut self, deadline: Instant) {
+        self.deadline = deadline;
+        self.armed = false;
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        if this.driver.is_shut_down() {
+            panic!(
+                "filch: a timer (time::sleep, timeout or interval) was polled after the executor \
+                 it was made on shut down"
+            );
+        }
+        ready!(coop::poll_proceed(cx));
+        let fired = if !this.armed {
+            if Instant::now() >= this.deadline {
+                true
+            } else {
+                let key = *this.key.get_or_insert_with(|| this.driver.timer_insert());
+                this.armed = true;
+                !this.driver.timer_arm(key, this.deadline, cx.waker())
+            }
+        } else {
+            let key = this.key.expect("an armed timer has a key");
+            this.driver.timer_poll(key, cx.waker())
+        };
+        if fired {
+            coop::spend();
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(key) = self.key {
+            self.driver.timer_remove(key);
+        }
+    }
+}
+
+impl fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sleep")
+            .field("deadline", &self.deadline)
+            .finish()
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A future with a time limit; made by [`timeout`].
+    #[derive(Debug)]
+    pub struct Timeout<F> {
+        #[pin]
+        future: F,
+        sleep: Sleep,
+    }
+}
+
+/// Runs `future` for at most `duration`: its output, or [`Elapsed`] if the time ran out
+/// first (the future is then dropped with the `Timeout`).
+///
+/// ```
+/// use std::time::Duration;
+/// filch::block_on(async {
+///     let fast = filch::time::timeout(Duration::from_secs(5), async { 1 }).await;
+///     assert_eq!(fast.unwrap(), 1);
+///     let slow = filch::time::timeout(Duration::from_millis(1), std::future::pending::<()>()).await;
+///     assert!(slow.is_err());
+/// });
+/// ```
+pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
+    Timeout {
+        future,
+        sleep: sleep(duration),
+    }
+}
+
+impl<F: Future> Future for Timeout<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(out) = this.future.poll(cx) {
+            return Poll::Ready(Ok(out));
+        }
+        Pin::new(this.sleep).poll(cx).map(|()| Err(Elapsed(())))
+    }
+}
+
+/// The error of a [`Timeout`] whose time ran out.
+///
+/// ```
+/// let e = filch::block_on(filch::time::timeout(
+///     std::time::Duration::ZERO,
+///     std::future::pending::<()>(),
+/// ))
+/// .unwrap_err();
+/// assert_eq!(e.to_string(), "deadline has elapsed");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elapsed(());
+
+impl fmt::Display for Elapsed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("deadline has elapsed")
+    }
+}
+
+impl std::error::Error for Elapsed {}
+
+impl From<Elapsed> for std::io::Error {
+    fn from(e: Elapsed) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::TimedOut, e)
+    }
+}
+
+/// Ticks every `period`, the first tick at once; a tick that is late fires as soon as it
+/// can, and the ones after keep to the original schedule. Made by [`interval`].
+///
+/// ```
+/// use std::time::Duration;
+/// filch::block_on(async {
+///     let mut every = filch::time::interval(Duration::from_millis(2));
+///     let first = every.tick().await;
+///     let second = every.tick().await;
+///     assert!(second - first >= Duration::from_millis(2));
+/// });
+/// ```
+#[derive(Debug)]
+pub struct Interval {
+    period: Duration,
+    sleep: Sleep,
+}
+
+/// An [`Interval`] of `period`.
+///
+/// # Panics
+/// If `period` is zero.
+pub fn interval(period: Duration) -> Interval {
+    assert!(
+        !period.is_zero(),
+        "filch: interval(period) needs a period above zero"
+    );
+    Interval {
+        period,
+        sleep: sleep_until(Instant::now()),
+    }
+}
+
+impl Interval {
+    /// Waits for the next tick and returns its scheduled time.
+    pub async fn tick(&mut self) -> Instant {
+        std::future::poll_fn(|cx| self.poll_tick(cx)).await
+    }
+
+    /// Polls for the next tick (see [`Interval::tick`]).
+    fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
+        ready!(Pin::new(&mut self.sleep).poll(cx));
+        let at = self.sleep.deadline();
+        self.sleep.reset(at + self.period);
+        Poll::Ready(at)
+    }
+}

@@ -1,0 +1,337 @@
+//! [`Wheel`]: the hierarchical timing wheel of one driver, in whole milliseconds since the
+//! driver started.
+//!
+//! Six levels of 64 slots: a slot of level `L` spans `64^L` ms, so the wheel reaches
+//! `64^6` ms (about 795 days) ahead; later deadlines are clamped to that. A timer goes to
+//! the level of the highest bit in which its deadline differs from the wheel's `elapsed`
+//! time, so its slot always starts after `elapsed`; when the wheel reaches a slot of a
+//! level above 0, the timers in it move down (a timer moves at most five times in its
+//! life). The timers of a slot form a doubly linked list through their slab entries, and
+//! each level keeps a bitmap of its non-empty slots, so that inserting and removing a
+//! timer is O(1) and finding the next deadline is O(levels).
+//!
+//! **Invariants:**
+//! - an entry is in exactly one slot list iff it is armed and has not fired; `fired`
+//!   entries (and entries not yet armed) are in no list;
+//! - bit `s` of `occupied[L]` is set iff slot `s` of level `L` has a non-empty list;
+//! - every armed entry's slot starts after `elapsed` (so the next expiration is never in
+//!   the past, except for the top level, whose slots wrap).
+
+use std::task::Waker;
+
+use slab::Slab;
+
+const LEVELS: usize = 6;
+const SLOT_BITS: u32 = 6;
+const SLOTS: usize = 1 << SLOT_BITS;
+/// The farthest a deadline may be ahead of the wheel's time, in ms.
+const MAX_AHEAD: u64 = (1 << (SLOT_BITS as usize * LEVELS)) - 1;
+
+const NONE: u32 = u32::MAX;
+
+/// One timer.
+struct Entry {
+    deadline: u64,
+    waker: Option<Waker>,
+    prev: u32,
+    next: u32,
+    /// Where it is linked: `level * SLOTS + slot`, or [`NONE`].
+    at: u32,
+    fired: bool,
+}
+
+/// The timing wheel (module docs).
+pub(crate) struct Wheel {
+    entries: Slab<Entry>,
+    heads: Box<[u32; LEVELS * SLOTS]>,
+    occupied: [u64; LEVELS],
+    /// The wheel's time in ms: every timer with a deadline up to it has fired.
+    elapsed: u64,
+}
+
+/// The key of a timer in its wheel.
+pub(crate) type TimerKey = usize;
+
+fn slot_range(level: usize) -> u64 {
+    1 << (SLOT_BITS as usize * level)
+}
+
+fn level_range(level: usize) -> u64 {
+    1 << (SLOT_BITS as usize * (level + 1))
+}
+
+impl Wheel {
+    pub(crate) fn new() -> Wheel {
+        Wheel {
+            entries: Slab::new(),
+            heads: Box::new([NONE; LEVELS * SLOTS]),
+            occupied: [0; LEVELS],
+            elapsed: 0,
+        }
+    }
+
+    /// A new timer, not armed yet (no deadline). O(1), wakes nothing.
+    pub(crate) fn insert(&mut self) -> TimerKey {
+        self.entries.insert(Entry {
+            deadline: 0,
+            waker: None,
+            prev: NONE,
+            next: NONE,
+            at: NONE,
+            fired: false,
+        })
+    }
+
+    /// Arms timer `key` for `deadline` (ms) with `waker`, re-arming it if it was armed or
+    /// fired. Returns `false` if the deadline has already passed (the timer is then fired).
+    pub(crate) fn arm(&mut self, key: TimerKey, deadline: u64, waker: &Waker) -> bool {
+        self.unlink(key);
+        let entry = &mut self.entries[key];
+        match &entry.waker {
+            Some(w) if w.will_wake(waker) => {}
+            _ => entry.waker = Some(waker.clone()),
+        }
+        entry.deadline = deadline.min(self.elapsed + MAX_AHEAD);
+        if entry.deadline <= self.elapsed {
+            entry.fired = true;
+            return false;
+        }
+        entry.fired = false;
+        self.link(key);
+        true
+    }
+
+    /// Replaces the waker of an armed timer.
+    pub(crate) fn set_waker(&mut self, key: TimerKey, waker: &Waker) {
+        let entry = &mut self.entries[key];
+        match &entry.waker {
+            Some(w) if w.will_wake(waker) => {}
+            _ => entry.waker = Some(waker.clone()),
+        }
+    }
+
+    /// Whether timer `key` has fired since it was last armed.
+    pub(crate) fn is_fired(&self, key: TimerKey) -> bool {
+        self.entries[key].fired
+    }
+
+    /// Removes timer `key`. O(1), wakes nothing.
+    pub(crate) fn remove(&mut self, key: TimerKey) {
+        self.unlink(key);
+        self.entries.remove(key);
+    }
+
+    /// The number of timers (armed, fired or not yet armed).
+    #[cfg(all(test, not(loom)))]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn level_for(&self, deadline: u64) -> usize {
+        // The highest bit in which the deadline differs from `elapsed` picks the level; the
+        // low slot bits are forced on so that level 0 is the least.
+        let masked = (self.elapsed ^ deadline) | (SLOTS as u64 - 1);
+        let significant = 63 - masked.leading_zeros() as usize;
+        (significant / SLOT_BITS as usize).min(LEVELS - 1)
+    }
+
+    fn link(&mut self, key: TimerKey) {
+        let deadline = self.entries[key].deadline;
+        let level = self.level_for(deadline);
+        let slot = ((deadline >> (SLOT_BITS as usize * level)) as usize) % SLOTS;
+        let at = level * SLOTS + slot;
+        let head = self.heads[at];
+        if head != NONE {
+            self.entries[head as usize].prev = key as u32;
+        }
+        let entry = &mut self.entries[key];
+        entry.prev = NONE;
+        entry.next = head;
+        entry.at = at as u32;
+        self.heads[at] = key as u32;
+        self.occupied[level] |= 1 << slot;
+    }
+
+    fn unlink(&mut self, key: TimerKey) {
+        let (prev, next, at) = {
+            let e = &self.entries[key];
+            (e.prev, e.next, e.at)
+        };
+        if at == NONE {
+            return;
+        }
+        if prev != NONE {
+            self.entries[prev as usize].next = next;
+        } else {
+            self.heads[at as usize] = next;
+        }
+        if next != NONE {
+            self.entries[next as usize].prev = prev;
+        }
+        if self.heads[at as usize] == NONE {
+            let (level, slot) = (at as usize / SLOTS, at as usize % SLOTS);
+            self.occupied[level] &= !(1 << slot);
+        }
+        let e = &mut self.entries[key];
+        e.prev = NONE;
+        e.next = NONE;
+        e.at = NONE;
+    }
+
+    /// The start of the next non-empty slot, with its level and slot: the earliest time the
+    /// wheel has something to do.
+    fn next_expiration(&self) -> Option<(u64, usize, usize)> {
+        let now = self.elapsed;
+        (0..LEVELS).find_map(|level| {
+            let occupied = self.occupied[level];
+            if occupied == 0 {
+                return None;
+            }
+            let now_slot = ((now / slot_range(level)) % SLOTS as u64) as u32;
+            let slot =
+                (occupied.rotate_right(now_slot).trailing_zeros() + now_slot) as usize % SLOTS;
+            let mut deadline = (now & !(level_range(level) - 1)) + slot as u64 * slot_range(level);
+            if deadline <= now {
+                // Only the top level wraps (module invariants).
+                deadline += level_range(level);
+            }
+            Some((deadline, level, slot))
+        })
+    }
+
+    /// The earliest deadline the driver must wake up for, in ms.
+    pub(crate) fn next_deadline(&self) -> Option<u64> {
+        self.next_expiration().map(|(deadline, _, _)| deadline)
+    }
+
+    /// Advances the wheel to `now` (ms), firing every timer whose deadline is at or before
+    /// it; their wakers are pushed onto `wakers`, to be called outside the wheel's lock.
+    pub(crate) fn advance(&mut self, now: u64, wakers: &mut Vec<Waker>) {
+        while let Some((deadline, level, slot)) = self.next_expiration() {
+            if deadline > now {
+                break;
+            }
+            self.elapsed = deadline;
+            let at = level * SLOTS + slot;
+            let mut key = std::mem::replace(&mut self.heads[at], NONE);
+            self.occupied[level] &= !(1 << slot);
+            while key != NONE {
+                let entry = &mut self.entries[key as usize];
+                let next = entry.next;
+                entry.prev = NONE;
+                entry.next = NONE;
+                entry.at = NONE;
+                if entry.deadline <= deadline {
+                    entry.fired = true;
+                    wakers.extend(entry.waker.take());
+                } else {
+                    // Cascade to a lower level.
+                    self.link(key as usize);
+                }
+                key = next;
+            }
+        }
+        self.elapsed = self.elapsed.max(now);
+    }
+
+    /// Fires every timer (the driver shut down), pushing their wakers onto `wakers`.
+    pub(crate) fn fire_all(&mut self, wakers: &mut Vec<Waker>) {
+        let keys: Vec<usize> = self.entries.iter().map(|(k, _)| k).collect();
+        for key in keys {
+            self.unlink(key);
+            let entry = &mut self.entries[key];
+            entry.fired = true;
+            wakers.extend(entry.waker.take());
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use futures::task::noop_waker;
+
+    /// A small xorshift, to scatter deadlines over every level.
+    fn rng(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn timers_fire_exactly_when_their_deadline_is_reached() {
+        let waker = noop_waker();
+        let mut wheel = Wheel::new();
+        let mut seed = 0x2545_F491_4F6C_DD1D;
+        let mut timers = Vec::new();
+        for _ in 0..2000 {
+            let key = wheel.insert();
+            let ahead = match rng(&mut seed) % 4 {
+                0 => rng(&mut seed) % 64,
+                1 => rng(&mut seed) % 5_000,
+                2 => rng(&mut seed) % 300_000,
+                _ => rng(&mut seed) % 20_000_000,
+            };
+            let deadline = 1 + ahead;
+            assert!(wheel.arm(key, deadline, &waker));
+            timers.push((key, deadline));
+        }
+        // Remove some before they fire.
+        for (key, _) in timers.drain(..200) {
+            wheel.remove(key);
+        }
+        let mut now = 0;
+        let mut wakers = Vec::new();
+        while now < 20_000_002 {
+            let step = match wheel.next_deadline() {
+                Some(d) => d.max(now + 1),
+                None => break,
+            };
+            // Jump to the next deadline, or a bit short of it.
+            now = if rng(&mut seed) % 3 == 0 {
+                step - 1
+            } else {
+                step
+            }
+            .max(now);
+            wheel.advance(now, &mut wakers);
+            for &(key, deadline) in &timers {
+                assert_eq!(
+                    wheel.is_fired(key),
+                    deadline <= now,
+                    "timer for {deadline} at {now}"
+                );
+            }
+        }
+        assert!(timers.iter().all(|&(k, _)| wheel.is_fired(k)));
+        for (key, _) in timers {
+            wheel.remove(key);
+        }
+        assert_eq!(wheel.len(), 0);
+        assert!(wheel.next_deadline().is_none());
+    }
+
+    #[test]
+    fn a_deadline_in_the_past_fires_at_once_and_rearming_moves_a_timer() {
+        let waker = noop_waker();
+        let mut wheel = Wheel::new();
+        let mut wakers = Vec::new();
+        wheel.advance(100, &mut wakers);
+        let key = wheel.insert();
+        assert!(!wheel.arm(key, 50, &waker));
+        assert!(wheel.is_fired(key));
+        assert!(wheel.arm(key, 5_000, &waker));
+        assert!(wheel.arm(key, 150, &waker));
+        // The wheel may wake up earlier to move the timer down a level, never later.
+        assert!(wheel.next_deadline().is_some_and(|d| d <= 150));
+        wheel.advance(149, &mut wakers);
+        assert!(!wheel.is_fired(key));
+        wheel.advance(150, &mut wakers);
+        assert!(wheel.is_fired(key));
+        assert!(
+            wheel.next_deadline().is_none(),
+            "a re-armed timer was left behind"
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! `filch::time`: sleeps complete no earlier than their deadline, on any thread; many timers
+//! created and dropped without being awaited wake nothing and leave the executor idle;
+//! `timeout` gives the output or `Elapsed`; an `interval` ticks at once and then on
+//! schedule. No timing upper bounds: the watchdog catches a timer that never fires.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{executor, watchdog};
+use filch::time::{interval, sleep, sleep_until, timeout};
+
+#[test]
+fn sleeps_never_complete_early_on_workers_and_on_block_on() {
+    watchdog(60, "sleeps", || {
+        let ex = executor(2);
+        let tasks: Vec<_> = (0..200u64)
+            .map(|i| {
+                ex.spawn(async move {
+                    let d = Duration::from_millis(i % 37);
+                    let start = Instant::now();
+                    sleep(d).await;
+                    assert!(start.elapsed() >= d, "a {d:?} sleep ended early");
+                })
+            })
+            .collect();
+        ex.block_on(async {
+            let deadline = Instant::now() + Duration::from_millis(20);
+            sleep_until(deadline).await;
+            assert!(Instant::now() >= deadline);
+            for t in tasks {
+                t.await.unwrap();
+            }
+        });
+    });
+}
+
+#[test]
+fn timers_dropped_unawaited_or_half_awaited_wake_nothing() {
+    watchdog(60, "dropped timers", || {
+        let ex = executor(1);
+        let polls = Arc::new(AtomicUsize::new(0));
+        let p = Arc::clone(&polls);
+        ex.block_on(ex.spawn(async move {
+            for i in 0..10_000u64 {
+                let mut s = sleep(Duration::from_millis(50 + i % 1000));
+                if i % 2 == 0 {
+                    // Registered in the wheel by one poll, then dropped.
+                    let waker = futures::task::noop_waker();
+                    let mut cx = std::task::Context::from_waker(&waker);
+                    assert!(std::pin::Pin::new(&mut s).poll(&mut cx).is_pending());
+                }
+                drop(s);
+            }
+            p.fetch_add(1, Ordering::SeqCst);
+        }))
+        .unwrap();
+        // Past every deadline: a timer left in the wheel would fire into a dropped waker,
+        // and the worker must simply stay idle.
+        std::thread::sleep(Duration::from_millis(1100));
+        let before = ex.stats().total().polls;
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            ex.stats().total().polls,
+            before,
+            "a dropped timer ran a task"
+        );
+        assert_eq!(polls.load(Ordering::SeqCst), 1);
+    });
+}
+
+use std::future::Future;
+
+#[test]
+fn timeout_gives_the_output_or_elapsed() {
+    watchdog(60, "timeout", || {
+        let ex = executor(2);
+        ex.block_on(async {
+            let quick = timeout(Duration::from_secs(30), async { 5 }).await;
+            assert_eq!(quick, Ok(5));
+            let slow = timeout(Duration::from_millis(10), sleep(Duration::from_secs(30))).await;
+            let err = slow.unwrap_err();
+            assert_eq!(err.to_string(), "deadline has elapsed");
+            let as_io: std::io::Error = err.into();
+            assert_eq!(as_io.kind(), std::io::ErrorKind::TimedOut);
+        });
+    });
+}
+
+#[test]
+fn an_interval_ticks_at_once_then_every_period() {
+    watchdog(60, "interval", || {
+        let ex = executor(1);
+        ex.block_on(ex.spawn(async {
+            let period = Duration::from_millis(3);
+            let start = Instant::now();
+            let mut every = interval(period);
+            let first = every.tick().await;
+            assert!(first <= Instant::now());
+            let mut last = first;
+            for _ in 0..5 {
+                let at = every.tick().await;
+                assert_eq!(at - last, period, "ticks keep to their schedule");
+                assert!(Instant::now() >= at, "a tick came early");
+                last = at;
+            }
+            assert!(start.elapsed() >= 5 * period);
+        }))
+        .unwrap();
+    });
+}
+
+#[test]
+fn a_sleep_made_on_one_executor_completes_on_a_plain_thread() {
+    watchdog(60, "cross-thread sleep", || {
+        let ex = executor(1);
+        // Made in the executor's context (its `block_on`), not awaited there.
+        let s = ex
+            .block_on(async { Some(sleep(Duration::from_millis(5))) })
+            .unwrap();
+        let start = Instant::now();
+        std::thread::spawn(move || futures::executor::block_on(s))
+            .join()
+            .unwrap();
+        assert!(start.elapsed() >= Duration::from_millis(4));
+    });
+}
