@@ -11,7 +11,8 @@
 //! Knobs: `--workers N` (or `FILCH_BENCH_WORKERS`, default 2), `--duration SECS` (10),
 //! `--rounds R` (3; the runtimes take turns each round, and the table shows each one's
 //! median round), `--connections C` (64), `--wrk-threads T` (2), `--path P` (`/`), `--only
-//! NAME[,NAME]` (filch, tokio, async-executor). Unknown flags (cargo's `--bench`) are ignored.
+//! NAME[,NAME]` (filch, tokio, async-executor by default; also filch+async-io, axum-filch,
+//! axum-tokio). Unknown flags (cargo's `--bench`) are ignored.
 //! Without `wrk` on the `PATH` it says how to install it and exits successfully. Without
 //! `--bench` (as `cargo test --benches` runs it) it only checks, in a second or two, that
 //! each server answers a request.
@@ -24,6 +25,9 @@
 //! - async-executor: `async_io::Async<TcpStream>` through smol-hyper's `FuturesIo`, with
 //!   `SmolTimer`; each worker thread runs `async_io::block_on(ex.run(..))`, smol's set-up, so
 //!   idle workers drive async-io's reactor;
+//! - axum-filch, axum-tokio (only with `--only`): the axum application of
+//!   `examples/axum_app` (its `/` route, or `--path`), served by its own `serve` on
+//!   `filch::net`, and by `axum::serve` on tokio;
 //! - filch+async-io (only with `--only`): the async-executor server's connections on a filch
 //!   executor; async-io's reactor runs on its own thread.
 //!
@@ -32,6 +36,10 @@
 #[allow(dead_code)]
 #[path = "../examples/http_server/server.rs"]
 mod server;
+
+#[allow(dead_code)]
+#[path = "../examples/axum_app/app.rs"]
+mod axum_app;
 
 use std::net::SocketAddr;
 use std::process::{Command, ExitCode};
@@ -52,7 +60,14 @@ struct Config {
     only: Vec<String>,
 }
 
-const RUNTIMES: [&str; 4] = ["filch", "tokio", "async-executor", "filch+async-io"];
+const RUNTIMES: [&str; 6] = [
+    "filch",
+    "tokio",
+    "async-executor",
+    "filch+async-io",
+    "axum-filch",
+    "axum-tokio",
+];
 
 fn parse_args() -> Result<Config, String> {
     let mut cfg = Config {
@@ -339,6 +354,96 @@ impl Drop for TokioServer {
     }
 }
 
+/// The axum application of `examples/axum_app` on filch, served by its own `serve` (hyper
+/// over `filch::net`, hyper-util's tower adapter).
+struct AxumFilchServer {
+    addr: SocketAddr,
+    stop: async_channel::Sender<()>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl AxumFilchServer {
+    fn start(workers: usize, port: u16) -> AxumFilchServer {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind 127.0.0.1");
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = async_channel::bounded::<()>(1);
+        let ex = filch::Executor::builder()
+            .worker_threads(workers)
+            .thread_name("filch-axum")
+            .build()
+            .expect("start filch");
+        let thread = thread::spawn(move || {
+            let serve = ex.spawn(async move {
+                let listener = filch::net::TcpListener::from_std(listener).expect("register");
+                let _ = axum_app::serve(listener, axum_app::router(), async move {
+                    let _ = stopped.recv().await;
+                })
+                .await;
+            });
+            let _ = ex.block_on(serve);
+        });
+        AxumFilchServer {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Running for AxumFilchServer {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for AxumFilchServer {
+    fn drop(&mut self) {
+        let _ = self.stop.try_send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The same axum application on tokio, served by `axum::serve` (axum's own set-up).
+struct AxumTokioServer {
+    addr: SocketAddr,
+    rt: Option<tokio::runtime::Runtime>,
+}
+
+impl AxumTokioServer {
+    fn start(workers: usize, port: u16) -> AxumTokioServer {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name("tokio-axum")
+            .enable_all()
+            .build()
+            .expect("start tokio");
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind(("127.0.0.1", port)))
+            .expect("bind 127.0.0.1");
+        let addr = listener.local_addr().unwrap();
+        rt.spawn(async move {
+            let _ = axum::serve(listener, axum_app::router()).await;
+        });
+        AxumTokioServer { addr, rt: Some(rt) }
+    }
+}
+
+impl Running for AxumTokioServer {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+impl Drop for AxumTokioServer {
+    fn drop(&mut self) {
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_timeout(Duration::from_secs(5));
+        }
+    }
+}
+
 fn start(name: &str, workers: usize) -> Box<dyn Running> {
     start_on(name, workers, 0)
 }
@@ -350,6 +455,8 @@ fn start_on(name: &str, workers: usize, port: u16) -> Box<dyn Running> {
         "tokio" => Box::new(TokioServer::start(workers, port)),
         "async-executor" => Box::new(AsyncExecutorServer::start(workers, port)),
         "filch+async-io" => Box::new(FilchAsyncIoServer::start(workers, port)),
+        "axum-filch" => Box::new(AxumFilchServer::start(workers, port)),
+        "axum-tokio" => Box::new(AxumTokioServer::start(workers, port)),
         other => panic!("unknown runtime {other} (have {RUNTIMES:?})"),
     }
 }
@@ -536,15 +643,23 @@ fn main() -> ExitCode {
         .into_iter()
         .map(|(name, runs)| (name, median_by_rps(runs)))
         .collect();
-    let tokio_rps = medians
-        .iter()
-        .find(|(n, _)| n == "tokio")
-        .map(|(_, r)| r.requests_per_sec);
+    // Each row against tokio serving the same thing: the axum rows against axum on tokio.
+    let baseline_rps = |name: &str| {
+        let baseline = if name.starts_with("axum-") {
+            "axum-tokio"
+        } else {
+            "tokio"
+        };
+        medians
+            .iter()
+            .find(|(n, _)| n == baseline)
+            .map(|(_, r)| r.requests_per_sec)
+    };
     println!("\nMedian round, {} workers, `{command}`:\n", cfg.workers);
     println!("| runtime | requests/s | vs tokio | p50 | p75 | p90 | p99 | max |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (name, r) in &medians {
-        let ratio = tokio_rps.map_or("-".to_string(), |t| {
+        let ratio = baseline_rps(name).map_or("-".to_string(), |t| {
             format!("{:.2}x", r.requests_per_sec / t)
         });
         println!(
