@@ -131,6 +131,7 @@
 //! (The former `async-io` feature, which ran each worker inside async-io's reactor, is
 //! gone: the workers park in filch's own driver, so there is one worker loop and one
 //! poller per executor. async-io still works on filch, driven by its own thread.)
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 
@@ -164,6 +165,7 @@ mod worker;
 mod executor;
 mod global;
 #[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub mod hyper;
 mod join_set;
 pub mod net;

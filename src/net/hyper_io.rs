@@ -37,6 +37,8 @@ pub(super) fn poll_read_uninit<E: Source + AsRawFd>(
 
 macro_rules! hyper_io {
     ($ty:ty) => {
+        #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+
         impl hyper::rt::Read for $ty {
             fn poll_read(
                 self: Pin<&mut Self>,
@@ -50,6 +52,9 @@ macro_rules! hyper_io {
                 Poll::Ready(Ok(()))
             }
         }
+
+        #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+
 
         impl hyper::rt::Write for $ty {
             fn poll_write(

@@ -36,6 +36,8 @@ fn poll_read_uninit<E: Source + AsRawFd>(
 
 macro_rules! tokio_io {
     ($ty:ty) => {
+        #[cfg_attr(docsrs, doc(cfg(feature = "tokio-io")))]
+
         impl tokio::io::AsyncRead for $ty {
             fn poll_read(
                 self: Pin<&mut Self>,
@@ -52,6 +54,9 @@ macro_rules! tokio_io {
                 Poll::Ready(Ok(()))
             }
         }
+
+        #[cfg_attr(docsrs, doc(cfg(feature = "tokio-io")))]
+
 
         impl tokio::io::AsyncWrite for $ty {
             fn poll_write(
