@@ -1,10 +1,10 @@
 //! [`AbortHandle`]: a clonable right to cancel a task, which (unlike a `JoinHandle`) does
 //! not keep the task alive, and the per-task slot that links a task to its abort handles.
 //!
-//! A task's metadata holds an [`AbortSlot`]: a pointer, null until the first
-//! `abort_handle()` call and then an `Arc<AbortCell>` shared with the handles, and a flag
-//! set when the task's future is dropped. Tasks that never have an abort handle pay two words
-//! of metadata, one load per poll, and a store and a load when their future is dropped.
+//! A task's metadata holds an [`AbortSlot`]: one word, null until the first `abort_handle()`
+//! call (then an `Arc<AbortCell>` shared with the handles) or until the task's future is
+//! dropped (then `DONE`). Tasks that never have an abort handle pay that word, one load per
+//! poll and one compare-and-swap when their future is dropped.
 //!
 //! The cell holds the abort flag (the task reads it before every poll, beside its own), the
 //! finished flag (set when the task's future is dropped) and the task's waker, so that an
@@ -15,9 +15,9 @@
 //!
 //! Both sides store, then fence (SeqCst), then load the other's: at least one of them sees
 //! the other, so a waiting task's waker always reaches the cell. (Fences rather than SeqCst
-//! accesses: loom models SeqCst fences exactly but treats SeqCst accesses as AcqRel, and on
-//! x86 the store and fence cost one barrier.) The same pattern between the task's `finish`
-//! and a maker tells a handle made at the moment the task finishes that it has. [`AbortHandle::abort`] sets the flag,
+//! accesses: loom models SeqCst fences exactly but treats SeqCst accesses as AcqRel.) The
+//! task's `finish` and a maker race on the slot word itself, each with a compare-and-swap
+//! from null, so a handle made at the moment the task finishes still learns that it has. [`AbortHandle::abort`] sets the flag,
 //! then wakes the deposited waker (both under the cell's lock); the task re-checks the flag
 //! after depositing, so one of the two wakes it.
 
@@ -62,12 +62,20 @@ impl AbortCell {
     }
 }
 
-/// A task's link to its abort handles (module docs). The flag that says the task's future
-/// was dropped (`done`) lives beside it in the metadata, where it packs with other flags.
+/// A task's link to its abort handles (module docs).
 pub(crate) struct AbortSlot {
-    /// Null until the first abort handle is made, then a pointer from `Arc::into_raw` whose
-    /// reference the slot holds until it is dropped (with the task's metadata). Set once.
+    /// Null until the first abort handle is made or the future is dropped; then either a
+    /// pointer from `Arc::into_raw`, whose reference the slot holds until it is dropped (with
+    /// the task's metadata), or [`done`] if the future was dropped before any handle was
+    /// made. Changes once, from null, by a compare-and-swap: the maker's install and the
+    /// task's `finish` race on this one word, so each sees what the other did.
     cell: AtomicPtr<AbortCell>,
+}
+
+/// The value of a slot whose future was dropped before any abort handle was made: an
+/// address no allocation has (aligned, never handed out).
+fn done() -> *mut AbortCell {
+    ptr::dangling_mut()
 }
 
 impl AbortSlot {
@@ -82,44 +90,50 @@ impl AbortSlot {
         // Acquire: pairs with the install (the CAS) in `handle`, so the cell's contents are
         // visible.
         let raw = self.cell.load(Ordering::Acquire);
-        if raw.is_null() {
+        if raw.is_null() || raw == done() {
             return None;
         }
-        // SAFETY: a non-null pointer came from `Arc::into_raw` in `handle`, and the slot
-        // holds that reference until it is dropped; the caller borrows the slot.
+        // SAFETY: any other value came from `Arc::into_raw` in `handle`, and the slot holds
+        // that reference until it is dropped (it is never replaced); the caller borrows the
+        // slot.
         Some(f(unsafe { &*raw }))
     }
 
-    /// The future was dropped: sets `done` and marks the cell, if there is one, finished.
-    pub(crate) fn finish(&self, done: &AtomicBool) {
-        // Store, fence, load: pairs with `handle`'s install, fence, load of `done` (module
-        // docs), so that a handle made at the same moment still learns the task finished.
-        // Relaxed: ordered by the fence.
-        done.store(true, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        self.with_cell(|cell| {
+    /// The future was dropped: marks the cell finished, or the slot done if no handle was
+    /// made (one compare-and-swap, no fence: it races with a maker's install on the same
+    /// word).
+    pub(crate) fn finish(&self) {
+        // AcqRel/Acquire: the CAS pairs with the maker's (a failure reads its installed cell,
+        // whose contents the Acquire makes visible).
+        if let Err(raw) =
+            self.cell
+                .compare_exchange(ptr::null_mut(), done(), Ordering::AcqRel, Ordering::Acquire)
+        {
+            debug_assert_ne!(raw, done(), "a task's future finished twice");
+            // SAFETY: as in `with_cell`: an installed cell, kept by the slot.
+            let cell = unsafe { &*raw };
             // Release: pairs with the Acquire load in `AbortHandle::is_finished`.
             cell.finished.store(true, Ordering::Release);
-        });
+        }
     }
 
     /// An abort handle for the task, installing the cell on first use. The caller keeps the
     /// task (and so this slot) alive. `waiting_waker` gives the waker of the task if it
     /// already waits (from the registry, by the key it loads); it is called after the
     /// install and a SeqCst fence (module docs).
-    pub(crate) fn handle(
-        &self,
-        done: &AtomicBool,
-        waiting_waker: impl FnOnce() -> Option<Waker>,
-    ) -> AbortHandle {
-        if let Some(cell) = self.with_cell(|cell| {
-            // SAFETY: `cell` came from `Arc::into_raw` and the slot holds its reference
-            // for as long as we borrow the slot, so the count is at least one; we add ours.
-            unsafe {
-                Arc::increment_strong_count(cell);
-                Arc::from_raw(cell)
-            }
-        }) {
+    pub(crate) fn handle(&self, waiting_waker: impl FnOnce() -> Option<Waker>) -> AbortHandle {
+        // Acquire: pairs with the install in another maker's CAS and with `finish`'s.
+        let raw = self.cell.load(Ordering::Acquire);
+        if raw == done() {
+            return AbortHandle::finished();
+        }
+        if !raw.is_null() {
+            // SAFETY: as in `with_cell`: the slot holds a reference for as long as we borrow
+            // it, so the count is at least one; we add ours.
+            let cell = unsafe {
+                Arc::increment_strong_count(raw);
+                Arc::from_raw(raw)
+            };
             // Every maker deposits: a handle made while another maker is between its install
             // and its deposit must not be able to abort a waiting task without waking it.
             if let Some(waker) = waiting_waker() {
@@ -129,28 +143,26 @@ impl AbortSlot {
         }
         let cell = Arc::new(AbortCell::new(false));
         let raw = Arc::into_raw(Arc::clone(&cell)).cast_mut();
-        // AcqRel: publishes the cell (pairs with the Acquire load in `with_cell`). The
-        // install is the store of the store-fence-load pairs with the task's first wait (its
-        // key store, then its look at this slot) and with `finish` (module docs).
+        // AcqRel: publishes the cell (pairs with the Acquire loads in `with_cell` and in
+        // `finish`'s failed CAS).
         match self
             .cell
             .compare_exchange(ptr::null_mut(), raw, Ordering::AcqRel, Ordering::Acquire)
         {
             Ok(_) => {
+                // The install is the store of the store-fence-load pair with the task's
+                // first wait (its key store, fence, then its look at this slot).
                 fence(Ordering::SeqCst);
-                // Relaxed: ordered by the fence against `finish`'s.
-                if done.load(Ordering::Relaxed) {
-                    cell.finished.store(true, Ordering::Release);
-                } else if let Some(waker) = waiting_waker() {
+                if let Some(waker) = waiting_waker() {
                     cell.deposit(&waker);
                 }
                 AbortHandle { cell }
             }
             Err(_) => {
-                // Another maker installed one first: use it.
                 // SAFETY: `raw` came from `into_raw` just above and was not installed.
                 drop(unsafe { Arc::from_raw(raw) });
-                self.handle(done, waiting_waker)
+                // Another maker installed one first, or the future is gone: look again.
+                self.handle(waiting_waker)
             }
         }
     }
@@ -160,7 +172,7 @@ impl Drop for AbortSlot {
     fn drop(&mut self) {
         // Relaxed: `&mut self` is exclusive; the task's last use happened before its drop.
         let raw = self.cell.load(Ordering::Relaxed);
-        if !raw.is_null() {
+        if !raw.is_null() && raw != done() {
             // SAFETY: the slot's own reference (see the field), given up once, here.
             drop(unsafe { Arc::from_raw(raw) });
         }
@@ -227,7 +239,7 @@ impl fmt::Debug for AbortHandle {
 mod loom_model {
     use std::task::{Wake, Waker};
 
-    use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+    use loom::sync::atomic::{AtomicU64, AtomicUsize};
     use loom::sync::Arc;
     use loom::thread;
 
@@ -244,7 +256,6 @@ mod loom_model {
     fn an_abort_always_reaches_a_waiting_task() {
         loom::model(|| {
             let slot = Arc::new(AbortSlot::new());
-            let done = AtomicBool::new(false);
             // The task's registry key (0: not registered yet) and its waker.
             let key = Arc::new(AtomicU64::new(0));
             let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
@@ -266,14 +277,30 @@ mod loom_model {
                     }
                 })
             };
-            let handle = slot.handle(&done, || {
-                (key.load(Ordering::Relaxed) != 0).then(|| waker.clone())
-            });
+            let handle = slot.handle(|| (key.load(Ordering::Relaxed) != 0).then(|| waker.clone()));
             handle.abort();
             task.join().unwrap();
             assert!(
                 wakes.0.load(Ordering::SeqCst) >= 1,
                 "an abort did not wake the waiting task"
+            );
+        });
+    }
+
+    /// A handle made while the task's future is being dropped learns that it finished.
+    #[test]
+    fn a_handle_made_as_the_task_finishes_says_finished() {
+        loom::model(|| {
+            let slot = Arc::new(AbortSlot::new());
+            let task = {
+                let slot = Arc::clone(&slot);
+                thread::spawn(move || slot.finish())
+            };
+            let handle = slot.handle(|| None);
+            task.join().unwrap();
+            assert!(
+                handle.is_finished(),
+                "a finished task's handle says it runs"
             );
         });
     }

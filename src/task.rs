@@ -71,8 +71,6 @@ pub(crate) struct TaskMeta<H: TaskHome> {
     last_worker: AtomicU32,
     /// Set by an abort and read before every poll (see `abort` for the orderings).
     aborted: AtomicBool,
-    /// Set when the future is dropped (`abort.rs`, `AbortSlot::finish`).
-    done: AtomicBool,
     /// Set while the executor keeps a panic of this task's future's destructor for the
     /// `JoinHandle` ([`TaskHome::keep_drop_panic`]). Written and read by the thread that
     /// drops the future, the `JoinHandle` after async-task told it the task closed, and the
@@ -89,7 +87,6 @@ impl<H: TaskHome> TaskMeta<H> {
             abort_slot: AbortSlot::new(),
             last_worker: AtomicU32::new(NO_WORKER),
             aborted: AtomicBool::new(false),
-            done: AtomicBool::new(false),
             has_drop_panic: AtomicBool::new(false),
         }
     }
@@ -136,7 +133,7 @@ impl<H: TaskHome> TaskMeta<H> {
 
     /// An abort handle for the task; the caller keeps the task alive (a `JoinHandle`).
     pub(crate) fn abort_handle(&self) -> AbortHandle {
-        self.abort_slot.handle(&self.done, || {
+        self.abort_slot.handle(|| {
             // Relaxed: after the fence in `AbortSlot::handle`, which pairs with the one after
             // the task's key store in `TaskFuture::register` (`abort.rs`).
             let key = Key::from_bits(self.key.load(Ordering::Relaxed));
@@ -249,7 +246,7 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
         // SAFETY: `live` was true and is false from now on, so the future is dropped exactly
         // once, in place (it is pinned), and never used again.
         let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
-        self.meta.abort_slot.finish(&self.meta.done);
+        self.meta.abort_slot.finish();
         panic
     }
 }

@@ -55,7 +55,6 @@ macro_rules! hyper_io {
 
         #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 
-
         impl hyper::rt::Write for $ty {
             fn poll_write(
                 self: Pin<&mut Self>,

@@ -57,7 +57,6 @@ macro_rules! tokio_io {
 
         #[cfg_attr(docsrs, doc(cfg(feature = "tokio-io")))]
 
-
         impl tokio::io::AsyncWrite for $ty {
             fn poll_write(
                 self: Pin<&mut Self>,
