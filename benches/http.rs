@@ -308,19 +308,29 @@ struct TokioServer {
 }
 
 impl TokioServer {
-    fn start(workers: usize, port: u16) -> TokioServer {
+    /// A tokio runtime of `workers` threads named `name`, serving `serve(listener)` on
+    /// 127.0.0.1:`port`.
+    fn serve<F, Fut>(workers: usize, port: u16, name: &str, serve: F) -> TokioServer
+    where
+        F: FnOnce(tokio::net::TcpListener) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers)
-            .thread_name("tokio-http")
-            .enable_io()
-            .enable_time()
+            .thread_name(name)
+            .enable_all()
             .build()
             .expect("start tokio");
         let listener = rt
             .block_on(tokio::net::TcpListener::bind(("127.0.0.1", port)))
             .expect("bind 127.0.0.1");
         let addr = listener.local_addr().unwrap();
-        rt.spawn(async move {
+        rt.spawn(serve(listener));
+        TokioServer { addr, rt: Some(rt) }
+    }
+
+    fn start(workers: usize, port: u16) -> TokioServer {
+        TokioServer::serve(workers, port, "tokio-http", |listener| async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -335,8 +345,7 @@ impl TokioServer {
                         .await;
                 });
             }
-        });
-        TokioServer { addr, rt: Some(rt) }
+        })
     }
 }
 
@@ -405,45 +414,6 @@ impl Drop for AxumFilchServer {
     }
 }
 
-/// The same axum application on tokio, served by `axum::serve` (axum's own set-up).
-struct AxumTokioServer {
-    addr: SocketAddr,
-    rt: Option<tokio::runtime::Runtime>,
-}
-
-impl AxumTokioServer {
-    fn start(workers: usize, port: u16) -> AxumTokioServer {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(workers)
-            .thread_name("tokio-axum")
-            .enable_all()
-            .build()
-            .expect("start tokio");
-        let listener = rt
-            .block_on(tokio::net::TcpListener::bind(("127.0.0.1", port)))
-            .expect("bind 127.0.0.1");
-        let addr = listener.local_addr().unwrap();
-        rt.spawn(async move {
-            let _ = axum::serve(listener, axum_app::router()).await;
-        });
-        AxumTokioServer { addr, rt: Some(rt) }
-    }
-}
-
-impl Running for AxumTokioServer {
-    fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-}
-
-impl Drop for AxumTokioServer {
-    fn drop(&mut self) {
-        if let Some(rt) = self.rt.take() {
-            rt.shutdown_timeout(Duration::from_secs(5));
-        }
-    }
-}
-
 fn start(name: &str, workers: usize) -> Box<dyn Running> {
     start_on(name, workers, 0)
 }
@@ -456,7 +426,10 @@ fn start_on(name: &str, workers: usize, port: u16) -> Box<dyn Running> {
         "async-executor" => Box::new(AsyncExecutorServer::start(workers, port)),
         "filch+async-io" => Box::new(FilchAsyncIoServer::start(workers, port)),
         "axum-filch" => Box::new(AxumFilchServer::start(workers, port)),
-        "axum-tokio" => Box::new(AxumTokioServer::start(workers, port)),
+        // The same axum application on tokio, served by `axum::serve` (axum's own set-up).
+        "axum-tokio" => Box::new(TokioServer::serve(workers, port, "tokio-axum", |l| async {
+            let _ = axum::serve(l, axum_app::router()).await;
+        })),
         other => panic!("unknown runtime {other} (have {RUNTIMES:?})"),
     }
 }
