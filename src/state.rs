@@ -126,6 +126,8 @@ impl State {
             alive_tasks: self.tasks.alive(),
             injector_depth: self.injector.len(),
             blocking_threads: self.blocking.threads(),
+            io_sources: self.io.sources_len(),
+            timers: self.io.timers_len(),
         }
     }
 

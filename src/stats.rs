@@ -38,6 +38,13 @@ pub struct Stats {
     pub injector_depth: usize,
     /// Threads of the blocking pool, idle or busy, at the snapshot.
     pub blocking_threads: usize,
+    /// IO objects (sockets, listeners) registered with the executor's IO driver at the
+    /// snapshot: made and not yet dropped.
+    pub io_sources: usize,
+    /// Timers (`filch::time::Sleep`, and those inside `Interval` and `Timeout`) that the
+    /// driver's wheel holds at the snapshot: polled at least once and not yet dropped. A
+    /// timer costs nothing until its first poll.
+    pub timers: usize,
 }
 
 impl Stats {

@@ -1,7 +1,7 @@
 //! Faults around filch's IO: a peer that resets mid-write fails that connection only; a
 //! listener out of descriptors (a child process with a low `RLIMIT_NOFILE`) reports, backs
 //! off instead of spinning, and serves again once descriptors free up; 10k connections
-//! opened and closed leak no descriptor; IO objects and timers of a shut-down executor
+//! opened and closed leak no descriptor, no task, no driver registration and no timer; IO objects and timers of a shut-down executor
 //! error and panic clearly instead of hanging; an IO object made on one executor works
 //! when polled from a plain thread or from another executor.
 
@@ -111,7 +111,12 @@ fn ten_thousand_child() {
                 let s = Arc::clone(&s);
                 drop(filch::spawn(async move {
                     let mut byte = [0; 1];
-                    conn.read_exact(&mut byte).await.unwrap();
+                    // Under a timeout, so that each connection also makes (and drops) a
+                    // timer of the driver.
+                    filch::time::timeout(Duration::from_secs(60), conn.read_exact(&mut byte))
+                        .await
+                        .expect("the client sends its byte at once")
+                        .unwrap();
                     conn.write_all(&byte).await.unwrap();
                     // Wait for the client's close before closing ours, so that the
                     // client side holds the TIME_WAIT, not the listener's port.
@@ -135,6 +140,20 @@ fn ten_thousand_child() {
             served.load(Ordering::SeqCst) == 1
         });
         let before = open_fds();
+        // What the executor holds between connections: the accept task (and its listener).
+        let held = |stats: filch::Stats| (stats.alive_tasks, stats.io_sources, stats.timers);
+        wait_until(
+            30,
+            "the warm-up connection's task to be dropped (a timer or waker left behind keeps it)",
+            || ex.stats().alive_tasks == 1,
+        );
+        let baseline = held(ex.stats());
+        assert_eq!(
+            baseline,
+            (1, 1, 0),
+            "(alive tasks, IO sources, timers) before the loop: the accept task and its \
+             listener only"
+        );
         for i in 1..=10_000u32 {
             one_round(i);
         }
@@ -145,6 +164,15 @@ fn ten_thousand_child() {
             open_fds() <= before
         });
         assert_eq!(open_fds(), before, "descriptors leaked");
+        let settle_by = std::time::Instant::now() + Duration::from_secs(30);
+        while held(ex.stats()) != baseline && std::time::Instant::now() < settle_by {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(
+            held(ex.stats()),
+            baseline,
+            "(alive tasks, IO sources, timers) 30 s after 10k connections closed: leaked"
+        );
     });
     println!("10k scenario passed");
 }

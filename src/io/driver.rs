@@ -332,6 +332,16 @@ impl Driver {
         self.timers.lock_unpoisoned().wheel.remove(key);
     }
 
+    /// The IO sources registered now (`Stats::io_sources`).
+    pub(crate) fn sources_len(&self) -> usize {
+        self.sources.lock_unpoisoned().slab.len()
+    }
+
+    /// The timers the wheel holds now (`Stats::timers`).
+    pub(crate) fn timers_len(&self) -> usize {
+        self.timers.lock_unpoisoned().wheel.len()
+    }
+
     /// Shuts the driver down (the executor is gone): every source reports an error from now
     /// on, every timer's task is woken (its next poll panics), the poller is closed.
     pub(crate) fn shutdown(&self) {
@@ -359,12 +369,6 @@ mod tests {
     use super::*;
     use crate::io::IoSource;
 
-    impl Driver {
-        fn registered(&self) -> usize {
-            self.sources.lock_unpoisoned().slab.len()
-        }
-    }
-
     /// 10k sources registered and dropped leave no slab entry behind (no memory leak in the
     /// driver), and a late event for a closed source is not delivered to the next one.
     #[test]
@@ -373,15 +377,15 @@ mod tests {
         for _ in 0..10_000 {
             let socket = mio::net::UdpSocket::bind("127.0.0.1:0".parse().unwrap()).unwrap();
             let source = IoSource::new(socket, Arc::clone(&driver)).unwrap();
-            assert_eq!(driver.registered(), 1);
+            assert_eq!(driver.sources_len(), 1);
             drop(source);
         }
-        assert_eq!(driver.registered(), 0);
+        assert_eq!(driver.sources_len(), 0);
         // Turns after all that deliver nothing stale (and do not panic).
         let mut guard = driver.try_lock().unwrap();
         let poller = guard.as_mut().unwrap();
         driver.turn(poller, Some(Duration::ZERO), || {});
-        assert_eq!(driver.registered(), 0);
+        assert_eq!(driver.sources_len(), 0);
     }
 
     /// After shutdown, registering fails with the executor's error and every timer fired.

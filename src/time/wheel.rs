@@ -122,7 +122,6 @@ impl Wheel {
     }
 
     /// The number of timers (armed, fired or not yet armed).
-    #[cfg(all(test, not(loom)))]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
