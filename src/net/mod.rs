@@ -12,6 +12,35 @@
 //! `hyper` and `tokio-io` hyper's `rt::Read`/`rt::Write` and tokio's
 //! `AsyncRead`/`AsyncWrite`.
 //!
+//! # Host names
+//!
+//! [`TcpListener::bind`], [`TcpStream::connect`], [`UdpSocket::bind`] and
+//! [`UdpSocket::send_to`] take any [`std::net::ToSocketAddrs`] and resolve it on the calling
+//! thread. A literal address (a `SocketAddr`, `"127.0.0.1:80"`, `(IpAddr, u16)`) needs no
+//! lookup, but a host name (`"example.com:80"`) is looked up by the system resolver
+//! (`getaddrinfo`), which blocks: std's trait may borrow and need not be `Send`, so the
+//! lookup cannot be moved to another thread. On a worker, the tasks queued privately on it
+//! (the task the current poll spawned or woke, the tasks that yielded) are first handed to
+//! where the other workers can take them, and a sleeping worker is woken, so they do not
+//! wait for the lookup; the task that resolves, and its worker, still do. To keep the
+//! worker free, resolve on the blocking pool yourself and pass the addresses:
+//!
+//! ```no_run
+//! use std::net::{SocketAddr, ToSocketAddrs};
+//! filch::block_on(async {
+//!     let addrs: Vec<SocketAddr> = filch::spawn_blocking(|| {
+//!         ("localhost", 8080).to_socket_addrs().map(|a| a.collect())
+//!     })
+//!     .await??;
+//!     let stream = filch::net::TcpStream::connect(&addrs[..]).await?;
+//!     # drop(stream);
+//!     Ok::<_, std::io::Error>(())
+//! })
+//! .unwrap();
+//! ```
+//!
+//! # Accept back-off
+//!
 //! A listener whose `accept` fails for want of file descriptors (`EMFILE`, `ENFILE`)
 //! reports the error and waits 50 ms (`ACCEPT_BACKOFF`) before its next `accept` tries
 //! again, so that an accept loop that logs and retries does not spin a core.
@@ -45,8 +74,11 @@ fn out_of_descriptors(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE))
 }
 
-/// Resolves `addr` (no lookup for literal addresses), failing if it names nothing.
+/// Resolves `addr` on this thread (no lookup for literal addresses), failing if it names
+/// nothing. A host name blocks in the system resolver, so a worker first hands off its
+/// private work (module docs); that costs next to nothing when it has none.
 fn resolve<A: std::net::ToSocketAddrs>(addr: A) -> io::Result<Vec<SocketAddr>> {
+    crate::worker::hand_off_private_work();
     let addrs: Vec<SocketAddr> = addr.to_socket_addrs()?.collect();
     if addrs.is_empty() {
         return Err(io::Error::new(

@@ -37,6 +37,12 @@ pub struct TcpListener {
 
 impl TcpListener {
     /// Binds to `addr` (the first of its addresses that works) and listens.
+    ///
+    /// A host name in `addr` is looked up on the calling thread, which blocks meanwhile
+    /// (std's `ToSocketAddrs` cannot be moved to another thread); a worker first hands the
+    /// tasks queued on it to the other workers. To keep the worker free, resolve on the
+    /// blocking pool and pass the addresses (see [`TcpStream::connect`], and the
+    /// [module docs](crate::net#host-names)).
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
         let driver = current_driver();
         let listener = each_addr(resolve(addr)?, mio::net::TcpListener::bind)?;
@@ -101,6 +107,29 @@ impl TcpStream {
     }
 
     /// Connects to `addr` (each of its addresses in turn, until one accepts).
+    ///
+    /// A literal address needs no lookup. A host name is looked up by the system resolver
+    /// on the calling thread, which blocks meanwhile: std's `ToSocketAddrs` may borrow and
+    /// need not be `Send`, so it cannot be moved to another thread. On a worker, the tasks
+    /// queued privately on it are first handed to where the other workers can take them,
+    /// and a sleeping worker is woken, but the worker itself waits for the lookup
+    /// ([module docs](crate::net#host-names)). To keep it free, resolve on the blocking
+    /// pool yourself:
+    ///
+    /// ```no_run
+    /// use std::net::{SocketAddr, ToSocketAddrs};
+    /// use filch::net::TcpStream;
+    /// # filch::block_on(async {
+    /// let addrs: Vec<SocketAddr> = filch::spawn_blocking(|| {
+    ///     ("localhost", 8080).to_socket_addrs().map(|a| a.collect())
+    /// })
+    /// .await??;
+    /// let stream = TcpStream::connect(&addrs[..]).await?;
+    /// # drop(stream);
+    /// # Ok::<_, std::io::Error>(())
+    /// # })
+    /// # .unwrap();
+    /// ```
     pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<TcpStream> {
         let driver = current_driver();
         let mut last = None;

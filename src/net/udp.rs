@@ -29,6 +29,13 @@ pub struct UdpSocket {
 
 impl UdpSocket {
     /// Binds to `addr` (the first of its addresses that works).
+    ///
+    /// A host name in `addr` is looked up on the calling thread, which blocks meanwhile
+    /// (std's `ToSocketAddrs` cannot be moved to another thread); a worker first hands the
+    /// tasks queued on it to the other workers. To keep the worker free, resolve on the
+    /// blocking pool and pass the addresses (see
+    /// [`TcpStream::connect`](crate::net::TcpStream::connect), and the
+    /// [module docs](crate::net#host-names)).
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
         let driver = current_driver();
         let socket = each_addr(resolve(addr)?, mio::net::UdpSocket::bind)?;
@@ -46,6 +53,13 @@ impl UdpSocket {
     }
 
     /// Sends `buf` to `to` (its first address); returns the bytes sent.
+    ///
+    /// A host name in `to` is looked up on the calling thread, on every call, which blocks
+    /// meanwhile (std's `ToSocketAddrs` cannot be moved to another thread); a worker first
+    /// hands the tasks queued on it to the other workers. Resolve once, on the blocking
+    /// pool, and pass a `SocketAddr` (see
+    /// [`TcpStream::connect`](crate::net::TcpStream::connect), and the
+    /// [module docs](crate::net#host-names)).
     pub async fn send_to<A: ToSocketAddrs>(&self, buf: &[u8], to: A) -> io::Result<usize> {
         let to = resolve(to)?[0];
         std::future::poll_fn(|cx| {
