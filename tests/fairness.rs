@@ -1,15 +1,18 @@
 //! Fairness on one-worker executors: (a) the injector is looked at at least every 61 polls
 //! even while the local deque never empties; (b) a task that wakes itself while running,
 //! and `yield_now`, go behind other ready work; (c) two tasks that wake each other cannot
-//! starve a third.
+//! starve a third; (d) a worker's backlog is served oldest first: tasks woken in batches
+//! faster than the worker runs them (a driver turn waking many connections) do not keep the
+//! first of them waiting behind every later batch.
 
 mod common;
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use common::{executor_with, wait_until, watchdog, POLICIES};
 use filch::WakePolicy;
@@ -218,6 +221,123 @@ fn two_tasks_waking_each_other_cannot_starve_a_third() {
             assert!(
                 saw != usize::MAX && saw <= 100 + 10,
                 "{policy:?}: the third task ran only after {saw} exchanges (spawned at 101)"
+            );
+        }
+    });
+}
+
+/// Leaves waiting to be woken, and what the backlog test observed.
+#[derive(Default)]
+struct Backlog {
+    /// Parked leaves, in the order they parked: (index, waker).
+    parked: Mutex<VecDeque<(usize, Waker)>>,
+    /// The pump's current round (1-based; 0 before it starts).
+    round: AtomicU64,
+    /// The leaf woken first in round 1, and the round in which it ran (`u64::MAX`: not yet).
+    first: AtomicUsize,
+    first_ran_in: AtomicU64,
+    /// Wakes issued and polls that followed a wake: equal at the end (none lost).
+    wakes: AtomicU64,
+    woken_polls: AtomicU64,
+    stop: AtomicBool,
+}
+
+/// A leaf task: parks (registers its waker) until woken, counts the poll that follows each
+/// wake, and ends once `stop` is set.
+fn backlog_leaf(index: usize, b: Arc<Backlog>) -> impl Future<Output = ()> + Send {
+    let mut parked_once = false;
+    std::future::poll_fn(move |cx| {
+        if parked_once {
+            b.woken_polls.fetch_add(1, SeqCst);
+            if index == b.first.load(SeqCst) {
+                let _ =
+                    b.first_ran_in
+                        .compare_exchange(u64::MAX, b.round.load(SeqCst), SeqCst, SeqCst);
+            }
+        }
+        if b.stop.load(SeqCst) {
+            return Poll::Ready(());
+        }
+        parked_once = true;
+        b.parked
+            .lock()
+            .unwrap()
+            .push_back((index, cx.waker().clone()));
+        Poll::Pending
+    })
+}
+
+/// The pump: each poll is a round that wakes `batch` parked leaves, oldest parked first,
+/// then wakes itself (so it runs again from the worker's inbox, at the latest at the next
+/// fairness check, 61 polls on); after `rounds` rounds it stops every leaf.
+fn backlog_pump(b: Arc<Backlog>, batch: usize, rounds: u64) -> impl Future<Output = ()> + Send {
+    std::future::poll_fn(move |cx| {
+        let round = b.round.fetch_add(1, SeqCst) + 1;
+        let stopping = round > rounds;
+        if stopping {
+            b.stop.store(true, SeqCst);
+        }
+        let woken: Vec<(usize, Waker)> = {
+            let mut parked = b.parked.lock().unwrap();
+            let n = if stopping {
+                parked.len()
+            } else {
+                batch.min(parked.len())
+            };
+            parked.drain(..n).collect()
+        };
+        for (k, (index, waker)) in woken.into_iter().enumerate() {
+            if round == 1 && k == 0 {
+                b.first.store(index, SeqCst);
+            }
+            b.wakes.fetch_add(1, SeqCst);
+            waker.wake();
+        }
+        if stopping {
+            return Poll::Ready(());
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+}
+
+#[test]
+fn a_backlog_is_served_oldest_first() {
+    const LEAVES: usize = 4000;
+    // More wakes per round than the polls a round gets (the fairness interval), so the
+    // worker's backlog grows for as long as the pump runs.
+    const BATCH: usize = 100;
+    const ROUNDS: u64 = 40;
+    watchdog(60, "a backlog is served oldest first", || {
+        for policy in POLICIES {
+            let ex = executor_with(1, policy);
+            let b = Arc::new(Backlog {
+                first: AtomicUsize::new(usize::MAX),
+                first_ran_in: AtomicU64::new(u64::MAX),
+                ..Backlog::default()
+            });
+            let leaves: Vec<_> = (0..LEAVES)
+                .map(|i| ex.spawn(backlog_leaf(i, Arc::clone(&b))))
+                .collect();
+            wait_until(10, "every leaf to park", || {
+                b.parked.lock().unwrap().len() == LEAVES
+            });
+            ex.block_on(ex.spawn(backlog_pump(Arc::clone(&b), BATCH, ROUNDS)))
+                .unwrap();
+            for leaf in leaves {
+                ex.block_on(leaf).unwrap();
+            }
+            let ran_in = b.first_ran_in.load(SeqCst);
+            assert!(
+                ran_in <= 2,
+                "{policy:?}: the first task of round 1's batch ran only in round {ran_in} \
+                 (the pump ran {ROUNDS} rounds of {BATCH} wake-ups; u64::MAX: never): the \
+                 worker served its backlog newest first"
+            );
+            assert_eq!(
+                b.woken_polls.load(SeqCst),
+                b.wakes.load(SeqCst),
+                "{policy:?}: a woken leaf was not polled (or polled without a wake)"
             );
         }
     });

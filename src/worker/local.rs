@@ -22,7 +22,10 @@ use crate::state::{Runnable, State};
 pub(crate) struct WorkerLocal {
     pub(crate) state: Arc<State>,
     pub(crate) index: usize,
-    /// The owner end of this worker's deque (LIFO).
+    /// The owner end of this worker's deque: FIFO, so the owner takes its oldest task, as
+    /// thieves do (the LIFO slot is where the newest task runs first). A LIFO deque let a
+    /// backlog's oldest tasks wait behind every newer wake-up: the HTTP benchmark's p99 at
+    /// 1000 connections was 2-3x tokio's.
     pub(crate) deque: Worker<Runnable>,
     /// The task the current poll woke or spawned; it runs next. Not stealable.
     lifo: Cell<Option<Runnable>>,
@@ -85,21 +88,21 @@ impl WorkerLocal {
         self.yielded.borrow_mut().push(runnable);
     }
 
-    /// Moves the yielded tasks onto the (empty) deque, oldest on top, and pops the oldest.
+    /// Moves the yielded tasks onto the (empty) deque, oldest first, and takes the oldest.
     /// Returns whether more than one moved (the caller lets the other workers know).
     pub(crate) fn take_yielded(&self) -> Option<(Runnable, bool)> {
         let mut yielded = self.yielded.borrow_mut();
         let count = yielded.len();
         let mut drained = yielded.drain(..);
         let first = drained.next()?;
-        for task in drained.rev() {
+        for task in drained {
             self.deque.push(task);
         }
         Some((first, count > 1))
     }
 
     /// Moves the private work where the other workers can take it: the LIFO slot's task onto
-    /// the deque (on top, so that this worker still runs it next if nobody steals it) and the
+    /// the deque (behind the tasks already there, which are older) and the
     /// yielded tasks, oldest first, onto the injector (behind this worker's deque and inbox,
     /// as a yield asks). Returns whether anything moved; when nothing did, this cost a cell
     /// swap and a length check. The caller tells the other workers (`notify_work`).

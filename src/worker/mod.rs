@@ -8,7 +8,7 @@
 //! 2. its LIFO slot (the task the last poll woke or spawned), at most
 //!    [`MAX_LIFO_HANDOFFS`] times in a row; then the slot's task goes onto the deque and the
 //!    oldest task of the deque runs, so two tasks that wake each other cannot starve a third;
-//! 3. its own deque (LIFO end), then its inbox, then the injector (in batches), then the
+//! 3. its own deque (FIFO: its oldest task), then its inbox, then the injector (in batches), then the
 //!    tasks that yielded during its earlier polls;
 //! 4. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
@@ -365,8 +365,9 @@ impl WorkerLocal {
             .or_else(|| self.pop_yielded())
     }
 
+    /// The deque is FIFO, so its owner's pop is its oldest task.
     fn pop_oldest_local(&self) -> Option<Runnable> {
-        retry_steal(|| self.state.workers[self.index].stealer.steal())
+        self.deque.pop()
     }
 
     fn pop_inbox(&self) -> Option<Runnable> {
