@@ -86,7 +86,10 @@ const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
 /// pays off for fine-grained compute (the scatter-gather barrier); under IO load the next
 /// task comes from the driver, not from a peer, and on a machine shared with the load
 /// generator a spinning worker takes the CPU that the peer (or the client) needs: the HTTP
-/// benchmark used 25 % more CPU per request with an unconditional spin.
+/// benchmark used 25 % more CPU per request with an unconditional spin, and served 8-25 %
+/// fewer requests/s. The price is paid by a thread outside the pool that hands work over in
+/// bursts (`chained_spawn` finds a worker parked more often); `docs/http.md` has the
+/// measured trade ("What moved the numbers").
 const SPIN_PROBE_INTERVAL: u32 = 16;
 
 /// The loop's private state, kept across restarts of the loop.
