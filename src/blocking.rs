@@ -206,16 +206,18 @@ impl<J> BlockingPool<J> {
         self.lock().threads
     }
 
-    /// Changes the thread limit and idle timeout (white-box tests only).
+    /// Changes the thread limit and idle timeout (white-box tests only; not the loom models).
     #[cfg(test)]
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn set_limits(&self, max_threads: usize, idle_timeout: Duration) {
         let mut st = self.lock();
         st.max_threads = max_threads;
         st.idle_timeout = idle_timeout;
     }
 
-    /// The number of idle threads (white-box tests only).
+    /// The number of idle threads (white-box tests only; not the loom models).
     #[cfg(test)]
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn idle(&self) -> usize {
         self.lock().idle
     }

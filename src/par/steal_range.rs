@@ -310,7 +310,7 @@ pub(crate) struct StealRange {
 
 impl StealRange {
     /// A standalone slice covering all of `range` (empty if reversed).
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn new(range: Range<usize>) -> StealRange {
         let grains = Grains::new(range);
@@ -335,7 +335,7 @@ impl StealRange {
     ///
     /// Returns `None` when the slice is empty (or stopped). Batches grow while
     /// no thief comes and shrink when one has; see the module docs.
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn claim_owned(&self) -> Option<Range<usize>> {
         self.claim_owned_at_most(usize::MAX)
@@ -354,7 +354,7 @@ impl StealRange {
     /// its high end.
     ///
     /// Returns `None` when the slice is empty (or stopped).
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn steal(&self) -> Option<Range<usize>> {
         let (lo, hi) = self.steal_grains()?;
@@ -362,7 +362,7 @@ impl StealRange {
     }
 
     /// The number of unclaimed indices, as of some moment during the call.
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn len(&self) -> usize {
         // Acquire: pairs with the word's last transition (AcqRel); a snapshot.
@@ -375,7 +375,7 @@ impl StealRange {
     }
 
     /// Whether no index is left unclaimed, as of some moment during the call.
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
@@ -578,28 +578,28 @@ impl Partition {
     }
 
     /// The number of workers (slices).
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn workers(&self) -> usize {
         self.ranges.len()
     }
 
     /// The number of indices in the loop.
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn len(&self) -> usize {
         self.grains.len
     }
 
     /// Whether the loop has no index at all (it starts done).
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn is_empty(&self) -> bool {
         self.grains.len == 0
     }
 
     /// Worker `worker`'s slice, for tests that drive steals by hand.
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn slice(&self, worker: usize) -> Option<&StealRange> {
         self.ranges.get(worker).map(|r| &**r)
@@ -617,7 +617,7 @@ impl Partition {
     /// The caller must pass every batch it gets to [`complete`](Self::complete)
     /// once done with it (including after a concurrent [`stop`](Self::stop),
     /// which a batch may race with).
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn next_batch(&self, me: usize, rng: &mut u64) -> Option<Range<usize>> {
         self.next_batch_at_most(me, rng, usize::MAX)
@@ -730,7 +730,7 @@ impl Partition {
 
     /// Whether every index is finished or swept: all bodies that started have
     /// returned. True from the start for an empty range.
-    #[cfg_attr(not(any(test, loom)), allow(dead_code))]
+    #[cfg_attr(any(not(test), loom), allow(dead_code))]
     #[must_use]
     pub(crate) fn is_done(&self) -> bool {
         // Acquire: pairs with the AcqRel decrements, so the caller sees the
