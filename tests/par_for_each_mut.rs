@@ -8,9 +8,9 @@ use std::cell::Cell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 
-use common::{executor, wait_until, watchdog};
+use common::{executor, poll_to_end_catching, wait_until, watchdog};
 
 /// An element that counts its visits and its drop.
 struct Elem {
@@ -176,14 +176,7 @@ fn shutting_the_executor_down_drops_every_element_once() {
             assert!(fut.as_mut().poll(&mut cx).is_pending());
             wait_until(30, "elements running", || in_body.load(Ordering::SeqCst));
             drop(ex);
-            let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let mut outcome = Poll::Pending;
-                wait_until(30, "the loop to end", || {
-                    outcome = fut.as_mut().poll(&mut cx).map(|v| v.len());
-                    outcome.is_ready()
-                });
-                outcome
-            }));
+            let polled = poll_to_end_catching(&mut fut, &mut cx, |v| v.len());
             assert!(
                 polled.is_err(),
                 "completed under a shut-down executor: {polled:?}"

@@ -8,9 +8,9 @@ use std::cell::Cell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 
-use common::{executor, wait_until, watchdog};
+use common::{executor, poll_to_end_catching, wait_until, watchdog};
 
 /// Per element: how many times it was moved into `f`, and how many times the item and
 /// the result made from it were dropped.
@@ -311,14 +311,7 @@ fn shutting_down_with<R: Made>(layout: &str, f: fn(Item) -> R) {
     wait_until(30, "items running", || in_body.load(Ordering::SeqCst) > 10);
     drop(ex);
     // The executor dropped the helpers: the future panics with a message.
-    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut outcome = Poll::Pending;
-        wait_until(30, "the loop to end", || {
-            outcome = fut.as_mut().poll(&mut cx).map(|v| v.len());
-            outcome.is_ready()
-        });
-        outcome
-    }));
+    let polled = poll_to_end_catching(&mut fut, &mut cx, |v| v.len());
     assert!(
         polled.is_err(),
         "{layout}: completed under a shut-down executor"

@@ -55,6 +55,24 @@ pub fn wait_until(secs: u64, what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Polls `fut` with `cx` until it is ready (for up to 30 s), catching a panic of the
+/// polling: `Err` with the payload if a poll panicked, else the output mapped by `f`. For
+/// loops polled on after their executor shut down, which must panic rather than complete.
+pub fn poll_to_end_catching<F: std::future::Future + ?Sized, T>(
+    fut: &mut std::pin::Pin<Box<F>>,
+    cx: &mut std::task::Context<'_>,
+    f: impl Fn(F::Output) -> T,
+) -> thread::Result<std::task::Poll<T>> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut outcome = std::task::Poll::Pending;
+        wait_until(30, "the loop to end", || {
+            outcome = fut.as_mut().poll(cx).map(&f);
+            outcome.is_ready()
+        });
+        outcome
+    }))
+}
+
 /// The one place the tests build an executor: `workers` threads, the wake policy `policy`
 /// (else the default) and threads named `"{prefix}-{index}"` (else the default names).
 /// Tests of `Builder` itself call the builder directly.
