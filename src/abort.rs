@@ -29,6 +29,11 @@ use std::task::Waker;
 use crate::sync::{fence, lock, AtomicBool, AtomicPtr, Mutex, Ordering};
 
 /// What a task and its abort handles share.
+///
+/// **Ownership of the waker:** the cell owns the waker it holds from its deposit until the
+/// first of: an abort (which takes and wakes it), a newer deposit (which replaces it), the
+/// task's finish (which takes and drops it). Once the task has finished, no waker is
+/// deposited, so an abort handle that outlives its task keeps no part of it alive.
 pub(crate) struct AbortCell {
     aborted: AtomicBool,
     finished: AtomicBool,
@@ -47,12 +52,34 @@ impl AbortCell {
         }
     }
 
-    /// Gives the cell the task's waker (module docs).
+    /// Gives the cell the task's waker (module docs), unless the task's future is already
+    /// gone: a finished task needs no wake-up, and its waker kept here would keep the task
+    /// alive through its own metadata (task → slot → cell → waker → task).
     pub(crate) fn deposit(&self, waker: &Waker) {
+        let replaced = {
+            let mut slot = lock(&self.waker);
+            // Relaxed: `finished` is stored under this lock by `take_waker_at_finish`, and
+            // the lock orders the two.
+            if self.finished.load(Ordering::Relaxed)
+                || slot.as_ref().is_some_and(|w| w.will_wake(waker))
+            {
+                return;
+            }
+            slot.replace(waker.clone())
+        };
+        // Dropped outside the lock: a waker's drop may run arbitrary code.
+        drop(replaced);
+    }
+
+    /// The task's future was dropped: marks the cell finished and gives back the waker it
+    /// holds (to be dropped by the caller, outside the lock). After this no waker is
+    /// deposited again, so the cell ends holding none.
+    fn take_waker_at_finish(&self) -> Option<Waker> {
         let mut slot = lock(&self.waker);
-        if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
-            *slot = Some(waker.clone());
-        }
+        // Release: pairs with the Acquire load in `AbortHandle::is_finished`; under the lock
+        // so that `deposit` sees it (see there).
+        self.finished.store(true, Ordering::Release);
+        slot.take()
     }
 
     /// Whether an abort handle aborted the task. SeqCst: pairs with the store in `abort`
@@ -112,8 +139,9 @@ impl AbortSlot {
             debug_assert_ne!(raw, done(), "a task's future finished twice");
             // SAFETY: as in `with_cell`: an installed cell, kept by the slot.
             let cell = unsafe { &*raw };
-            // Release: pairs with the Acquire load in `AbortHandle::is_finished`.
-            cell.finished.store(true, Ordering::Release);
+            // The task's own waker, if it ever waited: dropped here, as the last use of the
+            // cell by the task, so that the cell's abort handles do not keep it alive.
+            drop(cell.take_waker_at_finish());
         }
     }
 
@@ -283,6 +311,33 @@ mod loom_model {
             assert!(
                 wakes.0.load(Ordering::SeqCst) >= 1,
                 "an abort did not wake the waiting task"
+            );
+        });
+    }
+
+    /// A task that waited and then finishes leaves no waker in its cell, whatever the
+    /// interleaving with a maker that deposits the waker it found in the registry: the
+    /// cell's handles must not keep the finished task alive (task → cell → waker → task).
+    #[test]
+    fn a_finished_task_leaves_no_waker_in_its_cell() {
+        loom::model(|| {
+            let slot = Arc::new(AbortSlot::new());
+            let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
+            let waker = Waker::from(std::sync::Arc::clone(&wakes));
+            let first = slot.handle(|| None);
+            let task = {
+                let (slot, waker) = (Arc::clone(&slot), waker.clone());
+                thread::spawn(move || {
+                    slot.with_cell(|cell| cell.deposit(&waker));
+                    slot.finish();
+                })
+            };
+            let second = slot.handle(|| Some(waker.clone()));
+            task.join().unwrap();
+            assert!(first.is_finished() && second.is_finished());
+            assert!(
+                super::lock(&first.cell.waker).is_none(),
+                "a finished task's waker stayed in its abort cell"
             );
         });
     }

@@ -219,3 +219,51 @@ fn abort_handles_race_with_the_tasks_they_abort() {
         }
     });
 }
+
+/// tokio's `task_join_set` leak scenario: tasks that wait once (so each leaves its waker
+/// with its abort handle's cell), joined, are all freed: none is kept alive by the abort
+/// handles `JoinSet::spawn` made.
+#[test]
+fn join_set_tasks_that_waited_are_freed_once_joined() {
+    watchdog(30, "join set tasks freed", || {
+        let ex = executor(2);
+        let tally = Tally::new();
+        ex.block_on(async {
+            let mut set = JoinSet::new();
+            for _ in 0..10 {
+                let probe = tally.probe();
+                set.spawn(async move {
+                    let _probe = probe;
+                    filch::yield_now().await;
+                });
+            }
+            while let Some(result) = set.join_next().await {
+                result.unwrap();
+            }
+        });
+        tally.assert_all_dropped_once("joined tasks");
+        wait_until(10, "every joined task freed (alive_tasks == 0)", || {
+            ex.stats().alive_tasks == 0
+        });
+    });
+}
+
+/// An abort handle kept after its task finished (the task waited first, so it had
+/// deposited its waker) does not keep the task alive.
+#[test]
+fn an_abort_handle_kept_after_its_task_finished_holds_nothing() {
+    watchdog(30, "abort handle outlives its task", || {
+        let ex = executor(1);
+        let (tx, rx) = async_channel::bounded::<()>(1);
+        let task = ex.spawn(async move { rx.recv().await.unwrap() });
+        let abort = task.abort_handle();
+        // The task waits (registered, its waker in the cell) until the message comes.
+        wait_until(10, "the task to wait", || ex.stats().total().polls >= 1);
+        tx.send_blocking(()).unwrap();
+        ex.block_on(task).unwrap();
+        wait_until(10, "the finished task freed (alive_tasks == 0)", || {
+            ex.stats().alive_tasks == 0
+        });
+        assert!(abort.is_finished());
+    });
+}
