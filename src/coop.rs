@@ -44,11 +44,17 @@ pub(crate) fn with_budget<R>(f: impl FnOnce() -> R) -> R {
 /// and returns `Pending`. Spends nothing: call [`spend`] once the operation completes.
 pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
     if LEFT.with(Cell::get) == Some(0) {
-        context::note_yield();
-        cx.waker().wake_by_ref();
-        return Poll::Pending;
+        return yield_now(cx);
     }
     Poll::Ready(())
+}
+
+/// Wakes the current task as a yield (it queues behind its worker's other ready work) and
+/// returns `Pending`.
+pub(crate) fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
+    context::note_yield();
+    cx.waker().wake_by_ref();
+    Poll::Pending
 }
 
 /// Spends one unit of the current task's budget.

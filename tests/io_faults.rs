@@ -345,3 +345,33 @@ fn an_io_object_made_on_one_executor_works_from_a_plain_thread_and_another_execu
         assert_eq!(&client.join().unwrap(), b"abc");
     });
 }
+
+/// A connected UDP socket that got an ICMP "port unreachable" reports the error once; the
+/// next `recv_from` waits (it must not spin inside one poll, which would also keep a
+/// `timeout` around it from ever firing).
+#[test]
+fn a_udp_socket_error_is_reported_once_and_later_reads_wait() {
+    watchdog(30, "udp error spin", || {
+        let ex = executor(1);
+        ex.block_on(async {
+            // A port nobody listens on any more.
+            let gone = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            let gone_addr = gone.local_addr().unwrap();
+            drop(gone);
+            let std_socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            std_socket.connect(gone_addr).unwrap();
+            let socket = filch::net::UdpSocket::from_std(std_socket).unwrap();
+            socket.send_to(b"anyone?", gone_addr).await.unwrap();
+            let mut buf = [0; 16];
+            let err = filch::time::timeout(Duration::from_secs(5), socket.recv_from(&mut buf))
+                .await
+                .expect("the ICMP error never came back")
+                .unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::ConnectionRefused, "{err}");
+            // Nothing else will arrive: the next receive waits, and the timeout ends it.
+            let next =
+                filch::time::timeout(Duration::from_millis(50), socket.recv_from(&mut buf)).await;
+            assert!(next.is_err(), "a receive after the error returned {next:?}");
+        });
+    });
+}

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use common::{executor, watchdog, POLICIES};
 use filch::net::{TcpListener, TcpStream};
 use futures::{AsyncReadExt, AsyncWriteExt};
+use std::io::Write as _;
 
 /// Serves echo on `listener` until the test ends: one task per connection.
 fn spawn_echo(listener: TcpListener) {
@@ -173,6 +174,139 @@ fn from_std_sockets_work_and_io_on_the_global_executor_works() {
             let mut buf = [0; 4];
             conn.read_exact(&mut buf).await.unwrap();
             assert_eq!(&buf, b"ping");
+        });
+    });
+}
+
+/// tokio's `tcp_accept::accept_many`: several tasks accept on one shared listener; every
+/// connection is accepted by one of them and every task completes (none is silently
+/// replaced as the listener's one waiter and left waiting).
+#[test]
+fn several_tasks_accepting_on_one_listener_all_get_a_connection() {
+    for policy in POLICIES {
+        watchdog(30, "accept many", move || {
+            const N: usize = 50;
+            let ex = common::executor_with(2, policy);
+            ex.block_on(async {
+                let listener = Arc::new(TcpListener::bind("127.0.0.1:0").await.unwrap());
+                let addr = listener.local_addr().unwrap();
+                let (ready_tx, ready_rx) = async_channel::unbounded::<()>();
+                let acceptors: Vec<_> = (0..N)
+                    .map(|_| {
+                        let listener = Arc::clone(&listener);
+                        let ready_tx = ready_tx.clone();
+                        filch::spawn(async move {
+                            let accept = listener.accept();
+                            ready_tx.send(()).await.unwrap();
+                            accept.await.unwrap().0
+                        })
+                    })
+                    .collect();
+                for _ in 0..N {
+                    ready_rx.recv().await.unwrap();
+                }
+                // Let every acceptor reach its wait before the connections come.
+                for _ in 0..10 {
+                    filch::yield_now().await;
+                }
+                let clients: Vec<_> = (0..N)
+                    .map(|_| std::net::TcpStream::connect(addr).unwrap())
+                    .collect();
+                for task in acceptors {
+                    drop(task.await.unwrap());
+                }
+                drop(clients);
+            });
+        });
+    }
+}
+
+/// Two tasks read one stream through `&TcpStream`, each waiting for its own bytes at the
+/// same time: both complete (neither waker replaces the other).
+#[test]
+fn two_tasks_reading_one_stream_both_get_their_bytes() {
+    watchdog(30, "two readers", || {
+        let ex = executor(2);
+        ex.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let client = std::net::TcpStream::connect(addr).unwrap();
+            let (conn, _) = listener.accept().await.unwrap();
+            let conn = Arc::new(conn);
+            let (waiting_tx, waiting_rx) = async_channel::unbounded::<()>();
+            let readers: Vec<_> = (0..2)
+                .map(|_| {
+                    let conn = Arc::clone(&conn);
+                    let waiting_tx = waiting_tx.clone();
+                    filch::spawn(async move {
+                        let mut byte = [0; 1];
+                        let mut shared = &*conn;
+                        let mut read = shared.read(&mut byte);
+                        // Poll the read once (it waits: nothing was sent yet) before the
+                        // test sends anything.
+                        let first = futures::poll!(&mut read);
+                        assert!(
+                            first.is_pending(),
+                            "a read completed before any byte was sent"
+                        );
+                        waiting_tx.send(()).await.unwrap();
+                        read.await.unwrap()
+                    })
+                })
+                .collect();
+            waiting_rx.recv().await.unwrap();
+            waiting_rx.recv().await.unwrap();
+            // One byte at a time, so each reader gets one.
+            (&client).write_all(b"a").unwrap();
+            filch::time::sleep(std::time::Duration::from_millis(20)).await;
+            (&client).write_all(b"b").unwrap();
+            let mut total = 0;
+            for reader in readers {
+                total += reader.await.unwrap();
+            }
+            assert_eq!(total, 2);
+            drop(client);
+        });
+    });
+}
+
+/// A read that stops short at TCP's urgent mark (data queued behind it) must not lose the
+/// readiness: the next read gets the rest without a new edge from the kernel.
+#[test]
+fn a_read_cut_short_by_the_urgent_mark_does_not_lose_the_rest() {
+    use std::os::fd::AsRawFd;
+    watchdog(30, "urgent mark", || {
+        let ex = executor(1);
+        ex.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let client = std::net::TcpStream::connect(addr).unwrap();
+            let (mut conn, _) = listener.accept().await.unwrap();
+            (&client).write_all(b"abc").unwrap();
+            // SAFETY: a valid socket and a one-byte buffer of the length passed.
+            let sent =
+                unsafe { libc::send(client.as_raw_fd(), b"!".as_ptr().cast(), 1, libc::MSG_OOB) };
+            assert_eq!(sent, 1, "send(MSG_OOB)");
+            (&client).write_all(b"def").unwrap();
+            // Everything is queued on loopback by now; nothing more is ever sent.
+            let mut got = Vec::new();
+            let mut buf = [0; 1024];
+            while got.len() < 6 {
+                let n =
+                    filch::time::timeout(std::time::Duration::from_secs(5), conn.read(&mut buf))
+                        .await
+                        .unwrap_or_else(|_| {
+                            panic!(
+                                "read {:?} so far; the bytes behind the urgent mark never came",
+                                String::from_utf8_lossy(&got)
+                            )
+                        })
+                        .unwrap();
+                assert!(n > 0, "end of file before all bytes");
+                got.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(got, b"abcdef");
+            drop(client);
         });
     });
 }

@@ -68,10 +68,16 @@ use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 
 use super::scheduled_io::{
-    ScheduledIo, ERROR, READABLE, READ_CLOSED, SHUTDOWN, WRITABLE, WRITE_CLOSED,
+    ScheduledIo, ERROR, PRIORITY, READABLE, READ_CLOSED, SHUTDOWN, WRITABLE, WRITE_CLOSED,
 };
 use crate::sync::{AtomicBool, LockUnpoisoned, Ordering};
 use crate::time::wheel::{TimerKey, Wheel};
+
+/// A source's token holds its slab key and its generation, 32 bits each.
+const _TOKEN_BITS: () = assert!(
+    usize::BITS == 64,
+    "filch's IO driver packs a source's key and generation into a 64-bit mio token"
+);
 
 /// The token of the driver's own waker.
 const WAKE_TOKEN: Token = Token(usize::MAX);
@@ -115,6 +121,16 @@ pub(crate) struct Driver {
     /// Set once by [`Driver::shutdown`]. SeqCst: checked by `register` after it inserted
     /// its source, and set before shutdown empties the slab (one of the two sees the other).
     shutdown: AtomicBool,
+}
+
+/// What every source is registered for: reading and writing, and on Linux urgent data too
+/// (`EPOLLPRI`), so that a TCP read stopped at the urgent mark does not lose the readiness
+/// of the data behind it (`IoSource::poll_read_stream`).
+fn interest() -> Interest {
+    let interest = Interest::READABLE | Interest::WRITABLE;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let interest = interest | Interest::PRIORITY;
+    interest
 }
 
 /// The error of an IO object whose executor shut down.
@@ -176,11 +192,12 @@ impl Driver {
             entry.insert(Arc::clone(&io));
             (key, io)
         };
+        // The key in the low 32 bits, the generation in the high ones (a 64-bit `usize`, see
+        // `TOKEN_BITS`). The key fits: each source holds a descriptor, and descriptors
+        // number fewer than 2^31.
+        debug_assert!(key < 1 << 32, "a slab key of {key} sources");
         let token = Token(key | (io.generation as usize) << 32);
-        if let Err(e) =
-            self.registry
-                .register(source, token, Interest::READABLE | Interest::WRITABLE)
-        {
+        if let Err(e) = self.registry.register(source, token, interest()) {
             self.sources.lock_unpoisoned().slab.remove(key);
             return Err(e);
         }
@@ -269,6 +286,7 @@ impl Driver {
                 if token == WAKE_TOKEN {
                     continue;
                 }
+                // Lossless: the shift leaves the 32 bits of the generation (see `register`).
                 let (key, generation) = (token.0 & 0xffff_ffff, (token.0 >> 32) as u32);
                 let Some(io) = sources.slab.get(key) else {
                     continue;
@@ -291,6 +309,9 @@ impl Driver {
                 }
                 if event.is_error() {
                     ready |= ERROR;
+                }
+                if event.is_priority() {
+                    ready |= PRIORITY;
                 }
                 poller.ready.push((Arc::clone(io), ready));
             }

@@ -7,6 +7,7 @@ use std::task::{ready, Context, Poll};
 
 use mio::event::Source;
 
+use super::scheduled_io::WaitKey;
 use super::{gone, Direction, Driver, ReadyEvent, ScheduledIo};
 use crate::coop;
 
@@ -41,36 +42,66 @@ impl<E: Source> IoSource<E> {
         &self.driver
     }
 
-    /// Waits until the source is ready in `direction` (or closed, or failed).
-    pub(crate) fn poll_ready(
-        &self,
-        cx: &mut Context<'_>,
-        direction: Direction,
-    ) -> Poll<io::Result<ReadyEvent>> {
-        self.sched
-            .poll_ready(cx, direction)
-            .map(|r| r.map_err(|_| gone()))
-    }
-
     /// Clears readiness after an operation returned `WouldBlock` under `event`.
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
         self.sched.clear_readiness(event);
     }
 
     /// Runs `op` once the source is ready in `direction`, retrying after each `WouldBlock`
-    /// (which clears the readiness it was tried under). Spends one unit of the task's
-    /// cooperative budget when `op` completes; yields when the budget is spent.
+    /// (which clears the readiness it was tried under). For poll methods with no future of
+    /// their own (the `AsyncRead`/`AsyncWrite` impls): the task waits in an anonymous
+    /// entry of the direction's waiter list (`scheduled_io.rs`). Spends one unit of the
+    /// task's cooperative budget when `op` completes; yields when the budget is spent.
     pub(crate) fn poll_io<R>(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
+        op: impl FnMut(&E) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        self.poll_io_as(cx, direction, None, op)
+    }
+
+    /// [`IoSource::poll_io`] as a future that holds its own entry in the direction's waiter
+    /// list from its first wait until it is dropped: what every `async fn` operation of the
+    /// net types uses, so that any number of them can wait on one source.
+    pub(crate) async fn io<R>(
+        &self,
+        direction: Direction,
+        mut op: impl FnMut(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let mut waiter = OwnedWaiter {
+            sched: &self.sched,
+            direction,
+            key: None,
+        };
+        std::future::poll_fn(|cx| self.poll_io_as(cx, direction, Some(&mut waiter.key), &mut op))
+            .await
+    }
+
+    /// The loop behind [`IoSource::poll_io`] and [`IoSource::io`]: `key` is the caller's
+    /// owned waiter entry, if it has one.
+    fn poll_io_as<R>(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        mut key: Option<&mut WaitKey>,
         mut op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
         ready!(coop::poll_proceed(cx));
+        let mut cleared_at = None;
         loop {
-            let event = ready!(self.poll_ready(cx, direction))?;
+            let event = ready!(self.poll_ready_as(cx, direction, key.as_deref_mut()))?;
+            if cleared_at == Some(event.tick) {
+                // Still ready at the tick whose readiness a `WouldBlock` just cleared: only
+                // bits that are never cleared (closed) are left, yet the operation would
+                // block. Yield rather than spin inside this poll.
+                return coop::yield_now(cx);
+            }
             match op(self.get_ref()) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(event),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.clear_readiness(event);
+                    cleared_at = Some(event.tick);
+                }
                 result => {
                     coop::spend();
                     return Poll::Ready(result);
@@ -79,22 +110,51 @@ impl<E: Source> IoSource<E> {
         }
     }
 
-    /// Like [`IoSource::poll_io`] for a read of a stream socket into `len` bytes: a short
-    /// read (`0 < n < len`) also clears the readability, since edge-triggered epoll reports
-    /// the next arrival as a new event (and a racing one bumps the tick); this saves the
-    /// read that would fail with `WouldBlock`.
+    fn poll_ready_as(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        key: Option<&mut WaitKey>,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        self.sched
+            .poll_ready(cx, direction, key)
+            .map(|r| r.map_err(|_| gone()))
+    }
+
+    /// Like [`IoSource::poll_io`] for a read of a stream socket into `len` bytes. With
+    /// `short_read_drains` (TCP), a short read (`0 < n < len`) also clears the readability:
+    /// edge-triggered epoll reports the next arrival as a new event (and a racing one bumps
+    /// the tick), which saves the read that would fail with `WouldBlock`. Not once the
+    /// socket had urgent data, where a read stops at the urgent mark with data behind it;
+    /// and never for Unix streams (`short_read_drains` false), where a read stops after a
+    /// segment that carried descriptors. Then only a `WouldBlock` clears it.
     pub(crate) fn poll_read_stream(
         &self,
         cx: &mut Context<'_>,
         len: usize,
+        short_read_drains: bool,
         mut op: impl FnMut(&E) -> io::Result<usize>,
     ) -> Poll<io::Result<usize>> {
         ready!(coop::poll_proceed(cx));
+        let mut cleared_at = None;
         loop {
-            let event = ready!(self.poll_ready(cx, Direction::Read))?;
+            let event = ready!(self.poll_ready_as(cx, Direction::Read, None))?;
+            if cleared_at == Some(event.tick) {
+                // As in `poll_io_as`.
+                return coop::yield_now(cx);
+            }
             match op(self.get_ref()) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(event),
-                Ok(n) if n > 0 && n < len && !event.is_read_closed() => {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.clear_readiness(event);
+                    cleared_at = Some(event.tick);
+                }
+                Ok(n)
+                    if short_read_drains
+                        && n > 0
+                        && n < len
+                        && !event.is_read_closed()
+                        && !event.had_urgent_data() =>
+                {
                     self.clear_readiness(event);
                     coop::spend();
                     return Poll::Ready(Ok(n));
@@ -105,6 +165,19 @@ impl<E: Source> IoSource<E> {
                 }
             }
         }
+    }
+}
+
+/// An operation future's own entry in a waiter list; removed when the future is dropped.
+struct OwnedWaiter<'a> {
+    sched: &'a ScheduledIo,
+    direction: Direction,
+    key: WaitKey,
+}
+
+impl Drop for OwnedWaiter<'_> {
+    fn drop(&mut self) {
+        self.sched.remove_waiter(self.direction, self.key.take());
     }
 }
 

@@ -1,39 +1,13 @@
-//! hyper 1.x's `rt::Read` and `rt::Write` for the stream sockets (cargo feature `hyper`),
-//! and the read into uninitialised memory that both this and `tokio_io.rs` use.
+//! hyper 1.x's `rt::Read` and `rt::Write` for the stream sockets (cargo feature `hyper`).
 
 use std::io;
-use std::mem::MaybeUninit;
-use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-
-use mio::event::Source;
 
 use super::stream::StreamOps;
 use super::TcpStream;
 #[cfg(unix)]
 use super::UnixStream;
-use crate::io::IoSource;
-
-/// Reads from `source` into the uninitialised `dst`; the number of bytes now initialised
-/// at its start.
-pub(super) fn poll_read_uninit<E: Source + AsRawFd>(
-    source: &IoSource<E>,
-    cx: &mut Context<'_>,
-    dst: &mut [MaybeUninit<u8>],
-) -> Poll<io::Result<usize>> {
-    let len = dst.len();
-    source.poll_read_stream(cx, len, |io| {
-        // SAFETY: `dst` is valid for writes of `len` bytes, and `recv` writes at most that
-        // many (it never reads them, so their being uninitialised does not matter).
-        let n = unsafe { libc::recv(io.as_raw_fd(), dst.as_mut_ptr().cast(), len, 0) };
-        if n < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(n as usize)
-        }
-    })
-}
 
 macro_rules! hyper_io {
     ($ty:ty) => {
@@ -45,8 +19,8 @@ macro_rules! hyper_io {
                 cx: &mut Context<'_>,
                 mut buf: hyper::rt::ReadBufCursor<'_>,
             ) -> Poll<io::Result<()>> {
-                // SAFETY: `poll_read_uninit` only writes into the slice (see there).
-                let n = ready!(poll_read_uninit(self.source(), cx, unsafe { buf.as_mut() }))?;
+                // SAFETY: `poll_read_uninit_priv` only writes into the slice (see there).
+                let n = ready!(self.poll_read_uninit_priv(cx, unsafe { buf.as_mut() }))?;
                 // SAFETY: the kernel initialised the first `n` bytes of the cursor.
                 unsafe { buf.advance(n) };
                 Poll::Ready(Ok(()))

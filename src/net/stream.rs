@@ -3,8 +3,8 @@
 //! and for a shared reference to it (the [`stream_traits`] macro), and the accept back-off
 //! of the listeners.
 //!
-//! Reads clear readability after a short read (`IoSource::poll_read_stream`); writes
-//! clear writability on `WouldBlock` only.
+//! TCP reads clear readability after a short read unless the socket had urgent data; Unix
+//! stream reads and all writes clear it on `WouldBlock` only (`IoSource::poll_read_stream`).
 
 use std::io::{self, IoSlice, Read, Write};
 use std::net::Shutdown;
@@ -20,16 +20,41 @@ use crate::sync::LockUnpoisoned;
 /// The operations of a stream socket over a mio stream `E`.
 pub(crate) trait StreamOps<E>
 where
-    E: Source,
+    E: Source + std::os::fd::AsRawFd,
     for<'a> &'a E: Read + Write,
 {
+    /// Whether a short read means the socket's receive queue is empty (see
+    /// `IoSource::poll_read_stream`): true for TCP, false for Unix streams, whose reads
+    /// stop after a segment that carried descriptors.
+    const SHORT_READ_DRAINS: bool;
+
     fn source(&self) -> &IoSource<E>;
     fn shutdown_raw(io: &E, how: Shutdown) -> io::Result<()>;
 
     fn poll_read_priv(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         let len = buf.len();
         self.source()
-            .poll_read_stream(cx, len, |io| (&mut &*io).read(buf))
+            .poll_read_stream(cx, len, Self::SHORT_READ_DRAINS, |io| (&mut &*io).read(buf))
+    }
+
+    /// Reads into the uninitialised `dst` (hyper's and tokio's read traits); the number of
+    /// bytes now initialised at its start.
+    #[cfg(any(feature = "hyper", feature = "tokio-io"))]
+    fn poll_read_uninit_priv(
+        &self,
+        cx: &mut Context<'_>,
+        dst: &mut [std::mem::MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        let len = dst.len();
+        self.source()
+            .poll_read_stream(cx, len, Self::SHORT_READ_DRAINS, |io| {
+                // SAFETY: `dst` is valid for writes of `len` bytes, and `recv` writes at most
+                // that many (it never reads them, so their being uninitialised does not
+                // matter).
+                let n = unsafe { libc::recv(io.as_raw_fd(), dst.as_mut_ptr().cast(), len, 0) };
+                // Non-negative `n` is at most `len`, a `usize`: the cast is lossless.
+                usize::try_from(n).map_err(|_| io::Error::last_os_error())
+            })
     }
 
     fn poll_write_priv(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {

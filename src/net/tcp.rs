@@ -74,8 +74,7 @@ impl TcpListener {
     /// tries again, so that a loop that logs and retries does not spin.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
         self.backoff.wait().await;
-        let result =
-            std::future::poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |l| l.accept())).await;
+        let result = self.io.io(Direction::Read, |l| l.accept()).await;
         self.backoff.note(&result);
         let (stream, addr) = result?;
         Ok((TcpStream::new(stream, Arc::clone(self.io.driver()))?, addr))
@@ -146,8 +145,9 @@ impl TcpStream {
         let stream = TcpStream::new(mio::net::TcpStream::connect(addr)?, driver)?;
         // The connect is done when the socket turns writable (mio's docs): then either an
         // error is pending, or the peer address is known.
-        std::future::poll_fn(|cx| {
-            stream.io.poll_io(cx, Direction::Write, |s| {
+        stream
+            .io
+            .io(Direction::Write, |s| {
                 if let Some(e) = s.take_error()? {
                     return Err(e);
                 }
@@ -160,8 +160,7 @@ impl TcpStream {
                     Err(e) => Err(e),
                 }
             })
-        })
-        .await?;
+            .await?;
         Ok(stream)
     }
 
@@ -193,6 +192,8 @@ impl TcpStream {
 }
 
 impl StreamOps<mio::net::TcpStream> for TcpStream {
+    const SHORT_READ_DRAINS: bool = true;
+
     fn source(&self) -> &IoSource<mio::net::TcpStream> {
         &self.io
     }

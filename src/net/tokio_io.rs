@@ -1,38 +1,13 @@
 //! tokio's `AsyncRead` and `AsyncWrite` for the stream sockets (cargo feature `tokio-io`).
 
 use std::io;
-use std::mem::MaybeUninit;
-use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-
-use mio::event::Source;
 
 use super::stream::StreamOps;
 use super::TcpStream;
 #[cfg(unix)]
 use super::UnixStream;
-use crate::io::IoSource;
-
-/// Reads from `source` into the uninitialised `dst` (as `hyper_io.rs` does; kept here too
-/// so that either feature builds alone).
-fn poll_read_uninit<E: Source + AsRawFd>(
-    source: &IoSource<E>,
-    cx: &mut Context<'_>,
-    dst: &mut [MaybeUninit<u8>],
-) -> Poll<io::Result<usize>> {
-    let len = dst.len();
-    source.poll_read_stream(cx, len, |io| {
-        // SAFETY: `dst` is valid for writes of `len` bytes, and `recv` writes at most that
-        // many (it never reads them).
-        let n = unsafe { libc::recv(io.as_raw_fd(), dst.as_mut_ptr().cast(), len, 0) };
-        if n < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(n as usize)
-        }
-    })
-}
 
 macro_rules! tokio_io {
     ($ty:ty) => {
@@ -44,10 +19,8 @@ macro_rules! tokio_io {
                 cx: &mut Context<'_>,
                 buf: &mut tokio::io::ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
-                // SAFETY: `poll_read_uninit` only writes into the slice.
-                let n = ready!(poll_read_uninit(self.source(), cx, unsafe {
-                    buf.unfilled_mut()
-                }))?;
+                // SAFETY: `poll_read_uninit_priv` only writes into the slice.
+                let n = ready!(self.poll_read_uninit_priv(cx, unsafe { buf.unfilled_mut() }))?;
                 // SAFETY: the kernel initialised the first `n` unfilled bytes.
                 unsafe { buf.assume_init(n) };
                 buf.advance(n);

@@ -62,16 +62,12 @@ impl UdpSocket {
     /// [module docs](crate::net#host-names)).
     pub async fn send_to<A: ToSocketAddrs>(&self, buf: &[u8], to: A) -> io::Result<usize> {
         let to = resolve(to)?[0];
-        std::future::poll_fn(|cx| {
-            self.io
-                .poll_io(cx, Direction::Write, |s| s.send_to(buf, to))
-        })
-        .await
+        self.io.io(Direction::Write, |s| s.send_to(buf, to)).await
     }
 
     /// Receives one datagram into `buf`: its length and sender.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        std::future::poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |s| s.recv_from(buf))).await
+        self.io.io(Direction::Read, |s| s.recv_from(buf)).await
     }
 
     /// The local address.

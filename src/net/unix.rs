@@ -60,8 +60,7 @@ impl UnixListener {
     /// descriptors, it backs off as [`crate::net::TcpListener::accept`] does.
     pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
         self.backoff.wait().await;
-        let result =
-            std::future::poll_fn(|cx| self.io.poll_io(cx, Direction::Read, |l| l.accept())).await;
+        let result = self.io.io(Direction::Read, |l| l.accept()).await;
         self.backoff.note(&result);
         let (stream, addr) = result?;
         Ok((
@@ -96,15 +95,13 @@ impl UnixStream {
         let stream = UnixStream {
             io: IoSource::new(mio::net::UnixStream::connect(path)?, current_driver())?,
         };
-        std::future::poll_fn(|cx| {
-            stream
-                .io
-                .poll_io(cx, Direction::Write, |s| match s.take_error()? {
-                    Some(e) => Err(e),
-                    None => Ok(()),
-                })
-        })
-        .await?;
+        stream
+            .io
+            .io(Direction::Write, |s| match s.take_error()? {
+                Some(e) => Err(e),
+                None => Ok(()),
+            })
+            .await?;
         Ok(stream)
     }
 
@@ -133,6 +130,8 @@ impl UnixStream {
 }
 
 impl StreamOps<mio::net::UnixStream> for UnixStream {
+    const SHORT_READ_DRAINS: bool = false;
+
     fn source(&self) -> &IoSource<mio::net::UnixStream> {
         &self.io
     }
