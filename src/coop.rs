@@ -5,8 +5,10 @@
 //! `consume_budget`, thus goes back to its worker's queue every [`BUDGET`] operations, and
 //! the other tasks of that worker (and its driver turns, timers included) get their turn.
 //!
-//! The budget is a thread-local, set by the worker around each poll ([`with_budget`]);
-//! outside a worker's poll (a `block_on`, a plain thread) it is unlimited.
+//! The budget is a thread-local, set by the worker around each poll ([`with_budget`]) and
+//! by `block_on` around each poll of its future ([`budgeted`]); elsewhere (a future polled
+//! by another crate's executor on a plain thread) it is unlimited. `JoinHandle`s (and so
+//! `JoinSet::join_next`) spend one unit when they return `Ready`, as tokio's do.
 //!
 //! A task whose budget ran out wakes itself as a *yield* (`context::note_yield`), so it
 //! queues behind the other ready work of its worker, exactly as `yield_now` does.
@@ -38,6 +40,30 @@ pub(crate) fn with_budget<R>(f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(LEFT.with(|l| l.replace(Some(BUDGET))));
     f()
+}
+
+pin_project_lite::pin_project! {
+    /// A future polled with a fresh budget each time (what `block_on` runs): once the
+    /// budget of a poll is spent, filch's resources make it yield, and the wake-up that
+    /// follows brings a new poll, and a new budget.
+    pub(crate) struct Budgeted<F> {
+        #[pin]
+        future: F,
+    }
+}
+
+/// `future`, polled with a budget (see [`Budgeted`]).
+pub(crate) fn budgeted<F: Future>(future: F) -> Budgeted<F> {
+    Budgeted { future }
+}
+
+impl<F: Future> Future for Budgeted<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let future = self.project().future;
+        with_budget(|| future.poll(cx))
+    }
 }
 
 /// Ready if the current task may do one more operation; otherwise wakes it (as a yield)

@@ -702,7 +702,7 @@ impl Handle {
     pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
         let _enter = context::enter(Arc::clone(&self.state));
-        block_on::block_on(future)
+        block_on::block_on(crate::coop::budgeted(future))
     }
 
     /// The counters of every worker of this executor.

@@ -12,6 +12,7 @@ use std::task::{Context, Poll};
 use async_task::FallibleTask;
 
 use crate::abort::AbortHandle;
+use crate::coop;
 use crate::state::State;
 use crate::task::{JoinError, TaskMeta, TaskOutput};
 
@@ -126,7 +127,11 @@ impl<T> JoinHandle<T> {
 impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
+    /// Spends one unit of the awaiting task's cooperative budget when it returns `Ready`,
+    /// and yields instead once that budget is spent (as tokio's does), so that a task
+    /// joining many finished tasks lets its worker's other tasks run.
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        std::task::ready!(coop::poll_proceed(cx));
         let task = self
             .task
             .as_mut()
@@ -135,12 +140,14 @@ impl<T> Future for JoinHandle<T> {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Some(output)) => {
                 self.task = None;
+                coop::spend();
                 Poll::Ready(output.into_result())
             }
             Poll::Ready(None) => {
                 // Dropped without output (shutdown), perhaps with a panicking destructor.
                 let panic = self.meta().take_drop_panic();
                 self.task = None;
+                coop::spend();
                 Poll::Ready(Err(
                     panic.map_or_else(JoinError::cancelled, JoinError::panic)
                 ))
