@@ -97,7 +97,7 @@ fn a_task_reading_an_always_ready_socket_lets_a_timer_fire() {
 fn join_next_spends_the_budget_of_block_on() {
     watchdog(30, "join_set coop", || {
         const TASKS: usize = 1000;
-        let ex = executor(1);
+        let ex = common::leak_checked(1);
         ex.block_on(async {
             let done = Arc::new(AtomicUsize::new(0));
             let mut set = filch::JoinSet::new();
@@ -139,7 +139,7 @@ fn join_next_spends_the_budget_of_block_on() {
 fn join_handles_spend_the_budget_of_the_awaiting_task() {
     watchdog(30, "join handle coop", || {
         const TASKS: usize = 300;
-        let ex = executor(1);
+        let ex = common::leak_checked(1);
         let handles: Vec<_> = (0..TASKS).map(|i| ex.spawn(async move { i })).collect();
         for handle in &handles {
             wait_until(10, "every task finished", || handle.is_finished());
@@ -191,7 +191,7 @@ fn block_on_polls_its_future_with_a_budget() {
         }
     }
     watchdog(30, "block_on budget", || {
-        let ex = executor(1);
+        let ex = common::leak_checked(1);
         let polls = ex.block_on(CountPolls {
             polls: 0,
             future: Box::pin(async {

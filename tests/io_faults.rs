@@ -352,7 +352,7 @@ fn an_io_object_made_on_one_executor_works_from_a_plain_thread_and_another_execu
 #[test]
 fn a_udp_socket_error_is_reported_once_and_later_reads_wait() {
     watchdog(30, "udp error spin", || {
-        let ex = executor(1);
+        let ex = common::leak_checked(1);
         ex.block_on(async {
             // A port nobody listens on any more.
             let gone = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -374,4 +374,67 @@ fn a_udp_socket_error_is_reported_once_and_later_reads_wait() {
             assert!(next.is_err(), "a receive after the error returned {next:?}");
         });
     });
+}
+
+/// Every descriptor an executor opens (its epoll instance, its waker, its sockets) is
+/// closed once it is dropped, after it served sockets, timers, JoinSets and abort handles
+/// (an abort handle kept past the drop included). In a child process: other tests open
+/// descriptors concurrently, which would blur the count.
+#[test]
+fn dropped_executors_close_every_descriptor() {
+    assert_child_passes("descriptors_child", &[], "descriptor scenario passed");
+}
+
+#[test]
+#[ignore = "run by dropped_executors_close_every_descriptor in a child process"]
+fn descriptors_child() {
+    if !is_child() {
+        return;
+    }
+    watchdog(100, "descriptors", || {
+        let before = open_fds();
+        let mut kept = Vec::new();
+        for _ in 0..3 {
+            let ex = executor(2);
+            let abort = ex.block_on(async {
+                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                let mut set = filch::JoinSet::new();
+                set.spawn(async move {
+                    let (mut conn, _) = listener.accept().await.unwrap();
+                    let mut byte = [0; 1];
+                    filch::time::timeout(Duration::from_secs(60), conn.read_exact(&mut byte))
+                        .await
+                        .unwrap()
+                        .unwrap();
+                    conn.write_all(&byte).await.unwrap();
+                });
+                let mut client = TcpStream::connect(addr).await.unwrap();
+                client.write_all(b"x").await.unwrap();
+                let mut byte = [0; 1];
+                client.read_exact(&mut byte).await.unwrap();
+                set.join_next().await.unwrap().unwrap();
+                let udp = filch::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+                udp.send_to(b"u", udp.local_addr().unwrap()).await.unwrap();
+                udp.recv_from(&mut [0; 4]).await.unwrap();
+                // Tasks that wait (on a timer, on a socket) when the set and the executor go.
+                set.spawn(filch::time::sleep(Duration::from_secs(3600)));
+                let waiting = set.spawn(async move {
+                    let _ = udp.recv_from(&mut [0; 4]).await;
+                });
+                filch::time::sleep(Duration::from_millis(10)).await;
+                waiting
+            });
+            kept.push(abort);
+            drop(ex);
+        }
+        wait_until(
+            30,
+            "the descriptors of the dropped executors to be closed",
+            || open_fds() <= before,
+        );
+        assert_eq!(open_fds(), before, "descriptors left open");
+        assert!(kept.iter().all(|a| a.is_finished()));
+    });
+    println!("descriptor scenario passed");
 }

@@ -226,7 +226,7 @@ fn abort_handles_race_with_the_tasks_they_abort() {
 #[test]
 fn join_set_tasks_that_waited_are_freed_once_joined() {
     watchdog(30, "join set tasks freed", || {
-        let ex = executor(2);
+        let ex = common::leak_checked(2);
         let tally = Tally::new();
         ex.block_on(async {
             let mut set = JoinSet::new();
@@ -253,7 +253,7 @@ fn join_set_tasks_that_waited_are_freed_once_joined() {
 #[test]
 fn an_abort_handle_kept_after_its_task_finished_holds_nothing() {
     watchdog(30, "abort handle outlives its task", || {
-        let ex = executor(1);
+        let ex = common::leak_checked(1);
         let (tx, rx) = async_channel::bounded::<()>(1);
         let task = ex.spawn(async move { rx.recv().await.unwrap() });
         let abort = task.abort_handle();

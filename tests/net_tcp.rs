@@ -186,7 +186,7 @@ fn several_tasks_accepting_on_one_listener_all_get_a_connection() {
     for policy in POLICIES {
         watchdog(30, "accept many", move || {
             const N: usize = 50;
-            let ex = common::executor_with(2, policy);
+            let ex = common::leak_checked_with(2, policy);
             ex.block_on(async {
                 let listener = Arc::new(TcpListener::bind("127.0.0.1:0").await.unwrap());
                 let addr = listener.local_addr().unwrap();
@@ -226,7 +226,7 @@ fn several_tasks_accepting_on_one_listener_all_get_a_connection() {
 #[test]
 fn two_tasks_reading_one_stream_both_get_their_bytes() {
     watchdog(30, "two readers", || {
-        let ex = executor(2);
+        let ex = common::leak_checked(2);
         ex.block_on(async {
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
@@ -276,7 +276,7 @@ fn two_tasks_reading_one_stream_both_get_their_bytes() {
 fn a_read_cut_short_by_the_urgent_mark_does_not_lose_the_rest() {
     use std::os::fd::AsRawFd;
     watchdog(30, "urgent mark", || {
-        let ex = executor(1);
+        let ex = common::leak_checked(1);
         ex.block_on(async {
             let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();

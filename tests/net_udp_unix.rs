@@ -78,7 +78,7 @@ fn a_unix_stream_echoes_through_a_listener() {
 #[test]
 fn two_tasks_receiving_on_one_udp_socket_both_get_a_datagram() {
     watchdog(30, "two receivers", || {
-        let ex = executor(2);
+        let ex = common::leak_checked(2);
         ex.block_on(async {
             let socket = std::sync::Arc::new(UdpSocket::bind("127.0.0.1:0").await.unwrap());
             let addr = socket.local_addr().unwrap();
@@ -118,7 +118,7 @@ fn a_unix_read_cut_short_by_passed_descriptors_does_not_lose_the_rest() {
     use std::os::fd::AsRawFd;
     use std::os::unix::net::UnixStream as StdUnixStream;
     watchdog(30, "scm_rights", || {
-        let ex = executor(1);
+        let ex = common::leak_checked(1);
         ex.block_on(async {
             let (ours, peer) = StdUnixStream::pair().unwrap();
             let mut ours = filch::net::UnixStream::from_std(ours).unwrap();

@@ -106,6 +106,58 @@ pub fn named_executor(workers: usize, prefix: &str) -> Executor {
     build_executor(workers, None, Some(prefix))
 }
 
+/// An executor that, when dropped, checks that it holds nothing any more: no live task, no
+/// registered IO source, no timer (it waits up to 10 s for them to go, since a task's last
+/// waker may be dropped a moment after its handle resolved). For tests whose every task,
+/// socket and timer is meant to be gone by their end. Derefs to the [`Executor`].
+pub struct LeakChecked(Option<Executor>);
+
+/// A [`LeakChecked`] executor with `workers` threads and the default policy.
+pub fn leak_checked(workers: usize) -> LeakChecked {
+    LeakChecked(Some(executor(workers)))
+}
+
+/// A [`LeakChecked`] executor with `workers` threads and the wake policy `policy`.
+pub fn leak_checked_with(workers: usize, policy: WakePolicy) -> LeakChecked {
+    LeakChecked(Some(executor_with(workers, policy)))
+}
+
+/// What an executor still holds: (live tasks, IO sources, timers).
+pub fn held(ex: &Executor) -> (usize, usize, usize) {
+    let stats = ex.stats();
+    (stats.alive_tasks, stats.io_sources, stats.timers)
+}
+
+impl std::ops::Deref for LeakChecked {
+    type Target = Executor;
+    fn deref(&self) -> &Executor {
+        self.0
+            .as_ref()
+            .expect("a LeakChecked executor is only emptied by its drop")
+    }
+}
+
+impl Drop for LeakChecked {
+    fn drop(&mut self) {
+        let ex = self.0.take().expect("dropped once");
+        if thread::panicking() {
+            // The test failed already; a second panic would abort the process.
+            return;
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while held(&ex) != (0, 0, 0) && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(1));
+        }
+        let (tasks, sources, timers) = held(&ex);
+        assert_eq!(
+            (tasks, sources, timers),
+            (0, 0, 0),
+            "leak check at the end of the test: {tasks} live task(s), {sources} IO source(s) \
+             and {timers} timer(s) left 10 s after the test's work ended"
+        );
+    }
+}
+
 /// The name of the current thread, `"<unnamed>"` if it has none.
 pub fn thread_name() -> String {
     thread::current().name().unwrap_or("<unnamed>").to_owned()
