@@ -15,24 +15,18 @@
 //! # Host names
 //!
 //! [`TcpListener::bind`], [`TcpStream::connect`], [`UdpSocket::bind`] and
-//! [`UdpSocket::send_to`] take any [`std::net::ToSocketAddrs`] and resolve it on the calling
-//! thread. A literal address (a `SocketAddr`, `"127.0.0.1:80"`, `(IpAddr, u16)`) needs no
-//! lookup, but a host name (`"example.com:80"`) is looked up by the system resolver
-//! (`getaddrinfo`), which blocks: std's trait may borrow and need not be `Send`, so the
-//! lookup cannot be moved to another thread. On a worker, the tasks queued privately on it
-//! (the task the current poll spawned or woke, the tasks that yielded) are first handed to
-//! where the other workers can take them, and a sleeping worker is woken, so they do not
-//! wait for the lookup; the task that resolves, and its worker, still do. To keep the
-//! worker free, resolve on the blocking pool yourself and pass the addresses:
+//! [`UdpSocket::send_to`] take filch's [`ToSocketAddrs`] (tokio's set of address types).
+//! A literal address (a `SocketAddr`, `(IpAddr, u16)`, `"127.0.0.1:80"`,
+//! `("127.0.0.1", 80)`) is used at once, inside the calling task's poll. A host name
+//! (`"localhost:8080"`, `("example.com", 443)`) is looked up by the system resolver
+//! (`getaddrinfo`) on the blocking pool of the current executor, else of the global one
+//! (see [`spawn_blocking`](crate::spawn_blocking)): the task waits for it as for any IO,
+//! and its worker runs other tasks meanwhile. No worker ever blocks on DNS.
 //!
 //! ```no_run
-//! use std::net::{SocketAddr, ToSocketAddrs};
 //! filch::block_on(async {
-//!     let addrs: Vec<SocketAddr> = filch::spawn_blocking(|| {
-//!         ("localhost", 8080).to_socket_addrs().map(|a| a.collect())
-//!     })
-//!     .await??;
-//!     let stream = filch::net::TcpStream::connect(&addrs[..]).await?;
+//!     // Looked up on the blocking pool; each address is tried in turn.
+//!     let stream = filch::net::TcpStream::connect(("localhost", 8080)).await?;
 //!     # drop(stream);
 //!     Ok::<_, std::io::Error>(())
 //! })
@@ -45,6 +39,7 @@
 //! reports the error and waits 50 ms (`ACCEPT_BACKOFF`) before its next `accept` tries
 //! again, so that an accept loop that logs and retries does not spin a core.
 
+mod addr;
 mod stream;
 mod tcp;
 mod udp;
@@ -57,9 +52,9 @@ mod hyper_io;
 mod tokio_io;
 
 use std::io;
-use std::net::SocketAddr;
 use std::time::Duration;
 
+pub use addr::ToSocketAddrs;
 pub use tcp::{TcpListener, TcpStream};
 pub use udp::UdpSocket;
 #[cfg(unix)]
@@ -72,34 +67,4 @@ pub(crate) const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// Whether an accept error means the process or system is out of descriptors.
 fn out_of_descriptors(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE))
-}
-
-/// Resolves `addr` on this thread (no lookup for literal addresses), failing if it names
-/// nothing. A host name blocks in the system resolver, so a worker first hands off its
-/// private work (module docs); that costs next to nothing when it has none.
-fn resolve<A: std::net::ToSocketAddrs>(addr: A) -> io::Result<Vec<SocketAddr>> {
-    crate::worker::hand_off_private_work();
-    let addrs: Vec<SocketAddr> = addr.to_socket_addrs()?.collect();
-    if addrs.is_empty() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "filch: the address resolved to no socket address",
-        ));
-    }
-    Ok(addrs)
-}
-
-/// Tries `f` on each address in turn; the last error if none works.
-fn each_addr<T>(
-    addrs: Vec<SocketAddr>,
-    mut f: impl FnMut(SocketAddr) -> io::Result<T>,
-) -> io::Result<T> {
-    let mut last = None;
-    for addr in addrs {
-        match f(addr) {
-            Ok(t) => return Ok(t),
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(last.expect("resolve returns at least one address"))
 }

@@ -2,11 +2,12 @@
 
 use std::fmt;
 use std::io;
-use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr};
 use std::sync::Arc;
 
+use super::addr::resolve;
 use super::stream::{stream_traits, AcceptBackoff, StreamOps};
-use super::{each_addr, resolve};
+use super::ToSocketAddrs;
 use crate::global::current_driver;
 use crate::io::{Direction, Driver, IoSource};
 
@@ -38,14 +39,21 @@ pub struct TcpListener {
 impl TcpListener {
     /// Binds to `addr` (the first of its addresses that works) and listens.
     ///
-    /// A host name in `addr` is looked up on the calling thread, which blocks meanwhile
-    /// (std's `ToSocketAddrs` cannot be moved to another thread); a worker first hands the
-    /// tasks queued on it to the other workers. To keep the worker free, resolve on the
-    /// blocking pool and pass the addresses (see [`TcpStream::connect`], and the
+    /// A literal address is bound at once; a host name is first looked up on the blocking
+    /// pool, while the worker runs other tasks ([`ToSocketAddrs`], and the
     /// [module docs](crate::net#host-names)).
+    ///
+    /// ```no_run
+    /// filch::block_on(async {
+    ///     let listener = filch::net::TcpListener::bind("localhost:8080").await?;
+    ///     println!("listening on {}", listener.local_addr()?);
+    ///     Ok::<_, std::io::Error>(())
+    /// })
+    /// .unwrap();
+    /// ```
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
         let driver = current_driver();
-        let listener = each_addr(resolve(addr)?, mio::net::TcpListener::bind)?;
+        let listener = resolve(addr).await?.try_each(mio::net::TcpListener::bind)?;
         Self::new(listener, driver)
     }
 
@@ -105,40 +113,33 @@ impl TcpStream {
         })
     }
 
-    /// Connects to `addr` (each of its addresses in turn, until one accepts).
+    /// Connects to `addr` (each of its addresses in turn, until one accepts); else the
+    /// last address's error.
     ///
     /// A literal address needs no lookup. A host name is looked up by the system resolver
-    /// on the calling thread, which blocks meanwhile: std's `ToSocketAddrs` may borrow and
-    /// need not be `Send`, so it cannot be moved to another thread. On a worker, the tasks
-    /// queued privately on it are first handed to where the other workers can take them,
-    /// and a sleeping worker is woken, but the worker itself waits for the lookup
-    /// ([module docs](crate::net#host-names)). To keep it free, resolve on the blocking
-    /// pool yourself:
+    /// on the blocking pool, while the worker runs other tasks ([`ToSocketAddrs`], and the
+    /// [module docs](crate::net#host-names)).
     ///
     /// ```no_run
-    /// use std::net::{SocketAddr, ToSocketAddrs};
     /// use filch::net::TcpStream;
-    /// # filch::block_on(async {
-    /// let addrs: Vec<SocketAddr> = filch::spawn_blocking(|| {
-    ///     ("localhost", 8080).to_socket_addrs().map(|a| a.collect())
+    /// filch::block_on(async {
+    ///     let stream = TcpStream::connect(("example.com", 80)).await?;
+    ///     # drop(stream);
+    ///     Ok::<_, std::io::Error>(())
     /// })
-    /// .await??;
-    /// let stream = TcpStream::connect(&addrs[..]).await?;
-    /// # drop(stream);
-    /// # Ok::<_, std::io::Error>(())
-    /// # })
-    /// # .unwrap();
+    /// .unwrap();
     /// ```
     pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<TcpStream> {
         let driver = current_driver();
-        let mut last = None;
-        for addr in resolve(addr)? {
-            match Self::connect_one(addr, Arc::clone(&driver)).await {
-                Ok(stream) => return Ok(stream),
-                Err(e) => last = Some(e),
+        let (first, rest) = resolve(addr).await?.split();
+        let mut result = Self::connect_one(first, Arc::clone(&driver)).await;
+        for addr in rest {
+            if result.is_ok() {
+                break;
             }
+            result = Self::connect_one(addr, Arc::clone(&driver)).await;
         }
-        Err(last.expect("resolve returns at least one address"))
+        result
     }
 
     async fn connect_one(addr: SocketAddr, driver: Arc<Driver>) -> io::Result<TcpStream> {

@@ -2,9 +2,10 @@
 
 use std::fmt;
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 
-use super::{each_addr, resolve};
+use super::addr::resolve;
+use super::ToSocketAddrs;
 use crate::global::current_driver;
 use crate::io::{Direction, IoSource};
 
@@ -30,15 +31,12 @@ pub struct UdpSocket {
 impl UdpSocket {
     /// Binds to `addr` (the first of its addresses that works).
     ///
-    /// A host name in `addr` is looked up on the calling thread, which blocks meanwhile
-    /// (std's `ToSocketAddrs` cannot be moved to another thread); a worker first hands the
-    /// tasks queued on it to the other workers. To keep the worker free, resolve on the
-    /// blocking pool and pass the addresses (see
-    /// [`TcpStream::connect`](crate::net::TcpStream::connect), and the
+    /// A literal address is bound at once; a host name is first looked up on the blocking
+    /// pool, while the worker runs other tasks ([`ToSocketAddrs`], and the
     /// [module docs](crate::net#host-names)).
     pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
         let driver = current_driver();
-        let socket = each_addr(resolve(addr)?, mio::net::UdpSocket::bind)?;
+        let socket = resolve(addr).await?.try_each(mio::net::UdpSocket::bind)?;
         Ok(UdpSocket {
             io: IoSource::new(socket, driver)?,
         })
@@ -54,14 +52,22 @@ impl UdpSocket {
 
     /// Sends `buf` to `to` (its first address); returns the bytes sent.
     ///
-    /// A host name in `to` is looked up on the calling thread, on every call, which blocks
-    /// meanwhile (std's `ToSocketAddrs` cannot be moved to another thread); a worker first
-    /// hands the tasks queued on it to the other workers. Resolve once, on the blocking
-    /// pool, and pass a `SocketAddr` (see
-    /// [`TcpStream::connect`](crate::net::TcpStream::connect), and the
-    /// [module docs](crate::net#host-names)).
+    /// A literal address is used at once. A host name is looked up on the blocking pool,
+    /// on every call, while the worker runs other tasks ([`ToSocketAddrs`], and the
+    /// [module docs](crate::net#host-names)); to send many datagrams to one host, look it
+    /// up once (std's `ToSocketAddrs` inside [`spawn_blocking`](crate::spawn_blocking))
+    /// and pass its `SocketAddr`.
+    ///
+    /// ```no_run
+    /// filch::block_on(async {
+    ///     let socket = filch::net::UdpSocket::bind("0.0.0.0:0").await?;
+    ///     socket.send_to(b"ping", "localhost:9000").await?;
+    ///     Ok::<_, std::io::Error>(())
+    /// })
+    /// .unwrap();
+    /// ```
     pub async fn send_to<A: ToSocketAddrs>(&self, buf: &[u8], to: A) -> io::Result<usize> {
-        let to = resolve(to)?[0];
+        let to = resolve(to).await?.first();
         self.io.io(Direction::Write, |s| s.send_to(buf, to)).await
     }
 

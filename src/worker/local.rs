@@ -3,8 +3,6 @@
 //! executor's state.
 //!
 //! The LIFO slot and the yielded list are private: no other worker can steal from them.
-//! Before the thread blocks inside a poll (a host-name lookup in `filch::net`), their tasks
-//! move where others can take them ([`WorkerLocal::publish_private_work`]).
 //!
 //! It lives on the worker thread's stack for the thread's whole life as a worker; the
 //! thread-local pointer to it (`context.rs`) lets the schedule function reach it. Every
@@ -99,26 +97,6 @@ impl WorkerLocal {
             self.deque.push(task);
         }
         Some((first, count > 1))
-    }
-
-    /// Moves the private work where the other workers can take it: the LIFO slot's task onto
-    /// the deque (behind the tasks already there, which are older) and the
-    /// yielded tasks, oldest first, onto the injector (behind this worker's deque and inbox,
-    /// as a yield asks). Returns whether anything moved; when nothing did, this cost a cell
-    /// swap and a length check. The caller tells the other workers (`notify_work`).
-    pub(crate) fn publish_private_work(&self) -> bool {
-        let lifo = self.lifo.take();
-        let mut yielded = self.yielded.borrow_mut();
-        if lifo.is_none() && yielded.is_empty() {
-            return false;
-        }
-        for task in yielded.drain(..) {
-            self.state.injector.push(task);
-        }
-        if let Some(task) = lifo {
-            self.deque.push(task);
-        }
-        true
     }
 
     /// Takes any task left in the private queues (at exit).

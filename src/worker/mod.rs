@@ -27,8 +27,7 @@
 //!
 //! **Invariants:**
 //! - a worker never blocks inside a poll; it only sleeps in step 5, after a re-check of
-//!   every queue. The exception is a host-name lookup in `filch::net`, before which it hands
-//!   off its private work ([`hand_off_private_work`]);
+//!   every queue (a host-name lookup in `filch::net` runs on the blocking pool);
 //! - a worker whose loop unwinds (a panic outside any task: a panicking waker run by the
 //!   reactor it drives) gives back its booking in the notifier (`WorkerLoop`'s drop), and
 //!   starts its loop again: the searching and unparked counts stay exact, and the executor
@@ -39,8 +38,6 @@
 mod drive;
 pub(crate) mod local;
 pub(crate) mod schedule;
-
-pub(crate) use schedule::hand_off_private_work;
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -16,10 +16,6 @@
 //!   which wake the target.
 //! - On any other thread: the global injector.
 //!
-//! Before a worker blocks inside a poll (a host-name lookup: [`hand_off_private_work`]), the
-//! tasks in its LIFO slot and yielded list move to its deque and the injector, and a sleeping
-//! worker is woken if nobody searches, so that they do not wait for the call to return.
-//!
 //! Shutdown: a task scheduled after `shutdown` is set is dropped instead of queued. A push
 //! to a shared queue that races with shutdown is caught by push-then-check
 //! ([`after_shared_push`]): either the pusher sees the flag and drains, or the
@@ -86,27 +82,6 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     } else {
         push_to_worker(state, target, runnable);
     }
-}
-
-/// Called right before the current thread makes a call that may block inside a poll (a
-/// host-name lookup by `ToSocketAddrs`). On a filch worker, its private work (the LIFO
-/// slot's task, the yielded tasks), which no other worker can steal, moves to its deque and
-/// the injector, and a sleeping worker is woken if none searches (`notify_work`), so that
-/// those tasks run elsewhere while this thread blocks. Costs a thread-local read, a cell
-/// swap and a length check when there is no private work; does nothing on any other thread.
-pub(crate) fn hand_off_private_work() {
-    context::with_worker(|worker| {
-        let Some(worker) = worker else {
-            return;
-        };
-        if !worker.publish_private_work() {
-            return;
-        }
-        let state = &*worker.state;
-        state.sleep.notify_work();
-        // The yielded tasks went to the injector: push-then-check as `schedule_remote`.
-        after_shared_push(state);
-    });
 }
 
 /// Places `runnable` on worker `index`'s inbox, waking that worker if it sleeps.
