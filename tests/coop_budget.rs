@@ -64,28 +64,34 @@ fn a_task_reading_an_always_ready_socket_lets_a_timer_fire() {
                 }
             })
         };
+        let read = Arc::new(AtomicUsize::new(0));
         let reader = {
-            let stop = Arc::clone(&stop);
+            let (stop, read) = (Arc::clone(&stop), Arc::clone(&read));
             ex.spawn(async move {
                 let mut stream = filch::net::TcpStream::connect(addr).await.unwrap();
                 // Small reads, so the socket stays readable read after read.
                 let mut buf = [0; 16];
-                let mut total = 0u64;
                 while !stop.load(Ordering::SeqCst) {
-                    total += stream.read(&mut buf).await.unwrap() as u64;
+                    let n = stream.read(&mut buf).await.unwrap();
+                    read.fetch_add(n, Ordering::SeqCst);
                 }
-                total
             })
         };
         let timer = {
-            let stop = Arc::clone(&stop);
+            let (stop, read) = (Arc::clone(&stop), Arc::clone(&read));
             ex.spawn(async move {
+                // Once the reader is reading (however slow the machine), the timer must
+                // still get its turn.
+                while read.load(Ordering::SeqCst) == 0 {
+                    filch::time::sleep(Duration::from_millis(1)).await;
+                }
                 filch::time::sleep(Duration::from_millis(5)).await;
                 stop.store(true, Ordering::SeqCst);
             })
         };
         ex.block_on(timer).unwrap();
-        assert!(ex.block_on(reader).unwrap() > 0);
+        ex.block_on(reader).unwrap();
+        assert!(read.load(Ordering::SeqCst) > 0);
         writer.join().unwrap();
     });
 }
