@@ -212,3 +212,25 @@ fn block_on_polls_its_future_with_a_budget() {
         );
     });
 }
+
+/// tokio's `rt_common::coop_consume_budget`, in `block_on`: a future looping on
+/// `consume_budget` yields before it has done 1000 units in one poll.
+#[test]
+fn coop_consume_budget() {
+    watchdog(30, "coop_consume_budget", || {
+        let ex = common::leak_checked(1);
+        ex.block_on(std::future::poll_fn(|cx| {
+            let counter = Arc::new(AtomicUsize::new(0));
+            let in_worker = Arc::clone(&counter);
+            let mut worker = Box::pin(async move {
+                for _ in 0..1000 {
+                    in_worker.fetch_add(1, Ordering::SeqCst);
+                    filch::consume_budget().await;
+                }
+            });
+            assert!(std::future::Future::poll(worker.as_mut(), cx).is_pending());
+            assert!(counter.load(Ordering::SeqCst) < 1000);
+            std::task::Poll::Ready(())
+        }));
+    });
+}

@@ -477,3 +477,63 @@ fn dropping_idle_executors_repeatedly() {
         }
     });
 }
+
+/// tokio's `rt_common::outstanding_tasks_dropped`: a task that waits forever holds a clone
+/// of an `Arc`; dropping the executor drops the task's future, and with it the clone.
+#[test]
+fn outstanding_tasks_dropped() {
+    watchdog(30, "outstanding tasks dropped", || {
+        let ex = common::executor(2);
+        let count = std::sync::Arc::new(());
+        ex.block_on(async {
+            let count = std::sync::Arc::clone(&count);
+            drop(filch::spawn(std::future::poll_fn(move |_| {
+                assert_eq!(2, std::sync::Arc::strong_count(&count));
+                std::task::Poll::<()>::Pending
+            })));
+        });
+        assert_eq!(2, std::sync::Arc::strong_count(&count));
+        drop(ex);
+        assert_eq!(
+            1,
+            std::sync::Arc::strong_count(&count),
+            "a task outlived its executor"
+        );
+    });
+}
+
+/// tokio's `rt_common::wake_while_rt_is_dropping`: two waiting tasks whose futures' drops
+/// wake each other (each completes the channel the other waits on) while the executor drops
+/// them; the drop completes without a hang or a panic.
+#[test]
+fn wake_while_rt_is_dropping() {
+    struct OnDrop<F: FnMut()>(F);
+    impl<F: FnMut()> Drop for OnDrop<F> {
+        fn drop(&mut self) {
+            (self.0)()
+        }
+    }
+    watchdog(30, "wake while dropping", || {
+        let ex = common::executor(2);
+        let (tx1, rx1) = futures::channel::oneshot::channel::<()>();
+        let (tx2, rx2) = futures::channel::oneshot::channel::<()>();
+        let (ready_tx, ready_rx) = async_channel::unbounded::<()>();
+        for (tx, rx) in [(tx2, rx1), (tx1, rx2)] {
+            let ready_tx = ready_tx.clone();
+            drop(ex.spawn(async move {
+                let mut tx = Some(tx);
+                let _wake_the_other = OnDrop(move || {
+                    let _ = tx.take().unwrap().send(());
+                });
+                // `join` polls the receiver first, so its waker is stored before the test
+                // hears that this task is ready.
+                let _ = futures::join!(rx, async { ready_tx.send(()).await });
+            }));
+        }
+        ex.block_on(async {
+            ready_rx.recv().await.unwrap();
+            ready_rx.recv().await.unwrap();
+        });
+        drop(ex);
+    });
+}
