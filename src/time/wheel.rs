@@ -1,21 +1,28 @@
 //! [`Wheel`]: the hierarchical timing wheel of one driver, in whole milliseconds since the
 //! driver started.
 //!
-//! Six levels of 64 slots: a slot of level `L` spans `64^L` ms, so the wheel reaches
-//! `64^6` ms (about 795 days) ahead; later deadlines are clamped to that. A timer goes to
-//! the level of the highest bit in which its deadline differs from the wheel's `elapsed`
-//! time, so its slot always starts after `elapsed`; when the wheel reaches a slot of a
-//! level above 0, the timers in it move down (a timer moves at most five times in its
-//! life). The timers of a slot form a doubly linked list through their slab entries, and
-//! each level keeps a bitmap of its non-empty slots, so that inserting and removing a
-//! timer is O(1) and finding the next deadline is O(levels).
+//! Six levels of 64 slots: a slot of level `L` spans `64^L` ms, so one turn of the top level
+//! spans `64^6` ms (about 795 days). A timer goes to the level of the highest bit in which
+//! its link position differs from the wheel's `elapsed` time, so its slot always starts
+//! after `elapsed`; when the wheel reaches a slot of a level above 0, the timers in it move
+//! down (a timer moves at most five times per turn of the top level). The timers of a slot
+//! form a doubly linked list through their slab entries, and each level keeps a bitmap of
+//! its non-empty slots, so that inserting and removing a timer is O(1) and finding the next
+//! deadline is O(levels).
+//!
+//! A timer's link position is its deadline, clamped to the horizon: the last millisecond of
+//! the top-level slot just before the current one, one turn ahead (see [`Wheel::link`]).
+//! The entry keeps its own deadline, so a clamped timer that the wheel reaches early is
+//! linked again (clamped again), never fired: a deadline of `u64::MAX` never fires.
 //!
 //! **Invariants:**
 //! - an entry is in exactly one slot list iff it is armed and has not fired; `fired`
 //!   entries (and entries not yet armed) are in no list;
 //! - bit `s` of `occupied[L]` is set iff slot `s` of level `L` has a non-empty list;
-//! - every armed entry's slot starts after `elapsed` (so the next expiration is never in
-//!   the past, except for the top level, whose slots wrap).
+//! - every armed entry's slot starts after `elapsed`, and no slot that holds `elapsed` is
+//!   occupied, at any level: the slots of each level, searched from the one that holds
+//!   `elapsed`, come in the order of their start times (the top level's wrap around, one
+//!   turn ahead).
 
 use std::task::Waker;
 
@@ -24,13 +31,16 @@ use slab::Slab;
 const LEVELS: usize = 6;
 const SLOT_BITS: u32 = 6;
 const SLOTS: usize = 1 << SLOT_BITS;
-/// The farthest a deadline may be ahead of the wheel's time, in ms.
-const MAX_AHEAD: u64 = (1 << (SLOT_BITS as usize * LEVELS)) - 1;
+/// The span of one turn of the top level, in ms.
+const TURN: u64 = 1 << (SLOT_BITS as usize * LEVELS);
+/// The span of one top-level slot, in ms.
+const TOP_SLOT: u64 = 1 << (SLOT_BITS as usize * (LEVELS - 1));
 
 const NONE: u32 = u32::MAX;
 
 /// One timer.
 struct Entry {
+    /// The deadline in ms (`u64::MAX`: never), also when it lies beyond the horizon.
     deadline: u64,
     waker: Option<Waker>,
     prev: u32,
@@ -91,8 +101,8 @@ impl Wheel {
             Some(w) if w.will_wake(waker) => {}
             _ => entry.waker = Some(waker.clone()),
         }
-        entry.deadline = deadline.min(self.elapsed + MAX_AHEAD);
-        if entry.deadline <= self.elapsed {
+        entry.deadline = deadline;
+        if deadline <= self.elapsed {
             entry.fired = true;
             return false;
         }
@@ -126,18 +136,26 @@ impl Wheel {
         self.entries.len()
     }
 
-    fn level_for(&self, deadline: u64) -> usize {
-        // The highest bit in which the deadline differs from `elapsed` picks the level; the
+    fn level_for(&self, position: u64) -> usize {
+        // The highest bit in which the position differs from `elapsed` picks the level; the
         // low slot bits are forced on so that level 0 is the least.
-        let masked = (self.elapsed ^ deadline) | (SLOTS as u64 - 1);
+        let masked = (self.elapsed ^ position) | (SLOTS as u64 - 1);
         let significant = 63 - masked.leading_zeros() as usize;
         (significant / SLOT_BITS as usize).min(LEVELS - 1)
     }
 
+    /// Links an armed entry (deadline after `elapsed`) into the slot of its link position:
+    /// its deadline, clamped to the last ms of the top-level slot just before the current
+    /// one, one turn ahead. A position up to there lies in a slot that starts after
+    /// `elapsed` and is never the current top-level slot (whose index a position one turn
+    /// ahead would share, hiding the timers of the next slot from [`Wheel::next_expiration`]).
     fn link(&mut self, key: TimerKey) {
-        let deadline = self.entries[key].deadline;
-        let level = self.level_for(deadline);
-        let slot = ((deadline >> (SLOT_BITS as usize * level)) as usize) % SLOTS;
+        // Cannot overflow before `elapsed` (the driver's clock, in ms) reaches 2^64 - 2^36,
+        // half a billion years from the driver's start; it saturates rather than wraps.
+        let horizon = (self.elapsed & !(TOP_SLOT - 1)).saturating_add(TURN - 1);
+        let position = self.entries[key].deadline.min(horizon);
+        let level = self.level_for(position);
+        let slot = ((position >> (SLOT_BITS as usize * level)) as usize) % SLOTS;
         let at = level * SLOTS + slot;
         let head = self.heads[at];
         if head != NONE {
@@ -187,12 +205,16 @@ impl Wheel {
                 return None;
             }
             let now_slot = ((now / slot_range(level)) % SLOTS as u64) as u32;
+            debug_assert_eq!(occupied & (1 << now_slot), 0, "level {level}: now's slot");
             let slot =
                 (occupied.rotate_right(now_slot).trailing_zeros() + now_slot) as usize % SLOTS;
+            // Cannot overflow: the start of a slot of the level range that holds `now`.
             let mut deadline = (now & !(level_range(level) - 1)) + slot as u64 * slot_range(level);
             if deadline <= now {
-                // Only the top level wraps (module invariants).
-                deadline += level_range(level);
+                // Only the top level wraps: the slot is one turn ahead (module invariants).
+                // Saturates only in the last turn before 2^64 ms (see `link`).
+                debug_assert_eq!(level, LEVELS - 1);
+                deadline = deadline.saturating_add(level_range(level));
             }
             Some((deadline, level, slot))
         })
@@ -224,7 +246,8 @@ impl Wheel {
                     entry.fired = true;
                     wakers.extend(entry.waker.take());
                 } else {
-                    // Cascade to a lower level.
+                    // Cascade to a lower level, or (a deadline beyond the horizon) to the
+                    // new horizon.
                     self.link(key as usize);
                 }
                 key = next;
@@ -309,6 +332,62 @@ mod tests {
         }
         assert_eq!(wheel.len(), 0);
         assert!(wheel.next_deadline().is_none());
+    }
+
+    /// A timer clamped to the horizon (`sleep(Duration::MAX)`) and a 20 s timer armed 10 s
+    /// before a top-level slot boundary (2^30 ms): the 20 s timer is due in the next
+    /// top-level slot, and the clamped one must not hide it.
+    #[test]
+    fn a_clamped_timer_does_not_hide_a_timer_due_in_the_next_top_level_slot() {
+        let waker = noop_waker();
+        let mut wheel = Wheel::new();
+        let mut wakers = Vec::new();
+        let start = (5 << 30) - 10_000;
+        wheel.advance(start, &mut wakers);
+        let forever = wheel.insert();
+        assert!(wheel.arm(forever, u64::MAX, &waker));
+        let soon = wheel.insert();
+        let due = start + 20_000;
+        assert!(wheel.arm(soon, due, &waker));
+        let next = wheel.next_deadline();
+        assert!(
+            next.is_some_and(|d| d <= due),
+            "next deadline {next:?}, but a timer is due at {due}"
+        );
+        wheel.advance(due, &mut wakers);
+        assert!(wheel.is_fired(soon), "the 20 s timer did not fire after 20 s");
+        assert!(!wheel.is_fired(forever));
+    }
+
+    /// A deadline beyond the wheel's reach is linked at the horizon, and when the wheel
+    /// gets there it is linked again, not fired: it fires at its own deadline, or never
+    /// (`u64::MAX`).
+    #[test]
+    fn a_timer_clamped_to_the_horizon_does_not_fire_there() {
+        let waker = noop_waker();
+        let mut wheel = Wheel::new();
+        let mut wakers = Vec::new();
+        let forever = wheel.insert();
+        assert!(wheel.arm(forever, u64::MAX, &waker));
+        let far = wheel.insert();
+        let far_deadline = (3 << 36) + 12_345;
+        assert!(wheel.arm(far, far_deadline, &waker));
+        let mut now = 0;
+        while now < 5 << 36 {
+            let next = wheel.next_deadline().expect("two timers are pending");
+            assert!(next > now, "the next deadline {next} is not after {now}");
+            now = next;
+            wheel.advance(now, &mut wakers);
+            assert!(!wheel.is_fired(forever), "a timer for never fired at {now}");
+            assert_eq!(wheel.is_fired(far), far_deadline <= now, "at {now}");
+            if wheel.is_fired(far) {
+                // Only the timer for never is left.
+                now = now.max(5 << 36);
+                wheel.advance(now, &mut wakers);
+            }
+        }
+        assert!(wheel.is_fired(far));
+        assert!(!wheel.is_fired(forever));
     }
 
     #[test]
