@@ -127,3 +127,42 @@ fn a_sleep_made_on_one_executor_completes_on_a_plain_thread() {
         assert!(start.elapsed() >= Duration::from_millis(4));
     });
 }
+
+/// Polls `f` until a `referee` sleep ends, and panics naming `what` if `f` completed first
+/// (on a tie `f` wins, so a timer that fires early cannot hide behind the referee).
+async fn assert_pending_for<F: Future>(what: &str, referee: Duration, f: F)
+where
+    F::Output: std::fmt::Debug,
+{
+    let f = std::pin::pin!(f);
+    let referee_sleep = std::pin::pin!(sleep(referee));
+    if let futures::future::Either::Left((out, _)) =
+        futures::future::select(f, referee_sleep).await
+    {
+        panic!("{what} completed ({out:?}) before a {referee:?} sleep");
+    }
+}
+
+/// A deadline of 2^64 ms or more ahead is beyond what the driver's ms clock holds: it
+/// means never, and must not wrap round to a near deadline.
+#[test]
+fn deadlines_of_2_pow_64_ms_or_more_never_fire() {
+    watchdog(60, "deadlines of 2^64 ms", || {
+        let ex = executor(1);
+        ex.block_on(async {
+            let two_pow_64_ms = Duration::from_millis(u64::MAX) + Duration::from_millis(1);
+            futures::join!(
+                assert_pending_for(
+                    "timeout(u64::MAX ms, pending())",
+                    Duration::from_millis(300),
+                    timeout(Duration::from_millis(u64::MAX), std::future::pending::<()>()),
+                ),
+                assert_pending_for(
+                    "sleep_until(now + 2^64 ms + 100 ms)",
+                    Duration::from_millis(300),
+                    sleep_until(Instant::now() + two_pow_64_ms + Duration::from_millis(100)),
+                ),
+            );
+        });
+    });
+}

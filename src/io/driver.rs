@@ -220,13 +220,18 @@ impl Driver {
 
     /// The time in whole ms since the wheel's origin, rounded down.
     fn now_ms(&self) -> u64 {
-        self.origin.elapsed().as_millis() as u64
+        // Saturates (never wraps) after 2^64 ms, half a billion years.
+        u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// `deadline` in the wheel's ms, rounded up (a timer never fires early).
+    /// `deadline` in the wheel's ms, rounded up (a timer never fires early). A deadline
+    /// 2^64 ms or more after the origin, beyond what the wheel's clock holds, is `u64::MAX`,
+    /// which the wheel never fires.
     pub(crate) fn deadline_ms(&self, deadline: Instant) -> u64 {
         let d = deadline.saturating_duration_since(self.origin);
-        (d.as_nanos().div_ceil(1_000_000)) as u64
+        // `as_nanos` is below 2^94, so the division cannot overflow the u128; the result
+        // saturates rather than wraps.
+        u64::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX)
     }
 
     /// One turn of the driver, by the thread holding the poller (`poller`): waits in the OS
