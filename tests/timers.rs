@@ -166,3 +166,41 @@ fn deadlines_of_2_pow_64_ms_or_more_never_fire() {
         });
     });
 }
+
+/// `Duration::MAX` (an `Instant` that cannot be represented) means a deadline that never
+/// comes: `sleep`, `timeout` and every tick of an `interval` after the first stay pending,
+/// and none panics.
+#[test]
+fn sleep_timeout_and_interval_of_duration_max_never_fire_and_never_panic() {
+    watchdog(60, "Duration::MAX", || {
+        let ex = executor(1);
+        ex.block_on(async {
+            let referee = Duration::from_millis(200);
+            let mut every = interval(Duration::MAX);
+            let first = every.tick().await;
+            assert!(first <= Instant::now());
+            assert_eq!(timeout(Duration::MAX, async { 7 }).await, Ok(7));
+            futures::join!(
+                assert_pending_for("interval(Duration::MAX)'s second tick", referee, every.tick()),
+                assert_pending_for("sleep(Duration::MAX)", referee, sleep(Duration::MAX)),
+                assert_pending_for(
+                    "timeout(Duration::MAX, pending())",
+                    referee,
+                    timeout(Duration::MAX, std::future::pending::<()>()),
+                ),
+            );
+        });
+    });
+}
+
+/// tokio `time_interval.rs::interval_doesnt_panic_max_duration_when_polling`: the first
+/// tick of an `interval(Duration::MAX)` is ready at once.
+#[test]
+fn interval_doesnt_panic_max_duration_when_polling() {
+    watchdog(60, "interval(Duration::MAX)", || {
+        executor(1).block_on(async {
+            let mut every = interval(Duration::MAX);
+            assert!(futures::poll!(std::pin::pin!(every.tick())).is_ready());
+        });
+    });
+}

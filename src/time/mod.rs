@@ -49,11 +49,22 @@ pub struct Sleep {
 /// # });
 /// ```
 pub fn sleep(duration: Duration) -> Sleep {
-    let now = Instant::now();
-    sleep_until(
-        now.checked_add(duration)
-            .unwrap_or(now + Duration::from_secs(86_400 * 365 * 30)),
-    )
+    sleep_until(after(Instant::now(), duration))
+}
+
+/// `at + duration`, or, where an `Instant` cannot hold that, [`far_future`] (a deadline that
+/// never comes, for the wheel).
+fn after(at: Instant, duration: Duration) -> Instant {
+    at.checked_add(duration).unwrap_or_else(far_future)
+}
+
+/// An instant about 30 years from now (as tokio's `Instant::far_future`): the deadline of a
+/// timer whose true deadline an `Instant` cannot hold. It is beyond the wheel's horizon, so
+/// the wheel never fires it early; it comes only after 30 years of uptime.
+fn far_future() -> Instant {
+    // Cannot overflow: `Instant` counts whole seconds in an i64 or u64 on the platforms
+    // std supports, starting near boot, so it holds centuries beyond any present value.
+    Instant::now() + Duration::from_secs(86_400 * 365 * 30)
 }
 
 /// Waits until `deadline`. See [`Sleep`].
@@ -244,7 +255,7 @@ impl Interval {
     fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.sleep).poll(cx));
         let at = self.sleep.deadline();
-        self.sleep.reset(at + self.period);
+        self.sleep.reset(after(at, self.period));
         Poll::Ready(at)
     }
 }
