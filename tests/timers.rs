@@ -204,3 +204,115 @@ fn interval_doesnt_panic_max_duration_when_polling() {
         });
     });
 }
+
+/// A waker that owns a polled `Sleep`: dropping the waker drops (removes) that timer.
+struct TimerOwner {
+    secondary: Option<std::pin::Pin<Box<filch::time::Sleep>>>,
+}
+
+impl std::task::Wake for TimerOwner {
+    fn wake(self: Arc<Self>) {}
+}
+
+impl Drop for TimerOwner {
+    fn drop(&mut self) {
+        drop(self.secondary.take());
+    }
+}
+
+/// A waker whose drop removes a timer of the same driver, from a `Sleep` polled once.
+async fn timer_owning_waker() -> std::task::Waker {
+    let mut secondary = Box::pin(sleep(Duration::from_secs(3600)));
+    assert!(futures::poll!(secondary.as_mut()).is_pending());
+    std::task::Waker::from(Arc::new(TimerOwner {
+        secondary: Some(secondary),
+    }))
+}
+
+/// tokio `time_sleep.rs::drop_from_waker_drop`: the wheel holds the last reference to a
+/// waker that owns another timer; dropping the first timer drops that waker, whose drop
+/// removes the second timer from the same wheel.
+#[test]
+fn drop_from_waker_drop() {
+    watchdog(20, "drop_from_waker_drop (a deadlock?)", || {
+        executor(1).block_on(async {
+            let waker = timer_owning_waker().await;
+            let mut primary = Box::pin(sleep(Duration::from_secs(3600)));
+            let mut cx = std::task::Context::from_waker(&waker);
+            assert!(primary.as_mut().poll(&mut cx).is_pending());
+            drop(waker);
+            drop(primary);
+        });
+    });
+}
+
+/// As `drop_from_waker_drop`, but the waker that owns a timer is dropped when a later poll
+/// of the first timer replaces it with another waker.
+#[test]
+fn drop_from_waker_drop_when_a_poll_replaces_the_waker() {
+    watchdog(20, "a replaced waker that owns a timer (a deadlock?)", || {
+        executor(1).block_on(async {
+            let waker = timer_owning_waker().await;
+            let mut primary = Box::pin(sleep(Duration::from_secs(3600)));
+            let mut cx = std::task::Context::from_waker(&waker);
+            assert!(primary.as_mut().poll(&mut cx).is_pending());
+            drop(waker);
+            assert!(futures::poll!(primary.as_mut()).is_pending());
+        });
+    });
+}
+
+/// tokio `time_sleep.rs::drop_from_wake`: 100 timers share a waker whose wake drops all of
+/// them; the driver wakes them with no lock of its own held, so the drops neither deadlock
+/// nor panic.
+#[test]
+fn drop_from_wake() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Mutex;
+
+    type Sleeps = Arc<Mutex<Vec<std::pin::Pin<Box<filch::time::Sleep>>>>>;
+    struct DropWaker(Arc<AtomicBool>, Sleeps);
+    impl std::task::Wake for DropWaker {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                *self.1.lock().expect("panic in lock") = Vec::new()
+            }));
+            if result.is_err() {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    watchdog(20, "drop_from_wake (a deadlock?)", || {
+        let panicked = Arc::new(AtomicBool::new(false));
+        let list: Sleeps = Arc::new(Mutex::new(Vec::new()));
+        let waker = std::task::Waker::from(Arc::new(DropWaker(
+            Arc::clone(&panicked),
+            Arc::clone(&list),
+        )));
+        let ex = executor(1);
+        ex.block_on(async {
+            {
+                let mut cx = std::task::Context::from_waker(&waker);
+                let mut lock = list.lock().unwrap();
+                for _ in 0..100 {
+                    let mut timer = Box::pin(sleep(Duration::from_millis(10)));
+                    let _ = timer.as_mut().poll(&mut cx);
+                    lock.push(timer);
+                }
+            }
+            sleep(Duration::from_millis(11)).await;
+        });
+        // The timers fired (on the driver's thread) and their wake emptied the list.
+        common::wait_until(10, "the timers' wake to drop them", || {
+            list.lock().unwrap().is_empty()
+        });
+        assert!(
+            !panicked.load(Ordering::SeqCst),
+            "panicked when dropping timers"
+        );
+    });
+}

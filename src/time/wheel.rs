@@ -62,6 +62,15 @@ pub(crate) struct Wheel {
 /// The key of a timer in its wheel.
 pub(crate) type TimerKey = usize;
 
+/// Stores `waker` in `slot` unless the waker there already wakes the same task; returns
+/// the waker it replaced.
+fn replace_waker(slot: &mut Option<Waker>, waker: &Waker) -> Option<Waker> {
+    match slot {
+        Some(w) if w.will_wake(waker) => None,
+        _ => slot.replace(waker.clone()),
+    }
+}
+
 fn slot_range(level: usize) -> u64 {
     1 << (SLOT_BITS as usize * level)
 }
@@ -93,31 +102,37 @@ impl Wheel {
     }
 
     /// Arms timer `key` for `deadline` (ms) with `waker`, re-arming it if it was armed or
-    /// fired. Returns `false` if the deadline has already passed (the timer is then fired).
-    pub(crate) fn arm(&mut self, key: TimerKey, deadline: u64, waker: &Waker) -> bool {
+    /// fired. Returns whether it is pending (`false`: the deadline has already passed, and
+    /// the timer is fired and keeps no waker), and the waker it held before.
+    ///
+    /// Every waker the wheel lets go of (here, in [`Wheel::set_waker`] and
+    /// [`Wheel::remove`]) is handed back, for the caller to drop after unlocking the wheel:
+    /// a waker's drop may run any code, such as dropping another timer of this wheel.
+    #[must_use]
+    pub(crate) fn arm(
+        &mut self,
+        key: TimerKey,
+        deadline: u64,
+        waker: &Waker,
+    ) -> (bool, Option<Waker>) {
         self.unlink(key);
         let entry = &mut self.entries[key];
-        match &entry.waker {
-            Some(w) if w.will_wake(waker) => {}
-            _ => entry.waker = Some(waker.clone()),
-        }
         entry.deadline = deadline;
         if deadline <= self.elapsed {
             entry.fired = true;
-            return false;
+            return (false, entry.waker.take());
         }
         entry.fired = false;
+        let old = replace_waker(&mut entry.waker, waker);
         self.link(key);
-        true
+        (true, old)
     }
 
-    /// Replaces the waker of an armed timer.
-    pub(crate) fn set_waker(&mut self, key: TimerKey, waker: &Waker) {
-        let entry = &mut self.entries[key];
-        match &entry.waker {
-            Some(w) if w.will_wake(waker) => {}
-            _ => entry.waker = Some(waker.clone()),
-        }
+    /// Replaces the waker of an armed timer; returns the one it replaced (see
+    /// [`Wheel::arm`]).
+    #[must_use]
+    pub(crate) fn set_waker(&mut self, key: TimerKey, waker: &Waker) -> Option<Waker> {
+        replace_waker(&mut self.entries[key].waker, waker)
     }
 
     /// Whether timer `key` has fired since it was last armed.
@@ -125,10 +140,11 @@ impl Wheel {
         self.entries[key].fired
     }
 
-    /// Removes timer `key`. O(1), wakes nothing.
-    pub(crate) fn remove(&mut self, key: TimerKey) {
+    /// Removes timer `key`; returns its waker (see [`Wheel::arm`]). O(1), wakes nothing.
+    #[must_use]
+    pub(crate) fn remove(&mut self, key: TimerKey) -> Option<Waker> {
         self.unlink(key);
-        self.entries.remove(key);
+        self.entries.remove(key).waker
     }
 
     /// The number of timers (armed, fired or not yet armed).
@@ -296,12 +312,12 @@ mod tests {
                 _ => rng(&mut seed) % 20_000_000,
             };
             let deadline = 1 + ahead;
-            assert!(wheel.arm(key, deadline, &waker));
+            assert!(wheel.arm(key, deadline, &waker).0);
             timers.push((key, deadline));
         }
         // Remove some before they fire.
         for (key, _) in timers.drain(..200) {
-            wheel.remove(key);
+            let _ = wheel.remove(key);
         }
         let mut now = 0;
         let mut wakers = Vec::new();
@@ -328,7 +344,7 @@ mod tests {
         }
         assert!(timers.iter().all(|&(k, _)| wheel.is_fired(k)));
         for (key, _) in timers {
-            wheel.remove(key);
+            let _ = wheel.remove(key);
         }
         assert_eq!(wheel.len(), 0);
         assert!(wheel.next_deadline().is_none());
@@ -345,10 +361,10 @@ mod tests {
         let start = (5 << 30) - 10_000;
         wheel.advance(start, &mut wakers);
         let forever = wheel.insert();
-        assert!(wheel.arm(forever, u64::MAX, &waker));
+        assert!(wheel.arm(forever, u64::MAX, &waker).0);
         let soon = wheel.insert();
         let due = start + 20_000;
-        assert!(wheel.arm(soon, due, &waker));
+        assert!(wheel.arm(soon, due, &waker).0);
         let next = wheel.next_deadline();
         assert!(
             next.is_some_and(|d| d <= due),
@@ -368,10 +384,10 @@ mod tests {
         let mut wheel = Wheel::new();
         let mut wakers = Vec::new();
         let forever = wheel.insert();
-        assert!(wheel.arm(forever, u64::MAX, &waker));
+        assert!(wheel.arm(forever, u64::MAX, &waker).0);
         let far = wheel.insert();
         let far_deadline = (3 << 36) + 12_345;
-        assert!(wheel.arm(far, far_deadline, &waker));
+        assert!(wheel.arm(far, far_deadline, &waker).0);
         let mut now = 0;
         while now < 5 << 36 {
             let next = wheel.next_deadline().expect("two timers are pending");
@@ -397,10 +413,10 @@ mod tests {
         let mut wakers = Vec::new();
         wheel.advance(100, &mut wakers);
         let key = wheel.insert();
-        assert!(!wheel.arm(key, 50, &waker));
+        assert!(!wheel.arm(key, 50, &waker).0);
         assert!(wheel.is_fired(key));
-        assert!(wheel.arm(key, 5_000, &waker));
-        assert!(wheel.arm(key, 150, &waker));
+        assert!(wheel.arm(key, 5_000, &waker).0);
+        assert!(wheel.arm(key, 150, &waker).0);
         // The wheel may wake up earlier to move the timer down a level, never later.
         assert!(wheel.next_deadline().is_some_and(|d| d <= 150));
         wheel.advance(149, &mut wakers);
