@@ -316,3 +316,23 @@ fn drop_from_wake() {
         );
     });
 }
+
+/// tokio `time_timeout.rs::timeout_is_not_exhausted_by_future` (tokio issue 4291): the inner
+/// future spends the task's budget in every poll (and so yields), yet the deadline is still
+/// checked, on a worker where the budget is in force.
+#[test]
+fn timeout_is_not_exhausted_by_future() {
+    watchdog(20, "a timeout around a budget-spending loop", || {
+        let ex = executor(1);
+        let start = Instant::now();
+        let out = ex
+            .block_on(ex.spawn(timeout(Duration::from_millis(50), async {
+                loop {
+                    filch::consume_budget().await;
+                }
+            })))
+            .unwrap();
+        assert!(out.is_err());
+        assert!(start.elapsed() >= Duration::from_millis(50));
+    });
+}

@@ -96,35 +96,44 @@ impl Sleep {
     }
 }
 
-impl Future for Sleep {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = &mut *self;
-        if this.driver.is_shut_down() {
+impl Sleep {
+    /// Polls the deadline; with `budget`, only if the task's cooperative budget allows (else
+    /// the task is woken as a yield and this is `Pending`). Completing spends one unit.
+    fn poll_deadline(&mut self, cx: &mut Context<'_>, budget: bool) -> Poll<()> {
+        if self.driver.is_shut_down() {
             panic!(
                 "filch: a timer (time::sleep, timeout or interval) was polled after the executor \
                  it was made on shut down"
             );
         }
-        ready!(coop::poll_proceed(cx));
-        let fired = if !this.armed {
-            if Instant::now() >= this.deadline {
+        if budget {
+            ready!(coop::poll_proceed(cx));
+        }
+        let fired = if !self.armed {
+            if Instant::now() >= self.deadline {
                 true
             } else {
-                let key = *this.key.get_or_insert_with(|| this.driver.timer_insert());
-                this.armed = true;
-                !this.driver.timer_arm(key, this.deadline, cx.waker())
+                let key = *self.key.get_or_insert_with(|| self.driver.timer_insert());
+                self.armed = true;
+                !self.driver.timer_arm(key, self.deadline, cx.waker())
             }
         } else {
-            let key = this.key.expect("an armed timer has a key");
-            this.driver.timer_poll(key, cx.waker())
+            let key = self.key.expect("an armed timer has a key");
+            self.driver.timer_poll(key, cx.waker())
         };
         if fired {
             coop::spend();
             return Poll::Ready(());
         }
         Poll::Pending
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.poll_deadline(cx, true)
     }
 }
 
@@ -155,7 +164,9 @@ pin_project_lite::pin_project! {
 }
 
 /// Runs `future` for at most `duration`: its output, or [`Elapsed`] if the time ran out
-/// first (the future is then dropped with the `Timeout`).
+/// first (the future is then dropped with the `Timeout`). Each poll polls `future` first,
+/// then, if it is pending, the deadline, even when `future` spent the task's cooperative
+/// budget. A `duration` that no `Instant` can hold (`Duration::MAX`) never runs out.
 ///
 /// ```
 /// use std::time::Duration;
@@ -181,7 +192,11 @@ impl<F: Future> Future for Timeout<F> {
         if let Poll::Ready(out) = this.future.poll(cx) {
             return Poll::Ready(Ok(out));
         }
-        Pin::new(this.sleep).poll(cx).map(|()| Err(Elapsed(())))
+        // Without the budget check: an inner future that spends the whole budget in every
+        // poll must not keep the deadline from being seen (tokio issue 4291).
+        this.sleep
+            .poll_deadline(cx, false)
+            .map(|()| Err(Elapsed(())))
     }
 }
 
