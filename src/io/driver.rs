@@ -463,7 +463,7 @@ mod tests {
                     key,
                 }))
             };
-            let mut step = |what: &str, let_go: &dyn Fn(&Driver), left: usize| {
+            let step = |what: &str, let_go: &dyn Fn(&Driver), left: usize| {
                 assert!(driver.timer_arm(timer, far, &owner(&driver)));
                 assert_eq!(driver.timers_len(), 2);
                 let_go(&driver);
