@@ -371,7 +371,10 @@ mod tests {
             "next deadline {next:?}, but a timer is due at {due}"
         );
         wheel.advance(due, &mut wakers);
-        assert!(wheel.is_fired(soon), "the 20 s timer did not fire after 20 s");
+        assert!(
+            wheel.is_fired(soon),
+            "the 20 s timer did not fire after 20 s"
+        );
         assert!(!wheel.is_fired(forever));
     }
 
@@ -474,7 +477,9 @@ mod tests {
         wheel.advance(now, &mut wakers);
         let _ = wheel.remove(second);
         assert!(!wheel.is_fired(long));
-        assert!(wheel.next_deadline().is_some_and(|d| d > now && d <= 10 << 36));
+        assert!(wheel
+            .next_deadline()
+            .is_some_and(|d| d > now && d <= 10 << 36));
         let _ = wheel.remove(long);
         assert!(wheel.next_deadline().is_none());
         assert_eq!(wheel.len(), 0);
@@ -510,10 +515,15 @@ mod tests {
         enum Step {
             By(u64),
             /// To the wheel's next deadline, or one ms short of it.
-            ToNext { short: bool },
+            ToNext {
+                short: bool,
+            },
             /// To the next multiple of `1 << bits` after `now` (2^30: a top-level slot,
             /// 2^36: a turn of the top level), moved by `offset` ms.
-            ToBoundary { bits: u32, offset: i64 },
+            ToBoundary {
+                bits: u32,
+                offset: i64,
+            },
         }
 
         #[derive(Clone, Debug)]
@@ -591,7 +601,11 @@ mod tests {
                         assert_eq!(pending, deadline > now, "armed for {deadline} at {now}");
                         model.insert(
                             key,
-                            if pending { Timer::Pending(deadline) } else { Timer::Fired },
+                            if pending {
+                                Timer::Pending(deadline)
+                            } else {
+                                Timer::Fired
+                            },
                         );
                     }
                     Op::Remove(i) => {
