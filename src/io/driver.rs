@@ -56,7 +56,9 @@
 //! - a source is registered once, edge-triggered, for reading and writing, and
 //!   deregistered when its IO object is dropped;
 //! - after [`Driver::shutdown`] no source can register, every registered source has the
-//!   `SHUTDOWN` bit, every timer is fired (its task woken), and the OS poller is closed.
+//!   `SHUTDOWN` bit, every timer is fired (its task woken), and the OS poller is closed;
+//! - no timer's waker is woken or dropped while the timers' lock is held (a waker may own
+//!   a timer, whose drop takes that lock).
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};

@@ -7,6 +7,17 @@
 //! already waits for), and its drop removes it; both are O(1) and wake no task.
 //! Resolution is one millisecond, and a timer never fires before its deadline.
 //!
+//! Time never wraps and never panics. A deadline that an `Instant` cannot hold
+//! (`sleep(Duration::MAX)`, the tick after an `interval(Duration::MAX)`'s first) is taken
+//! as 30 years ahead (as tokio does); a deadline 2^64 ms or more after the driver's start
+//! never fires; and the wheel links a deadline beyond its reach (about 795 days) at its
+//! horizon, where it is linked again rather than fired.
+//!
+//! A [`Timeout`] looks at its deadline whenever its future is pending, even when that
+//! future spent the task's cooperative budget. The driver drops every waker the wheel lets
+//! go of after releasing the timers' lock, so a waker that owns timers may be dropped from
+//! inside timer code.
+//!
 //! Once the timer's executor has shut down, polling it panics with a message that says so
 //! (its task is woken at shutdown, so it never hangs).
 

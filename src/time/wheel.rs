@@ -90,7 +90,15 @@ impl Wheel {
     }
 
     /// A new timer, not armed yet (no deadline). O(1), wakes nothing.
+    ///
+    /// # Panics
+    /// If the wheel already holds 2^32 - 1 timers (links are `u32`s, and [`NONE`] is one).
     pub(crate) fn insert(&mut self) -> TimerKey {
+        // A slab's new key is at most its length, so every key stays below `NONE`.
+        assert!(
+            self.entries.len() < NONE as usize,
+            "filch: 2^32 - 1 timers on one executor already"
+        );
         self.entries.insert(Entry {
             deadline: 0,
             waker: None,
@@ -154,7 +162,8 @@ impl Wheel {
 
     fn level_for(&self, position: u64) -> usize {
         // The highest bit in which the position differs from `elapsed` picks the level; the
-        // low slot bits are forced on so that level 0 is the least.
+        // low slot bits are forced on so that level 0 is the least (and `masked` is at least
+        // 63, so the subtraction cannot underflow).
         let masked = (self.elapsed ^ position) | (SLOTS as u64 - 1);
         let significant = 63 - masked.leading_zeros() as usize;
         (significant / SLOT_BITS as usize).min(LEVELS - 1)
@@ -171,6 +180,8 @@ impl Wheel {
         let horizon = (self.elapsed & !(TOP_SLOT - 1)).saturating_add(TURN - 1);
         let position = self.entries[key].deadline.min(horizon);
         let level = self.level_for(position);
+        // The `as usize` keeps the low bits (all of them on 64-bit targets), which hold the
+        // slot; `at` is below `LEVELS * SLOTS`, and keys fit a `u32` (`insert`).
         let slot = ((position >> (SLOT_BITS as usize * level)) as usize) % SLOTS;
         let at = level * SLOTS + slot;
         let head = self.heads[at];
@@ -222,6 +233,7 @@ impl Wheel {
             }
             let now_slot = ((now / slot_range(level)) % SLOTS as u64) as u32;
             debug_assert_eq!(occupied & (1 << now_slot), 0, "level {level}: now's slot");
+            // `occupied` is not zero, so `trailing_zeros` is below 64 and the sum below 128.
             let slot =
                 (occupied.rotate_right(now_slot).trailing_zeros() + now_slot) as usize % SLOTS;
             // Cannot overflow: the start of a slot of the level range that holds `now`.
