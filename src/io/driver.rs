@@ -56,7 +56,9 @@
 //! - a source is registered once, edge-triggered, for reading and writing, and
 //!   deregistered when its IO object is dropped;
 //! - after [`Driver::shutdown`] no source can register, every registered source has the
-//!   `SHUTDOWN` bit, every timer is fired (its task woken), and the OS poller is closed.
+//!   `SHUTDOWN` bit, every timer is fired (its task woken), and the OS poller is closed;
+//! - no timer's waker is woken or dropped while the timers' lock is held (a waker may own
+//!   a timer, whose drop takes that lock).
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
@@ -237,13 +239,18 @@ impl Driver {
 
     /// The time in whole ms since the wheel's origin, rounded down.
     fn now_ms(&self) -> u64 {
-        self.origin.elapsed().as_millis() as u64
+        // Saturates (never wraps) after 2^64 ms, half a billion years.
+        u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// `deadline` in the wheel's ms, rounded up (a timer never fires early).
+    /// `deadline` in the wheel's ms, rounded up (a timer never fires early). A deadline
+    /// 2^64 ms or more after the origin, beyond what the wheel's clock holds, is `u64::MAX`,
+    /// which the wheel never fires.
     pub(crate) fn deadline_ms(&self, deadline: Instant) -> u64 {
         let d = deadline.saturating_duration_since(self.origin);
-        (d.as_nanos().div_ceil(1_000_000)) as u64
+        // `as_nanos` is below 2^94, so the division cannot overflow the u128; the result
+        // saturates rather than wraps.
+        u64::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX)
     }
 
     /// One turn of the driver, by the thread holding the poller (`poller`): waits in the OS
@@ -349,33 +356,43 @@ impl Driver {
 
     /// Arms timer `key` for `deadline`; `false` if it is already due. Wakes the thread in
     /// the OS poll only if the deadline comes before the one it waits for.
+    ///
+    /// Here and in [`Driver::timer_poll`] and [`Driver::timer_remove`], the waker the wheel
+    /// lets go of is dropped after the timers' lock is released: its drop may drop another
+    /// timer of this driver (a waker that owns a `Sleep`), which takes the lock.
     pub(crate) fn timer_arm(&self, key: TimerKey, deadline: Instant, waker: &Waker) -> bool {
         let ms = self.deadline_ms(deadline);
-        let mut timers = self.timers.lock_unpoisoned();
-        if !timers.wheel.arm(key, ms, waker) {
-            return false;
-        }
-        let wake = timers.waiting_until.is_some_and(|until| ms < until);
-        drop(timers);
+        let (pending, wake, replaced) = {
+            let mut timers = self.timers.lock_unpoisoned();
+            let (pending, replaced) = timers.wheel.arm(key, ms, waker);
+            let wake = pending && timers.waiting_until.is_some_and(|until| ms < until);
+            (pending, wake, replaced)
+        };
+        drop(replaced);
         if wake {
             self.wake();
         }
-        true
+        pending
     }
 
     /// Whether timer `key` fired; if not, `waker` replaces its waker.
     pub(crate) fn timer_poll(&self, key: TimerKey, waker: &Waker) -> bool {
-        let mut timers = self.timers.lock_unpoisoned();
-        if timers.wheel.is_fired(key) {
-            return true;
-        }
-        timers.wheel.set_waker(key, waker);
+        let replaced = {
+            let mut timers = self.timers.lock_unpoisoned();
+            if timers.wheel.is_fired(key) {
+                return true;
+            }
+            timers.wheel.set_waker(key, waker)
+        };
+        drop(replaced);
         false
     }
 
     /// Removes timer `key`. O(1), wakes nothing.
     pub(crate) fn timer_remove(&self, key: TimerKey) {
-        self.timers.lock_unpoisoned().wheel.remove(key);
+        // The guard is a temporary of this statement: the waker outlives the lock.
+        let waker = self.timers.lock_unpoisoned().wheel.remove(key);
+        drop(waker);
     }
 
     /// The IO sources registered now (`Stats::io_sources`).
@@ -432,6 +449,69 @@ mod tests {
         let poller = guard.as_mut().unwrap();
         driver.turn(poller, Some(Duration::ZERO), || {});
         assert_eq!(driver.sources_len(), 0);
+    }
+
+    /// A waker whose drop removes timer `key` of `driver` (takes the timers' lock).
+    struct RemovesOnDrop {
+        driver: Arc<Driver>,
+        key: TimerKey,
+    }
+
+    impl std::task::Wake for RemovesOnDrop {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    impl Drop for RemovesOnDrop {
+        fn drop(&mut self) {
+            self.driver.timer_remove(self.key);
+        }
+    }
+
+    /// Every way the driver lets go of a timer's waker (re-arming, re-arming for a past
+    /// deadline, polling with another waker, removing) drops it after unlocking the timers:
+    /// a waker whose drop removes another timer of the same driver does not deadlock.
+    #[test]
+    fn a_waker_the_driver_drops_may_remove_a_timer_of_the_same_driver() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let driver = Arc::new(Driver::new().unwrap());
+            let noop = futures::task::noop_waker();
+            let far = Instant::now() + Duration::from_secs(3600);
+            let timer = driver.timer_insert();
+            let owner = |driver: &Arc<Driver>| {
+                let key = driver.timer_insert();
+                assert!(driver.timer_arm(key, far, &noop));
+                Waker::from(Arc::new(RemovesOnDrop {
+                    driver: Arc::clone(driver),
+                    key,
+                }))
+            };
+            let step = |what: &str, let_go: &dyn Fn(&Driver), left: usize| {
+                assert!(driver.timer_arm(timer, far, &owner(&driver)));
+                assert_eq!(driver.timers_len(), 2);
+                let_go(&driver);
+                assert_eq!(driver.timers_len(), left, "{what}: the owned timer is left");
+                tx.send(what.to_owned()).unwrap();
+            };
+            step("re-arm", &|d| assert!(d.timer_arm(timer, far, &noop)), 1);
+            let past = driver.origin;
+            step(
+                "re-arm for the past",
+                &|d| assert!(!d.timer_arm(timer, past, &noop)),
+                1,
+            );
+            step("poll", &|d| assert!(!d.timer_poll(timer, &noop)), 1);
+            step("remove", &|d| d.timer_remove(timer), 0);
+            tx.send(String::new()).unwrap();
+        });
+        let mut done = Vec::new();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(what) if what.is_empty() => break,
+                Ok(what) => done.push(what),
+                Err(_) => panic!("deadlocked after {done:?}"),
+            }
+        }
     }
 
     /// After shutdown, registering fails with the executor's error and every timer fired.

@@ -7,6 +7,17 @@
 //! already waits for), and its drop removes it; both are O(1) and wake no task.
 //! Resolution is one millisecond, and a timer never fires before its deadline.
 //!
+//! Time never wraps and never panics. A deadline that an `Instant` cannot hold
+//! (`sleep(Duration::MAX)`, the tick after an `interval(Duration::MAX)`'s first) is taken
+//! as 30 years ahead (as tokio does); a deadline 2^64 ms or more after the driver's start
+//! never fires; and the wheel links a deadline beyond its reach (about 795 days) at its
+//! horizon, where it is linked again rather than fired.
+//!
+//! A [`Timeout`] looks at its deadline whenever its future is pending, even when that
+//! future spent the task's cooperative budget. The driver drops every waker the wheel lets
+//! go of after releasing the timers' lock, so a waker that owns timers may be dropped from
+//! inside timer code.
+//!
 //! Once the timer's executor has shut down, polling it panics with a message that says so
 //! (its task is woken at shutdown, so it never hangs).
 
@@ -49,11 +60,22 @@ pub struct Sleep {
 /// # });
 /// ```
 pub fn sleep(duration: Duration) -> Sleep {
-    let now = Instant::now();
-    sleep_until(
-        now.checked_add(duration)
-            .unwrap_or(now + Duration::from_secs(86_400 * 365 * 30)),
-    )
+    sleep_until(after(Instant::now(), duration))
+}
+
+/// `at + duration`, or, where an `Instant` cannot hold that, [`far_future`] (a deadline that
+/// never comes, for the wheel).
+fn after(at: Instant, duration: Duration) -> Instant {
+    at.checked_add(duration).unwrap_or_else(far_future)
+}
+
+/// An instant about 30 years from now (as tokio's `Instant::far_future`): the deadline of a
+/// timer whose true deadline an `Instant` cannot hold. It is beyond the wheel's horizon, so
+/// the wheel never fires it early; it comes only after 30 years of uptime.
+fn far_future() -> Instant {
+    // Cannot overflow: `Instant` counts whole seconds in an i64 or u64 on the platforms
+    // std supports, starting near boot, so it holds centuries beyond any present value.
+    Instant::now() + Duration::from_secs(86_400 * 365 * 30)
 }
 
 /// Waits until `deadline`. See [`Sleep`].
@@ -85,35 +107,44 @@ impl Sleep {
     }
 }
 
-impl Future for Sleep {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = &mut *self;
-        if this.driver.is_shut_down() {
+impl Sleep {
+    /// Polls the deadline; with `budget`, only if the task's cooperative budget allows (else
+    /// the task is woken as a yield and this is `Pending`). Completing spends one unit.
+    fn poll_deadline(&mut self, cx: &mut Context<'_>, budget: bool) -> Poll<()> {
+        if self.driver.is_shut_down() {
             panic!(
                 "filch: a timer (time::sleep, timeout or interval) was polled after the executor \
                  it was made on shut down"
             );
         }
-        ready!(coop::poll_proceed(cx));
-        let fired = if !this.armed {
-            if Instant::now() >= this.deadline {
+        if budget {
+            ready!(coop::poll_proceed(cx));
+        }
+        let fired = if !self.armed {
+            if Instant::now() >= self.deadline {
                 true
             } else {
-                let key = *this.key.get_or_insert_with(|| this.driver.timer_insert());
-                this.armed = true;
-                !this.driver.timer_arm(key, this.deadline, cx.waker())
+                let key = *self.key.get_or_insert_with(|| self.driver.timer_insert());
+                self.armed = true;
+                !self.driver.timer_arm(key, self.deadline, cx.waker())
             }
         } else {
-            let key = this.key.expect("an armed timer has a key");
-            this.driver.timer_poll(key, cx.waker())
+            let key = self.key.expect("an armed timer has a key");
+            self.driver.timer_poll(key, cx.waker())
         };
         if fired {
             coop::spend();
             return Poll::Ready(());
         }
         Poll::Pending
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.poll_deadline(cx, true)
     }
 }
 
@@ -144,7 +175,9 @@ pin_project_lite::pin_project! {
 }
 
 /// Runs `future` for at most `duration`: its output, or [`Elapsed`] if the time ran out
-/// first (the future is then dropped with the `Timeout`).
+/// first (the future is then dropped with the `Timeout`). Each poll polls `future` first,
+/// then, if it is pending, the deadline, even when `future` spent the task's cooperative
+/// budget. A `duration` that no `Instant` can hold (`Duration::MAX`) never runs out.
 ///
 /// ```
 /// use std::time::Duration;
@@ -170,7 +203,11 @@ impl<F: Future> Future for Timeout<F> {
         if let Poll::Ready(out) = this.future.poll(cx) {
             return Poll::Ready(Ok(out));
         }
-        Pin::new(this.sleep).poll(cx).map(|()| Err(Elapsed(())))
+        // Without the budget check: an inner future that spends the whole budget in every
+        // poll must not keep the deadline from being seen (tokio issue 4291).
+        this.sleep
+            .poll_deadline(cx, false)
+            .map(|()| Err(Elapsed(())))
     }
 }
 
@@ -244,7 +281,7 @@ impl Interval {
     fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.sleep).poll(cx));
         let at = self.sleep.deadline();
-        self.sleep.reset(at + self.period);
+        self.sleep.reset(after(at, self.period));
         Poll::Ready(at)
     }
 }
