@@ -83,6 +83,11 @@ pub(crate) fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
     Poll::Pending
 }
 
+/// Whether the current task may do one more operation (always, outside a budgeted poll).
+pub(crate) fn has_budget_remaining() -> bool {
+    LEFT.with(Cell::get) != Some(0)
+}
+
 /// Spends one unit of the current task's budget.
 pub(crate) fn spend() {
     LEFT.with(|l| {

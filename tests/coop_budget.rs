@@ -234,3 +234,32 @@ fn coop_consume_budget() {
         }));
     });
 }
+
+/// A loop of timeouts whose futures never spend the budget themselves (each pending at
+/// once, its deadline passed) still yields to the other tasks of its worker: the timeout's
+/// own deadline poll keeps its budget check unless the inner future spent the budget.
+#[test]
+fn a_loop_of_elapsed_timeouts_still_yields() {
+    watchdog(30, "timeout loop yields", || {
+        let ex = common::leak_checked(1);
+        let stop = Arc::new(AtomicBool::new(false));
+        let looping = {
+            let stop = Arc::clone(&stop);
+            ex.spawn(async move {
+                let mut rounds = 0u64;
+                while !stop.load(Ordering::SeqCst) {
+                    let _ =
+                        filch::time::timeout(Duration::ZERO, std::future::pending::<()>()).await;
+                    rounds += 1;
+                }
+                rounds
+            })
+        };
+        let other = {
+            let stop = Arc::clone(&stop);
+            ex.spawn(async move { stop.store(true, Ordering::SeqCst) })
+        };
+        ex.block_on(other).unwrap();
+        assert!(ex.block_on(looping).unwrap() > 0);
+    });
+}

@@ -14,7 +14,7 @@
 //! horizon, where it is linked again rather than fired.
 //!
 //! A [`Timeout`] looks at its deadline whenever its future is pending, even when that
-//! future spent the task's cooperative budget. The driver drops every waker the wheel lets
+//! future spent the last of the task's cooperative budget. The driver drops every waker the wheel lets
 //! go of after releasing the timers' lock, so a waker that owns timers may be dropped from
 //! inside timer code.
 //!
@@ -200,13 +200,18 @@ impl<F: Future> Future for Timeout<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
+        let had_budget = coop::has_budget_remaining();
         if let Poll::Ready(out) = this.future.poll(cx) {
             return Poll::Ready(Ok(out));
         }
-        // Without the budget check: an inner future that spends the whole budget in every
-        // poll must not keep the deadline from being seen (tokio issue 4291).
+        // If the inner future spent the last of the budget, the deadline is looked at
+        // without the budget check: a future that spends the whole budget in every poll
+        // must not keep the deadline from being seen (tokio issue 4291). Otherwise the
+        // check stays, so that a loop of timeouts whose futures never spend anything still
+        // yields.
+        let budget = !had_budget || coop::has_budget_remaining();
         this.sleep
-            .poll_deadline(cx, false)
+            .poll_deadline(cx, budget)
             .map(|()| Err(Elapsed(())))
     }
 }
