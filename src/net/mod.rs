@@ -12,6 +12,22 @@
 //! `hyper` and `tokio-io` hyper's `rt::Read`/`rt::Write` and tokio's
 //! `AsyncRead`/`AsyncWrite`.
 //!
+//! # Waiting, errors and readiness
+//!
+//! Any number of tasks may wait on one socket in the same direction: several `accept`
+//! loops on one `Arc<TcpListener>`, readers through `&TcpStream`, `recv_from` on a shared
+//! `UdpSocket`. An event wakes every task waiting in its direction; each tries its
+//! operation, and those that would block wait again.
+//!
+//! An error the socket reports (an ICMP error on a connected UDP socket, a reset) is
+//! returned by the next operation, once; the operation after it waits for new readiness.
+//!
+//! Readiness is edge-triggered and cleared only when an operation would block, with one
+//! exception that saves a system call per read: a TCP read that fills less than the buffer
+//! takes the socket's receive queue as empty, unless the socket ever received urgent data
+//! (a read stops at the urgent mark, with data queued behind it). A Unix stream read, which
+//! stops after a segment that carried descriptors, never counts as draining.
+//!
 //! # Host names
 //!
 //! [`TcpListener::bind`], [`TcpStream::connect`], [`UdpSocket::bind`] and
