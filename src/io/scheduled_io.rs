@@ -349,7 +349,7 @@ impl ScheduledIo {
     }
 
     /// The waiters stored now, both directions (tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     fn waiters_len(&self) -> usize {
         let waiters = self.waiters.lock_unpoisoned();
         waiters.read.len() + waiters.write.len()
