@@ -72,7 +72,7 @@ use slab::Slab;
 use super::scheduled_io::{
     ScheduledIo, ERROR, PRIORITY, READABLE, READ_CLOSED, SHUTDOWN, WRITABLE, WRITE_CLOSED,
 };
-use crate::sync::{AtomicBool, LockUnpoisoned, Ordering};
+use crate::sync::{AtomicBool, AtomicU64, LockUnpoisoned, Ordering};
 use crate::time::wheel::{TimerKey, Wheel};
 
 /// A source's token holds its slab key and its generation, 32 bits each.
@@ -83,6 +83,11 @@ const _TOKEN_BITS: () = assert!(
 
 /// The token of the driver's own waker.
 const WAKE_TOKEN: Token = Token(usize::MAX);
+
+/// How often, in ms, a busy thread takes a turn of the driver ([`Driver::turn_if_due`]):
+/// the bound, beyond the cost of the items already running, on how late an IO event or a
+/// timer is seen while every worker is busy.
+const TURN_INTERVAL_MS: u64 = 1;
 
 /// How many events one turn takes from the OS at most.
 const EVENTS_CAPACITY: usize = 1024;
@@ -120,6 +125,10 @@ pub(crate) struct Driver {
     timers: Mutex<Timers>,
     /// The wheel's time zero.
     origin: Instant,
+    /// When the last turn ended, in ms since `origin`: tells a busy thread whether a turn is
+    /// due ([`Driver::turn_if_due`]). A hint, read and written Relaxed: a stale value only
+    /// makes a turn come a little early or late.
+    last_turn_ms: AtomicU64,
     /// Set once by [`Driver::shutdown`]. SeqCst: checked by `register` after it inserted
     /// its source, and set before shutdown empties the slab (one of the two sees the other).
     shutdown: AtomicBool,
@@ -163,6 +172,7 @@ impl Driver {
                 waiting_until: None,
             }),
             origin: Instant::now(),
+            last_turn_ms: AtomicU64::new(0),
             shutdown: AtomicBool::new(false),
         })
     }
@@ -329,7 +339,29 @@ impl Driver {
             io.set_readiness(ready);
         }
         woken += self.fire_timers(&mut poller.wakers);
+        // Relaxed: a hint (see the field).
+        self.last_turn_ms.store(self.now_ms(), Ordering::Relaxed);
         woken
+    }
+
+    /// A turn that does not block, if one is due ([`TURN_INTERVAL_MS`] since the last one
+    /// ended) and no other thread holds the poller: for a thread that is busy for a long
+    /// while (a data-parallel loop's helper between its items), so that IO events and
+    /// timers are served while every worker is busy. Returns how many sources and timers it
+    /// woke. A thread waiting in the OS poll holds the poller and serves them itself.
+    pub(crate) fn turn_if_due(&self) -> usize {
+        // Relaxed: a hint (see the field).
+        let last = self.last_turn_ms.load(Ordering::Relaxed);
+        if self.now_ms() < last.saturating_add(TURN_INTERVAL_MS) {
+            return 0;
+        }
+        let Some(mut guard) = self.try_lock() else {
+            return 0;
+        };
+        match guard.as_mut() {
+            Some(poller) => self.turn(poller, Some(Duration::ZERO), || {}),
+            None => 0,
+        }
     }
 
     /// Fires the due timers; returns how many.

@@ -30,6 +30,12 @@
 //! the cost of an item jumped since the last look-up), and after a stop no new item starts
 //! (beyond the rest of a block of cheap items).
 //!
+//! **IO and timers.** At each look-up the helper also takes a turn of its executor's IO
+//! driver if one is due (one millisecond since the last turn ended, `Driver::turn_if_due`)
+//! and no other thread holds it; if the turn woke a task, the helper yields at once. So
+//! while every worker runs a loop, an IO event or a timer is seen within about a tick plus
+//! one item of being due, and the task it wakes runs right after that item.
+//!
 //! Stops: a panic in a user closure, the awaiting future being dropped, or a helper being
 //! dropped unfinished (the executor shut down) stop the partition: no new batch is handed
 //! out, each helper skips the rest of its batch before its next item (or block), the
@@ -63,6 +69,7 @@ use super::steal_range::Partition;
 #[cfg(doc)]
 use super::tick::TICK;
 use super::tick::{self, Active, Watch};
+use crate::io::Driver;
 use crate::state::State;
 use crate::sync::LockUnpoisoned;
 use crate::sync::{AtomicBool, Ordering};
@@ -181,7 +188,7 @@ impl<K: Kind> Loop<K> {
         tick::ensure_started();
         let workers = shared.num_workers();
         for index in 0..self.partition.workers() {
-            let helper = Helper::new(Arc::clone(self), index);
+            let helper = Helper::new(Arc::clone(self), index, Arc::clone(&shared.io));
             drop(crate::spawn::spawn_on_worker(
                 shared,
                 index % workers,
@@ -245,6 +252,9 @@ impl<K: Kind> Outcome<K::Output> for Loop<K> {
 /// The task that processes one slice of a loop (and steals for it).
 struct Helper<K: Kind> {
     lp: Arc<Loop<K>>,
+    /// The IO driver of the loop's executor: the helper takes a turn when one is due at its
+    /// look-ups, so that IO and timers are served while every worker runs the loop.
+    driver: Arc<Driver>,
     index: usize,
     rng: u64,
     /// The indices of the current batch not run yet. Kept across a yield.
@@ -270,9 +280,10 @@ struct Helper<K: Kind> {
 }
 
 impl<K: Kind> Helper<K> {
-    fn new(lp: Arc<Loop<K>>, index: usize) -> Helper<K> {
+    fn new(lp: Arc<Loop<K>>, index: usize, driver: Arc<Driver>) -> Helper<K> {
         Helper {
             lp,
+            driver,
             index,
             rng: 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) << 21),
             held: 0..0,
@@ -367,6 +378,9 @@ impl<K: Kind> Future for Helper<K> {
             // Interrupted before an item: the epoch moved (a tick, or a stop). Acquire (in
             // `now`) before reading the stop flag, see tick.rs.
             watch.epoch = tick::now();
+            // The driver's turn, if one is due and nobody holds it; if it woke a task, this
+            // helper yields below, so that the task runs after the item that was running.
+            let woke = this.driver.turn_if_due() > 0;
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.
@@ -384,7 +398,7 @@ impl<K: Kind> Future for Helper<K> {
                 this.finish_held();
                 continue;
             }
-            if now - started >= HELPER_BUDGET {
+            if woke || now - started >= HELPER_BUDGET {
                 // Let the other tasks of this worker run; the loop goes on when this helper
                 // is polled again (meanwhile others may steal from its slice).
                 if this.publish() {
