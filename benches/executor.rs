@@ -11,6 +11,10 @@
 //! - yield_many: 200 tasks each yield 5,000 times;
 //! - ping_pong: 1,000 pairs of tasks exchanging oneshot messages;
 //! - chained_spawn: a chain of 1,000 tasks, each spawning the next;
+//! - spawn_tree: fork-join by spawning, a binary tree of depth 16 (131,071 tasks): each node
+//!   spawns its two children and awaits them; after the timings, a second table gives each
+//!   runtime's peak of tasks spawned and not yet finished (depth-first execution keeps it
+//!   near depth x workers, breadth-first near a whole level of the tree);
 //! - scatter_gather_n{N}_w{W}us: the WS-LAST paper's workload (one coordinator, N worker
 //!   tasks, capacity-1 channels both ways, W µs of spinning per message), from
 //!   `examples/scatter_gather/workload.rs`, at n = 16, w = 10 and 100 µs, and n = 64, w = 10 µs.
@@ -34,6 +38,7 @@ const YIELD_TASKS: usize = 200;
 const NUM_YIELD: usize = 5_000;
 const NUM_PINGS: usize = 1_000;
 const CHAIN: usize = 1_000;
+const TREE_DEPTH: u32 = 16;
 
 /// Sends on `done` when the last of `remaining` tasks finishes.
 fn finish_one(remaining: &AtomicUsize, done: &std::sync::Mutex<Option<oneshot::Sender<()>>>) {
@@ -142,6 +147,74 @@ fn chained_spawn<R: Runtime>(rt: &Arc<R>) {
     });
 }
 
+/// Tasks of a spawn tree spawned and not yet finished, and the most there were at once.
+#[derive(Default)]
+struct Outstanding {
+    now: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+/// A node of the spawn tree: spawns its two children (when `depth > 0`) and awaits both.
+fn tree_node<R: Runtime>(
+    rt: Arc<R>,
+    depth: u32,
+    count: Option<Arc<Outstanding>>,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        if depth == 0 {
+            return;
+        }
+        let mut children = Vec::with_capacity(2);
+        for _ in 0..2 {
+            let (tx, rx) = oneshot::channel::<()>();
+            children.push(rx);
+            if let Some(count) = &count {
+                let now = count.now.fetch_add(1, Ordering::SeqCst) + 1;
+                count.peak.fetch_max(now, Ordering::SeqCst);
+            }
+            let child = tree_node(Arc::clone(&rt), depth - 1, count.clone());
+            let count = count.clone();
+            rt.spawn_here(async move {
+                child.await;
+                if let Some(count) = count {
+                    count.now.fetch_sub(1, Ordering::SeqCst);
+                }
+                let _ = tx.send(());
+            });
+        }
+        for rx in children {
+            rx.await.unwrap();
+        }
+    })
+}
+
+/// The spawn tree (see the module docs); with `count`, counts the outstanding tasks.
+fn spawn_tree<R: Runtime>(rt: &Arc<R>, count: Option<Arc<Outstanding>>) {
+    let (tx, rx) = oneshot::channel();
+    let root = tree_node(Arc::clone(rt), TREE_DEPTH, count);
+    rt.spawn_remote(async move {
+        root.await;
+        let _ = tx.send(());
+    });
+    rt.block_on(async move { rx.await.unwrap() });
+}
+
+/// The peak of outstanding tasks of one spawn tree on each runtime (three trees each; the
+/// largest peak).
+fn print_spawn_tree_peaks(workers: usize) {
+    println!(
+        "\nspawn_tree, depth {TREE_DEPTH} ({} tasks), {workers} workers: peak of tasks \
+         spawned and not yet finished (largest of 3 trees)\n",
+        (1usize << (TREE_DEPTH + 1)) - 1
+    );
+    println!("| runtime | peak outstanding tasks |");
+    println!("|---|---:|");
+    for rt in runtimes(workers) {
+        let peak = (0..3).map(|_| rt.tree_peak()).max().unwrap_or(0);
+        println!("| {} | {peak} |", rt.label());
+    }
+}
+
 /// Runs workload `name` on every runtime as one criterion group.
 fn compare(c: &mut Criterion, name: &'static str) {
     let workers = bench_workers();
@@ -162,6 +235,8 @@ fn compare(c: &mut Criterion, name: &'static str) {
 trait ErasedRuntime {
     fn label(&self) -> &'static str;
     fn run(&self, workload: &str);
+    /// The peak of outstanding tasks of one spawn tree.
+    fn tree_peak(&self) -> usize;
 }
 
 impl<R: Runtime> ErasedRuntime for Arc<R> {
@@ -175,8 +250,14 @@ impl<R: Runtime> ErasedRuntime for Arc<R> {
             "yield_many" => yield_many(self),
             "ping_pong" => ping_pong(self),
             "chained_spawn" => chained_spawn(self),
+            "spawn_tree" => spawn_tree(self, None),
             other => unreachable!("unknown workload {other}"),
         }
+    }
+    fn tree_peak(&self) -> usize {
+        let count = Arc::new(Outstanding::default());
+        spawn_tree(self, Some(Arc::clone(&count)));
+        count.peak.load(Ordering::SeqCst)
     }
 }
 
@@ -197,12 +278,13 @@ fn runtimes(workers: usize) -> Vec<Box<dyn ErasedRuntime>> {
     ]
 }
 
-const WORKLOADS: [&str; 5] = [
+const WORKLOADS: [&str; 6] = [
     "spawn_many_local",
     "spawn_many_remote",
     "yield_many",
     "ping_pong",
     "chained_spawn",
+    "spawn_tree",
 ];
 
 /// The scatter-gather points: (group name, n, w, rounds per iteration).
@@ -276,4 +358,5 @@ fn main() {
         &["filch-last", "filch-current"],
         &["tokio", "async-executor"],
     );
+    print_spawn_tree_peaks(bench_workers());
 }
