@@ -66,6 +66,19 @@ impl<F: Future> Future for Budgeted<F> {
     }
 }
 
+/// Runs `f` with no budget (what a call that cannot yield, such as
+/// `JoinSet::try_join_next`, polls under), restoring the budget after (also on unwind).
+pub(crate) fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<u8>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            LEFT.with(|l| l.set(self.0));
+        }
+    }
+    let _restore = Restore(LEFT.with(|l| l.replace(None)));
+    f()
+}
+
 /// Ready if the current task may do one more operation; otherwise wakes it (as a yield)
 /// and returns `Pending`. Spends nothing: call [`spend`] once the operation completes.
 pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {

@@ -75,6 +75,28 @@ impl<T: Send + 'static> JoinSet<T> {
         self.insert(handle.spawn(f))
     }
 
+    /// Runs `f` on the blocking pool of the current executor (else the global one's) as a
+    /// task of this set (see [`spawn_blocking`](crate::spawn_blocking)). Aborting it before
+    /// it starts keeps it from running; once it runs, it runs to its end.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let sum = ex.block_on(async {
+    ///     let mut set = filch::JoinSet::new();
+    ///     for i in 1..=3u64 {
+    ///         set.spawn_blocking(move || i * 10);
+    ///     }
+    ///     set.join_all().await.into_iter().sum::<u64>()
+    /// });
+    /// assert_eq!(sum, 60);
+    /// ```
+    pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
+        self.insert(crate::spawn_blocking(f))
+    }
+
     fn insert(&mut self, task: JoinHandle<T>) -> AbortHandle {
         let abort = task.abort_handle();
         self.tasks.push(task);
@@ -87,6 +109,74 @@ impl<T: Send + 'static> JoinSet<T> {
     /// Cancel safe: if the future is dropped before it completes, no output is lost.
     pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
         self.tasks.next().await
+    }
+
+    /// The output of a task that has completed, without waiting: `None` if no task of the
+    /// set has completed yet, or if the set is empty. It polls without the cooperative
+    /// budget (it cannot yield).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let mut set = filch::JoinSet::new();
+    /// set.spawn_on(async { 7 }, &ex.handle());
+    /// let seven = loop {
+    ///     if let Some(result) = set.try_join_next() {
+    ///         break result.unwrap();
+    ///     }
+    ///     std::thread::yield_now();
+    /// };
+    /// assert_eq!(seven, 7);
+    /// assert!(set.try_join_next().is_none());
+    /// ```
+    pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        match crate::coop::unconstrained(|| self.tasks.poll_next_unpin(&mut cx)) {
+            Poll::Ready(result) => result,
+            Poll::Pending => None,
+        }
+    }
+
+    /// Waits for every task and returns their outputs, in the order they complete. A task
+    /// that panicked resumes its panic here (the other tasks are aborted when the set is
+    /// dropped on the way out); a cancelled task makes this panic with its error.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let mut outputs = ex.block_on(async {
+    ///     let set: filch::JoinSet<u32> = (0..4u32).map(|i| async move { i * i }).collect();
+    ///     set.join_all().await
+    /// });
+    /// outputs.sort();
+    /// assert_eq!(outputs, [0, 1, 4, 9]);
+    /// ```
+    pub async fn join_all(mut self) -> Vec<T> {
+        let mut outputs = Vec::with_capacity(self.len());
+        while let Some(result) = self.join_next().await {
+            match result {
+                Ok(output) => outputs.push(output),
+                Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+                Err(err) => panic!("filch: JoinSet::join_all: {err}"),
+            }
+        }
+        outputs
+    }
+
+    /// Removes every task from the set without aborting it: the tasks go on running, and
+    /// their outputs are dropped when they complete.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let mut set = filch::JoinSet::new();
+    /// set.spawn_on(async move { tx.send(1).unwrap() }, &ex.handle());
+    /// set.detach_all();
+    /// drop(set); // does not abort the detached task
+    /// assert_eq!(rx.recv().unwrap(), 1);
+    /// ```
+    pub fn detach_all(&mut self) {
+        // Dropping a `JoinHandle` detaches its task.
+        drop(std::mem::take(&mut self.tasks));
     }
 
     /// [`JoinSet::join_next`] as a poll function.
@@ -127,6 +217,32 @@ impl<T: Send + 'static> JoinSet<T> {
     pub async fn shutdown(&mut self) {
         self.abort_all();
         while self.join_next().await.is_some() {}
+    }
+}
+
+/// Spawns each future as a task of the set ([`JoinSet::spawn`]).
+impl<T, F> Extend<F> for JoinSet<T>
+where
+    T: Send + 'static,
+    F: Future<Output = T> + Send + 'static,
+{
+    fn extend<I: IntoIterator<Item = F>>(&mut self, futures: I) {
+        for future in futures {
+            self.spawn(future);
+        }
+    }
+}
+
+/// A set of the futures, each spawned as a task ([`JoinSet::spawn`]).
+impl<T, F> FromIterator<F> for JoinSet<T>
+where
+    T: Send + 'static,
+    F: Future<Output = T> + Send + 'static,
+{
+    fn from_iter<I: IntoIterator<Item = F>>(futures: I) -> JoinSet<T> {
+        let mut set = JoinSet::new();
+        set.extend(futures);
+        set
     }
 }
 

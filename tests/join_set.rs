@@ -267,3 +267,119 @@ fn an_abort_handle_kept_after_its_task_finished_holds_nothing() {
         assert!(abort.is_finished());
     });
 }
+
+/// `try_join_next` gives a finished task's output without waiting, `None` while no task
+/// has finished, and `None` once the set is empty.
+#[test]
+fn try_join_next_takes_only_finished_tasks() {
+    watchdog(30, "try_join_next", || {
+        let ex = common::leak_checked(2);
+        ex.block_on(async {
+            let mut set = JoinSet::new();
+            let (tx, rx) = async_channel::bounded::<()>(1);
+            set.spawn(async move { rx.recv().await.map(|()| 1).unwrap_or(0) });
+            set.spawn(async { 2 });
+            let mut got = Vec::new();
+            while got.is_empty() {
+                match set.try_join_next() {
+                    Some(result) => got.push(result.unwrap()),
+                    None => filch::yield_now().await,
+                }
+            }
+            assert_eq!(got, [2]);
+            assert!(
+                set.try_join_next().is_none(),
+                "a waiting task's output came back"
+            );
+            assert_eq!(set.len(), 1);
+            tx.send(()).await.unwrap();
+            loop {
+                if let Some(result) = set.try_join_next() {
+                    assert_eq!(result.unwrap(), 1);
+                    break;
+                }
+                filch::yield_now().await;
+            }
+            assert!(set.try_join_next().is_none() && set.is_empty());
+        });
+    });
+}
+
+/// `join_all` gives every output; a panicking task's panic is resumed, and the tasks still
+/// running are aborted (each future dropped once).
+#[test]
+fn join_all_gives_every_output_and_resumes_a_panic() {
+    watchdog(30, "join_all", || {
+        let ex = common::leak_checked(2);
+        let mut all = ex.block_on(
+            (0..50u32)
+                .map(|i| async move { i })
+                .collect::<JoinSet<_>>()
+                .join_all(),
+        );
+        all.sort();
+        assert_eq!(all, (0..50).collect::<Vec<_>>());
+        let tally = Tally::new();
+        let probe = tally.probe();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ex.block_on(async {
+                let mut set = JoinSet::new();
+                set.spawn(async move {
+                    let _probe = probe;
+                    std::future::pending::<()>().await
+                });
+                set.spawn(async { panic!("boom in a set") });
+                set.join_all().await
+            })
+        }))
+        .unwrap_err();
+        assert_eq!(common::panic_message(&*panicked), "boom in a set");
+        wait_until(10, "the pending task aborted", || tally.dropped() == 1);
+        tally.assert_all_dropped_once("join_all's remaining task");
+    });
+}
+
+/// `detach_all` empties the set without aborting: the tasks run on after the set is dropped.
+#[test]
+fn detach_all_leaves_the_tasks_running() {
+    watchdog(30, "detach_all", || {
+        let ex = common::leak_checked(1);
+        let (go_tx, go_rx) = async_channel::bounded::<()>(1);
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let mut set = JoinSet::new();
+        set.spawn_on(
+            async move {
+                go_rx.recv().await.unwrap();
+                done_tx.send(()).unwrap();
+            },
+            &ex.handle(),
+        );
+        set.detach_all();
+        assert!(set.is_empty());
+        drop(set);
+        go_tx.send_blocking(()).unwrap();
+        done_rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a detached task was aborted with its set");
+    });
+}
+
+/// `Extend` and `FromIterator` spawn each future; `spawn_blocking` runs its closure on the
+/// blocking pool.
+#[test]
+fn extend_collect_and_spawn_blocking_add_tasks() {
+    watchdog(30, "extend", || {
+        let ex = common::leak_checked(1);
+        let names = ex.block_on(async {
+            let mut set: JoinSet<String> =
+                (0..3).map(|_| async { common::thread_name() }).collect();
+            set.extend((0..2).map(|_| async { common::thread_name() }));
+            set.spawn_blocking(common::thread_name);
+            assert_eq!(set.len(), 6);
+            set.join_all().await
+        });
+        assert_eq!(names.len(), 6);
+        let blocking = names.iter().filter(|n| n.contains("-blocking-")).count();
+        assert_eq!(blocking, 1, "threads that ran the set's tasks: {names:?}");
+    });
+}
