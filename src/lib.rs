@@ -211,4 +211,10 @@ fn _assert_send_sync() {
     send_sync::<net::UnixStream>();
     #[cfg(unix)]
     send_sync::<net::UnixListener>();
+    #[cfg(unix)]
+    send_sync::<net::UnixDatagram>();
+    send_sync::<net::OwnedReadHalf>();
+    send_sync::<net::OwnedWriteHalf>();
+    unpin::<net::OwnedReadHalf>();
+    unpin::<net::OwnedWriteHalf>();
 }

@@ -310,3 +310,80 @@ fn a_read_cut_short_by_the_urgent_mark_does_not_lose_the_rest() {
         });
     });
 }
+
+/// tokio's `tcp_split`/`tcp_into_split` shape: the owned halves move to different tasks;
+/// dropping the write half shuts down the writing side (the peer reads end of file).
+#[test]
+fn into_split_halves_work_from_different_tasks() {
+    watchdog(30, "into_split", || {
+        let ex = common::leak_checked(2);
+        ex.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let mut client = TcpStream::connect(addr).await.unwrap();
+            let (server, _) = listener.accept().await.unwrap();
+            let (mut read, mut write) = server.into_split();
+            assert_eq!(
+                read.as_ref().peer_addr().unwrap(),
+                client.local_addr().unwrap()
+            );
+            let reader = filch::spawn(async move {
+                let mut got = Vec::new();
+                read.read_to_end(&mut got).await.unwrap();
+                got
+            });
+            let writer = filch::spawn(async move {
+                write.write_all(b"from the write half").await.unwrap();
+                // Dropped here: the client sees end of file.
+            });
+            client.write_all(b"to the read half").await.unwrap();
+            client.shutdown(std::net::Shutdown::Write).unwrap();
+            let mut back = Vec::new();
+            client.read_to_end(&mut back).await.unwrap();
+            assert_eq!(back, b"from the write half");
+            writer.await.unwrap();
+            assert_eq!(reader.await.unwrap(), b"to the read half");
+        });
+    });
+}
+
+/// `readable`/`try_read` and `writable`/`try_write`: `try_read` gives `WouldBlock` when
+/// nothing is there and clears the readiness, so `readable` then waits for new data; any
+/// number of tasks may wait in `readable`.
+#[test]
+fn readable_and_try_read_wait_for_new_data() {
+    watchdog(30, "readable", || {
+        let ex = common::leak_checked(2);
+        ex.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+            let (server, _) = listener.accept().await.unwrap();
+            let server = Arc::new(server);
+            let mut buf = [0; 16];
+            let err = server.try_read(&mut buf).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::WouldBlock);
+            let waiters: Vec<_> = (0..3)
+                .map(|_| {
+                    let server = Arc::clone(&server);
+                    filch::spawn(async move { server.readable().await.unwrap() })
+                })
+                .collect();
+            filch::time::sleep(std::time::Duration::from_millis(20)).await;
+            assert!(
+                waiters.iter().all(|w| !w.is_finished()),
+                "readable returned with nothing to read"
+            );
+            (&client).write_all(b"data").unwrap();
+            for w in waiters {
+                w.await.unwrap();
+            }
+            let n = server.try_read(&mut buf).unwrap();
+            assert_eq!(&buf[..n], b"data");
+            server.writable().await.unwrap();
+            assert_eq!(server.try_write(b"back").unwrap(), 4);
+            let mut back = [0; 4];
+            std::io::Read::read_exact(&mut &client, &mut back).unwrap();
+            assert_eq!(&back, b"back");
+        });
+    });
+}

@@ -172,3 +172,55 @@ fn send_with_fd(stream: &std::os::unix::net::UnixStream, bytes: &[u8], fd: i32) 
         assert_eq!(sent, bytes.len() as isize, "sendmsg(SCM_RIGHTS)");
     }
 }
+
+/// `connect`, `send`, `recv` and `peek_from` on UDP: a peeked datagram is received again.
+#[test]
+fn udp_connect_send_recv_and_peek() {
+    watchdog(30, "udp connect", || {
+        let ex = common::leak_checked(1);
+        ex.block_on(async {
+            let a = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+            let b = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+            a.connect(b.local_addr().unwrap()).await.unwrap();
+            b.connect(a.local_addr().unwrap()).await.unwrap();
+            a.send(b"one").await.unwrap();
+            let mut buf = [0; 8];
+            let (n, from) = b.peek_from(&mut buf).await.unwrap();
+            assert_eq!((&buf[..n], from), (&b"one"[..], a.local_addr().unwrap()));
+            let n = b.recv(&mut buf).await.unwrap();
+            assert_eq!(
+                &buf[..n],
+                b"one",
+                "the peeked datagram was not received again"
+            );
+        });
+    });
+}
+
+/// `UnixDatagram`: a pair, and a bound socket receiving from an unbound one by path.
+#[test]
+fn unix_datagrams_arrive_by_pair_and_by_path() {
+    watchdog(30, "unix datagram", || {
+        let ex = common::leak_checked(1);
+        ex.block_on(async {
+            let (a, b) = filch::net::UnixDatagram::pair().unwrap();
+            a.send(b"paired").await.unwrap();
+            let mut buf = [0; 16];
+            let n = b.recv(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"paired");
+            let dir = std::env::temp_dir().join(format!("filch-dgram-{}", std::process::id()));
+            let _ = std::fs::remove_file(&dir);
+            let bound = filch::net::UnixDatagram::bind(&dir).unwrap();
+            let unbound = filch::net::UnixDatagram::unbound().unwrap();
+            unbound.send_to(b"by path", &dir).await.unwrap();
+            let (n, _) = bound.recv_from(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"by path");
+            unbound.connect(&dir).unwrap();
+            unbound.send(b"connected").await.unwrap();
+            let n = bound.recv(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"connected");
+            drop(bound);
+            let _ = std::fs::remove_file(&dir);
+        });
+    });
+}

@@ -307,6 +307,12 @@ impl ScheduledIo {
         Poll::Pending
     }
 
+    /// The readiness in `direction` now, without waiting: `None` if not ready.
+    pub(crate) fn ready_now(&self, direction: Direction) -> Option<Result<ReadyEvent, Gone>> {
+        // Acquire: pairs with the AcqRel update in `set_readiness`.
+        Self::ready_in(self.readiness.load(Ordering::Acquire), direction)
+    }
+
     /// Removes the owned waiter `key` (its operation future is dropped).
     pub(crate) fn remove_waiter(&self, direction: Direction, key: WaitKey) {
         let Some(key) = key else { return };

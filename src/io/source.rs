@@ -78,6 +78,43 @@ impl<E: Source> IoSource<E> {
             .await
     }
 
+    /// Waits until the source is ready in `direction` (or closed, or failed), holding its own
+    /// waiter entry (as [`IoSource::io`]); clears nothing. Spends one unit of the budget.
+    pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
+        let mut waiter = OwnedWaiter {
+            sched: &self.sched,
+            direction,
+            key: None,
+        };
+        std::future::poll_fn(|cx| {
+            ready!(coop::poll_proceed(cx));
+            ready!(self.poll_ready_as(cx, direction, Some(&mut waiter.key)))?;
+            coop::spend();
+            Poll::Ready(Ok(()))
+        })
+        .await
+    }
+
+    /// Runs `op` once, now, if the source is ready in `direction`: `WouldBlock` if it is not
+    /// (then `op` does not run), or if `op` would block (which clears that readiness, so
+    /// that the next wait waits for a new edge). Spends no budget and stores no waker.
+    pub(crate) fn try_io<R>(
+        &self,
+        direction: Direction,
+        op: impl FnOnce(&E) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let event = match self.sched.ready_now(direction) {
+            None => return Err(io::ErrorKind::WouldBlock.into()),
+            Some(Err(_)) => return Err(gone()),
+            Some(Ok(event)) => event,
+        };
+        let result = op(self.get_ref());
+        if matches!(&result, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+            self.clear_readiness(event);
+        }
+        result
+    }
+
     /// The loop behind [`IoSource::poll_io`] and [`IoSource::io`]: `key` is the caller's
     /// owned waiter entry, if it has one.
     fn poll_io_as<R>(

@@ -1,5 +1,6 @@
-//! Sockets on filch's IO driver: [`TcpListener`], [`TcpStream`], [`UdpSocket`], and on unix
-//! [`UnixListener`] and [`UnixStream`].
+//! Sockets on filch's IO driver: [`TcpListener`], [`TcpStream`] (and its halves,
+//! [`OwnedReadHalf`] and [`OwnedWriteHalf`]), [`UdpSocket`], and on unix [`UnixListener`],
+//! [`UnixStream`] and [`UnixDatagram`].
 //!
 //! Each is registered once with the driver of the executor current where it is made (a
 //! worker, a `block_on`, a blocking-pool thread of that executor), else with the global
@@ -61,6 +62,8 @@ mod tcp;
 mod udp;
 #[cfg(unix)]
 mod unix;
+#[cfg(unix)]
+mod unix_datagram;
 
 #[cfg(feature = "hyper")]
 mod hyper_io;
@@ -71,10 +74,12 @@ use std::io;
 use std::time::Duration;
 
 pub use addr::ToSocketAddrs;
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{OwnedReadHalf, OwnedWriteHalf, TcpListener, TcpStream};
 pub use udp::UdpSocket;
 #[cfg(unix)]
 pub use unix::{UnixListener, UnixStream};
+#[cfg(unix)]
+pub use unix_datagram::UnixDatagram;
 
 /// How long a listener waits after an `accept` failed with `EMFILE`/`ENFILE` before it
 /// tries again (module docs).

@@ -190,6 +190,173 @@ impl TcpStream {
     pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
         self.io.get_ref().shutdown(how)
     }
+
+    /// Waits until the stream can be read (data, end of file, or an error), without
+    /// reading: pair it with [`TcpStream::try_read`]. Any number of tasks may wait.
+    ///
+    /// ```
+    /// # filch::block_on(async {
+    /// let listener = filch::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let client = filch::net::TcpStream::connect(listener.local_addr()?).await?;
+    /// let (server, _) = listener.accept().await?;
+    /// server.writable().await?;
+    /// server.try_write(b"hi")?;
+    /// let mut buf = [0; 8];
+    /// let n = loop {
+    ///     client.readable().await?;
+    ///     match client.try_read(&mut buf) {
+    ///         Ok(n) => break n,
+    ///         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+    ///         Err(e) => return Err(e),
+    ///     }
+    /// };
+    /// assert_eq!(&buf[..n], b"hi");
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn readable(&self) -> io::Result<()> {
+        self.io.ready(Direction::Read).await
+    }
+
+    /// Waits until the stream can be written (or has failed), without writing: pair it with
+    /// [`TcpStream::try_write`].
+    pub async fn writable(&self) -> io::Result<()> {
+        self.io.ready(Direction::Write).await
+    }
+
+    /// Reads what is there now into `buf`, without waiting: `WouldBlock` if nothing is (the
+    /// readiness is then cleared, and [`TcpStream::readable`] waits for new data); `Ok(0)`
+    /// at end of file.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::io::Read;
+        self.io.try_io(Direction::Read, |s| (&mut &*s).read(buf))
+    }
+
+    /// Writes what fits now from `buf`, without waiting: `WouldBlock` if nothing fits.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        use std::io::Write;
+        self.io.try_io(Direction::Write, |s| (&mut &*s).write(buf))
+    }
+
+    /// Splits the stream into a read half and a write half that can move to different tasks
+    /// (each owns a share of the stream). Dropping the write half shuts down the writing
+    /// side, as [`AsyncWriteExt::close`](futures::AsyncWriteExt::close) does.
+    ///
+    /// ```
+    /// use futures::{AsyncReadExt, AsyncWriteExt};
+    /// # filch::block_on(async {
+    /// let listener = filch::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let client = filch::net::TcpStream::connect(listener.local_addr()?).await?;
+    /// let (server, _) = listener.accept().await?;
+    /// let (mut read, mut write) = server.into_split();
+    /// let echo = filch::spawn(async move {
+    ///     let mut buf = [0; 5];
+    ///     read.read_exact(&mut buf).await?;
+    ///     write.write_all(&buf).await
+    /// });
+    /// let mut client = client;
+    /// client.write_all(b"hello").await?;
+    /// let mut back = Vec::new();
+    /// client.read_to_end(&mut back).await?; // the write half's drop ends the stream
+    /// assert_eq!(back, b"hello");
+    /// echo.await.unwrap()?;
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        let stream = Arc::new(self);
+        (
+            OwnedReadHalf {
+                stream: Arc::clone(&stream),
+            },
+            OwnedWriteHalf {
+                stream,
+                shutdown_on_drop: true,
+            },
+        )
+    }
+}
+
+/// The read half of a [`TcpStream`], from [`TcpStream::into_split`];
+/// `futures::io::AsyncRead`.
+#[derive(Debug)]
+pub struct OwnedReadHalf {
+    stream: Arc<TcpStream>,
+}
+
+/// The write half of a [`TcpStream`], from [`TcpStream::into_split`];
+/// `futures::io::AsyncWrite`. Dropping it shuts down the writing side of the stream.
+#[derive(Debug)]
+pub struct OwnedWriteHalf {
+    stream: Arc<TcpStream>,
+    /// Cleared once `poll_close` shut the writing side down (nothing left to do at drop).
+    shutdown_on_drop: bool,
+}
+
+/// The stream this half reads from (for its addresses, `readable`, `try_read`).
+impl AsRef<TcpStream> for OwnedReadHalf {
+    fn as_ref(&self) -> &TcpStream {
+        &self.stream
+    }
+}
+
+/// The stream this half writes to (for its addresses, `writable`, `try_write`).
+impl AsRef<TcpStream> for OwnedWriteHalf {
+    fn as_ref(&self) -> &TcpStream {
+        &self.stream
+    }
+}
+
+impl futures::io::AsyncRead for OwnedReadHalf {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut [u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.stream.poll_read_priv(cx, buf)
+    }
+}
+
+impl futures::io::AsyncWrite for OwnedWriteHalf {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.stream.poll_write_priv(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.stream.poll_write_vectored_priv(cx, bufs)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        self.shutdown_on_drop = false;
+        self.stream.poll_close_priv()
+    }
+}
+
+impl Drop for OwnedWriteHalf {
+    fn drop(&mut self) {
+        if self.shutdown_on_drop {
+            // Already closed or reset: nothing to shut down, and nobody to tell.
+            let _ = self.stream.shutdown(Shutdown::Write);
+        }
+    }
 }
 
 impl StreamOps<mio::net::TcpStream> for TcpStream {

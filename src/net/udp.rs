@@ -71,6 +71,48 @@ impl UdpSocket {
         self.io.io(Direction::Write, |s| s.send_to(buf, to)).await
     }
 
+    /// Connects the socket to `addr` (the first of its addresses that works): [`send`] then
+    /// goes there, [`recv`] takes datagrams from there only, and errors the peer's host
+    /// reports (an ICMP "port unreachable") come back from the next operation, once.
+    ///
+    /// [`send`]: UdpSocket::send
+    /// [`recv`]: UdpSocket::recv
+    ///
+    /// ```
+    /// filch::block_on(async {
+    ///     let a = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    ///     let b = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    ///     a.connect(b.local_addr()?).await?;
+    ///     b.connect(a.local_addr()?).await?;
+    ///     a.send(b"ping").await?;
+    ///     let mut buf = [0; 8];
+    ///     let n = b.recv(&mut buf).await?;
+    ///     assert_eq!(&buf[..n], b"ping");
+    ///     Ok::<_, std::io::Error>(())
+    /// })
+    /// .unwrap();
+    /// ```
+    pub async fn connect<A: ToSocketAddrs>(&self, addr: A) -> io::Result<()> {
+        let addrs = resolve(addr).await?;
+        addrs.try_each(|addr| self.io.get_ref().connect(addr))
+    }
+
+    /// Sends `buf` to the connected peer ([`UdpSocket::connect`]); returns the bytes sent.
+    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.io.io(Direction::Write, |s| s.send(buf)).await
+    }
+
+    /// Receives one datagram from the connected peer into `buf`; returns its length.
+    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io.io(Direction::Read, |s| s.recv(buf)).await
+    }
+
+    /// Like [`UdpSocket::recv_from`], but leaves the datagram queued: the next receive gets
+    /// it again.
+    pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io.io(Direction::Read, |s| s.peek_from(buf)).await
+    }
+
     /// Receives one datagram into `buf`: its length and sender.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         self.io.io(Direction::Read, |s| s.recv_from(buf)).await
