@@ -651,3 +651,116 @@ fn timeout_value() {
         }
     });
 }
+
+/// Ticks of `every` after its first, with the task blocked for `stall` right after the first:
+/// (the first tick, when the stall ended, the next three ticks).
+fn ticks_after_a_stall(
+    behavior: filch::time::MissedTickBehavior,
+    period: std::time::Duration,
+    stall: std::time::Duration,
+) -> (
+    std::time::Instant,
+    std::time::Instant,
+    [std::time::Instant; 3],
+) {
+    let ex = common::leak_checked(1);
+    ex.block_on(ex.spawn(async move {
+        let mut every = filch::time::interval(period);
+        every.set_missed_tick_behavior(behavior);
+        let first = every.tick().await;
+        std::thread::sleep(stall);
+        let stalled_until = std::time::Instant::now();
+        let next = [every.tick().await, every.tick().await, every.tick().await];
+        (first, stalled_until, next)
+    }))
+    .unwrap()
+}
+
+/// tokio's `time_interval::burst`: the missed ticks come at once, on the original schedule.
+#[test]
+fn missed_ticks_burst_on_the_original_schedule() {
+    watchdog(30, "burst", || {
+        let period = std::time::Duration::from_millis(10);
+        let (first, _, next) = ticks_after_a_stall(
+            filch::time::MissedTickBehavior::Burst,
+            period,
+            std::time::Duration::from_millis(35),
+        );
+        assert_eq!(
+            next,
+            [first + period, first + period * 2, first + period * 3]
+        );
+    });
+}
+
+/// tokio's `time_interval::delay`: the late tick fires, and the schedule restarts from it.
+#[test]
+fn missed_ticks_delay_restarts_the_schedule() {
+    watchdog(30, "delay", || {
+        let period = std::time::Duration::from_millis(10);
+        let (first, stalled_until, next) = ticks_after_a_stall(
+            filch::time::MissedTickBehavior::Delay,
+            period,
+            std::time::Duration::from_millis(35),
+        );
+        assert_eq!(
+            next[0],
+            first + period,
+            "the late tick reports its scheduled time"
+        );
+        assert!(
+            next[1] >= stalled_until + period,
+            "{:?}",
+            next[1] - stalled_until
+        );
+        assert_eq!(next[2], next[1] + period);
+    });
+}
+
+/// tokio's `time_interval::skip`: the missed ticks are skipped, the schedule is kept.
+#[test]
+fn missed_ticks_skip_keeps_the_schedule() {
+    watchdog(30, "skip", || {
+        let period = std::time::Duration::from_millis(10);
+        let (first, stalled_until, next) = ticks_after_a_stall(
+            filch::time::MissedTickBehavior::Skip,
+            period,
+            std::time::Duration::from_millis(35),
+        );
+        assert_eq!(next[0], first + period);
+        assert!(next[1] > stalled_until, "a skipped tick fired");
+        let since = (next[1] - first).as_nanos();
+        assert_eq!(
+            since % period.as_nanos(),
+            0,
+            "off the schedule by {since} ns"
+        );
+        assert_eq!(next[2], next[1] + period);
+    });
+}
+
+/// `Sleep::reset` moves a completed or pending sleep; `is_elapsed` follows the deadline.
+#[test]
+fn a_reset_sleep_completes_at_its_new_deadline() {
+    watchdog(30, "sleep reset", || {
+        let ex = common::leak_checked(1);
+        ex.block_on(ex.spawn(async {
+            let start = std::time::Instant::now();
+            let mut sleep = Box::pin(filch::time::sleep(std::time::Duration::from_secs(3600)));
+            assert!(futures::poll!(sleep.as_mut()).is_pending());
+            assert!(!sleep.is_elapsed());
+            let soon = start + std::time::Duration::from_millis(5);
+            sleep.as_mut().reset(soon);
+            assert_eq!(sleep.deadline(), soon);
+            sleep.as_mut().await;
+            assert!(sleep.is_elapsed() && std::time::Instant::now() >= soon);
+            // Reset after completion: it completes again, later.
+            let again = std::time::Instant::now() + std::time::Duration::from_millis(5);
+            sleep.as_mut().reset(again);
+            assert!(!sleep.is_elapsed());
+            sleep.as_mut().await;
+            assert!(std::time::Instant::now() >= again);
+        }))
+        .unwrap();
+    });
+}

@@ -96,15 +96,59 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 
 impl Sleep {
     /// The deadline.
-    pub(crate) fn deadline(&self) -> Instant {
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// let deadline = Instant::now() + Duration::from_secs(1);
+    /// assert_eq!(filch::time::sleep_until(deadline).deadline(), deadline);
+    /// ```
+    pub fn deadline(&self) -> Instant {
         self.deadline
     }
 
-    /// Moves the deadline (the timer may then complete again); the next poll re-arms it.
-    pub(crate) fn reset(&mut self, deadline: Instant) {
+    /// Whether the deadline has passed.
+    ///
+    /// ```
+    /// let done = filch::time::sleep(std::time::Duration::ZERO);
+    /// assert!(done.is_elapsed());
+    /// assert!(!filch::time::sleep(std::time::Duration::from_secs(60)).is_elapsed());
+    /// ```
+    pub fn is_elapsed(&self) -> bool {
+        now() >= self.deadline
+    }
+
+    /// Moves the deadline, earlier or later, even after the sleep completed (it then
+    /// completes again at the new deadline). Use it to restart a timeout without making a
+    /// new timer (an idle timeout that each message pushes back).
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// filch::block_on(async {
+    ///     let sleep = filch::time::sleep(Duration::from_secs(3600));
+    ///     let mut sleep = std::pin::pin!(sleep);
+    ///     sleep.as_mut().reset(Instant::now() + Duration::from_millis(1));
+    ///     sleep.await; // one millisecond, not an hour
+    /// });
+    /// ```
+    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        self.get_mut().reset_to(deadline);
+    }
+
+    /// [`Sleep::reset`] on a `&mut` (`Sleep` is `Unpin`).
+    fn reset_to(&mut self, deadline: Instant) {
         self.deadline = deadline;
         self.armed = false;
     }
+}
+
+/// The current time on the clock filch's timers use: `Instant::now()`.
+///
+/// ```
+/// let before = std::time::Instant::now();
+/// assert!(filch::time::now() >= before);
+/// ```
+pub fn now() -> Instant {
+    Instant::now()
 }
 
 impl Sleep {
@@ -121,7 +165,7 @@ impl Sleep {
             ready!(coop::poll_proceed(cx));
         }
         let fired = if !self.armed {
-            if Instant::now() >= self.deadline {
+            if now() >= self.deadline {
                 true
             } else {
                 let key = *self.key.get_or_insert_with(|| self.driver.timer_insert());
@@ -195,6 +239,24 @@ pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
     }
 }
 
+/// Runs `future` until `deadline`: its output, or [`Elapsed`] if the deadline came first
+/// (as [`timeout`], with an instant instead of a duration).
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// filch::block_on(async {
+///     let deadline = Instant::now() + Duration::from_millis(1);
+///     let late = filch::time::timeout_at(deadline, std::future::pending::<()>()).await;
+///     assert!(late.is_err());
+/// });
+/// ```
+pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
+    Timeout {
+        future,
+        sleep: sleep_until(deadline),
+    }
+}
+
 impl<F: Future> Future for Timeout<F> {
     type Output = Result<F::Output, Elapsed>;
 
@@ -243,8 +305,46 @@ impl From<Elapsed> for std::io::Error {
     }
 }
 
-/// Ticks every `period`, the first tick at once; a tick that is late fires as soon as it
-/// can, and the ones after keep to the original schedule. Made by [`interval`].
+/// What an [`Interval`] does when a tick comes late (its task ran too late to take it on
+/// time, by more than 5 ms): tokio's three behaviours, with tokio's meanings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissedTickBehavior {
+    /// The missed ticks fire at once, one after another, until the interval has caught up
+    /// with its schedule; the ticks after keep to the original schedule.
+    #[default]
+    Burst,
+    /// The late tick fires at once, and the schedule starts again from it: the next tick
+    /// is one period after it.
+    Delay,
+    /// The late tick fires at once, the missed ones are skipped, and the next tick is the
+    /// next one of the original schedule that is still ahead.
+    Skip,
+}
+
+impl MissedTickBehavior {
+    /// The deadline of the tick after one scheduled for `scheduled` that fired late, at `now`.
+    fn next(self, scheduled: Instant, now: Instant, period: Duration) -> Instant {
+        match self {
+            MissedTickBehavior::Burst => after(scheduled, period),
+            MissedTickBehavior::Delay => after(now, period),
+            MissedTickBehavior::Skip => {
+                // The schedule's next point after `now`: `now` plus what is left of the
+                // period it is in. The remainder is below `period`, whose nanoseconds fit
+                // a u128; the cast back is below `period` too.
+                let into = (now - scheduled).as_nanos() % period.as_nanos();
+                let into = Duration::from_nanos(u64::try_from(into).unwrap_or(u64::MAX));
+                after(now, period.saturating_sub(into))
+            }
+        }
+    }
+}
+
+/// How late a tick may come and still count as on time (tokio's grace).
+const LATE_GRACE: Duration = Duration::from_millis(5);
+
+/// Ticks every `period`, the first tick at once (or at the start given to
+/// [`interval_at`]); a tick that comes late is handled as its [`MissedTickBehavior`] says
+/// (by default, `Burst`). Made by [`interval`] and [`interval_at`].
 ///
 /// ```
 /// use std::time::Duration;
@@ -259,20 +359,40 @@ impl From<Elapsed> for std::io::Error {
 pub struct Interval {
     period: Duration,
     sleep: Sleep,
+    missed: MissedTickBehavior,
 }
 
-/// An [`Interval`] of `period`.
+/// An [`Interval`] of `period` whose first tick is at once.
 ///
 /// # Panics
 /// If `period` is zero.
 pub fn interval(period: Duration) -> Interval {
+    interval_at(now(), period)
+}
+
+/// An [`Interval`] of `period` whose first tick is at `start`.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// filch::block_on(async {
+///     let start = Instant::now() + Duration::from_millis(3);
+///     let mut every = filch::time::interval_at(start, Duration::from_millis(2));
+///     assert_eq!(every.tick().await, start);
+///     assert_eq!(every.tick().await, start + Duration::from_millis(2));
+/// });
+/// ```
+///
+/// # Panics
+/// If `period` is zero.
+pub fn interval_at(start: Instant, period: Duration) -> Interval {
     assert!(
         !period.is_zero(),
         "filch: interval(period) needs a period above zero"
     );
     Interval {
         period,
-        sleep: sleep_until(Instant::now()),
+        sleep: sleep_until(start),
+        missed: MissedTickBehavior::default(),
     }
 }
 
@@ -285,8 +405,53 @@ impl Interval {
     /// Polls for the next tick (see [`Interval::tick`]).
     fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.sleep).poll(cx));
-        let at = self.sleep.deadline();
-        self.sleep.reset(after(at, self.period));
-        Poll::Ready(at)
+        let scheduled = self.sleep.deadline();
+        let now = now();
+        let next = if now > after(scheduled, LATE_GRACE) {
+            self.missed.next(scheduled, now, self.period)
+        } else {
+            after(scheduled, self.period)
+        };
+        self.sleep.reset_to(next);
+        Poll::Ready(scheduled)
+    }
+
+    /// Restarts the schedule: the next tick is one period from now.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// filch::block_on(async {
+    ///     let mut every = filch::time::interval(Duration::from_millis(2));
+    ///     every.tick().await;
+    ///     let reset_at = Instant::now();
+    ///     every.reset();
+    ///     assert!(every.tick().await >= reset_at + Duration::from_millis(2));
+    /// });
+    /// ```
+    pub fn reset(&mut self) {
+        self.sleep.reset_to(after(now(), self.period));
+    }
+
+    /// The period.
+    pub fn period(&self) -> Duration {
+        self.period
+    }
+
+    /// What the interval does when a tick comes late (see [`MissedTickBehavior`]).
+    ///
+    /// ```
+    /// use filch::time::MissedTickBehavior;
+    /// let mut every = filch::time::interval(std::time::Duration::from_secs(1));
+    /// assert_eq!(every.missed_tick_behavior(), MissedTickBehavior::Burst);
+    /// every.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    /// assert_eq!(every.missed_tick_behavior(), MissedTickBehavior::Skip);
+    /// ```
+    pub fn set_missed_tick_behavior(&mut self, behavior: MissedTickBehavior) {
+        self.missed = behavior;
+    }
+
+    /// What the interval does when a tick comes late.
+    pub fn missed_tick_behavior(&self) -> MissedTickBehavior {
+        self.missed
     }
 }
