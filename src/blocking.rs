@@ -10,9 +10,11 @@
 //! are `spawn.rs`'s business.
 //!
 //! The pool:
-//! - grows on demand: a job that finds no idle thread starts a new one, up to
-//!   [`MAX_BLOCKING_THREADS`]; beyond that jobs wait in a FIFO queue;
-//! - shrinks when idle: a thread that finds no job for [`IDLE_TIMEOUT`] exits;
+//! - grows on demand: a job that finds no idle thread starts a new one, up to the limit
+//!   (`Builder::max_blocking_threads`, default [`MAX_BLOCKING_THREADS`]); beyond that jobs
+//!   wait in a FIFO queue;
+//! - shrinks when idle: a thread that finds no job for its keep-alive
+//!   (`Builder::thread_keep_alive`, default [`IDLE_TIMEOUT`]) exits;
 //! - names its threads `{prefix}-blocking-{n}` (`n` counts up from 0 and is never reused),
 //!   enters the owning executor's context on them (so `Handle::current()` is that executor
 //!   and `spawn` goes there), and does not mark them as workers (so `block_on` is allowed).
@@ -57,6 +59,8 @@ pub(crate) struct BlockingPool<J> {
     state: Mutex<PoolState<J>>,
     /// Idle threads wait here; a push claims one and notifies it, shutdown notifies all.
     condvar: Condvar,
+    /// Notified each time a thread leaves (for [`BlockingPool::wait_for_threads`]).
+    exited: Condvar,
 }
 
 struct PoolState<J> {
@@ -90,7 +94,9 @@ pub(crate) enum Pushed<J> {
 }
 
 impl<J> BlockingPool<J> {
-    pub(crate) fn new() -> BlockingPool<J> {
+    /// A pool of at most `max_threads` threads (at least one), each of which exits after
+    /// `idle_timeout` without a job.
+    pub(crate) fn new(max_threads: usize, idle_timeout: Duration) -> BlockingPool<J> {
         BlockingPool {
             state: Mutex::new(PoolState {
                 queue: VecDeque::new(),
@@ -99,11 +105,36 @@ impl<J> BlockingPool<J> {
                 notified: 0,
                 next_id: 0,
                 shutdown: false,
-                max_threads: MAX_BLOCKING_THREADS,
-                idle_timeout: IDLE_TIMEOUT,
+                max_threads: max_threads.max(1),
+                idle_timeout,
             }),
             condvar: Condvar::new(),
+            exited: Condvar::new(),
         }
+    }
+
+    /// Waits until no thread of the pool is left (after [`BlockingPool::shutdown`], once the
+    /// jobs still running have returned), or until `timeout` has passed; whether none is
+    /// left.
+    pub(crate) fn wait_for_threads(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now().checked_add(timeout);
+        let mut st = self.lock();
+        while st.threads > 0 {
+            let left = match deadline {
+                Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+                // A timeout beyond what an `Instant` holds: wait as long as it takes.
+                None => Duration::from_secs(3600),
+            };
+            if left.is_zero() {
+                return false;
+            }
+            st = self
+                .exited
+                .wait_timeout(st, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
     }
 
     fn lock(&self) -> MutexGuard<'_, PoolState<J>> {
@@ -144,6 +175,7 @@ impl<J> BlockingPool<J> {
     pub(crate) fn thread_failed(&self) -> VecDeque<J> {
         let mut st = self.lock();
         st.threads -= 1;
+        self.exited.notify_all();
         if st.threads > 0 {
             // A live thread looks at the queue before it waits, so it runs the jobs.
             return VecDeque::new();
@@ -199,20 +231,13 @@ impl<J> BlockingPool<J> {
             }
         }
         st.threads -= 1;
+        drop(st);
+        self.exited.notify_all();
     }
 
     /// The number of live threads.
     pub(crate) fn threads(&self) -> usize {
         self.lock().threads
-    }
-
-    /// Changes the thread limit and idle timeout (white-box tests only; not the loom models).
-    #[cfg(test)]
-    #[cfg_attr(loom, allow(dead_code))]
-    pub(crate) fn set_limits(&self, max_threads: usize, idle_timeout: Duration) {
-        let mut st = self.lock();
-        st.max_threads = max_threads;
-        st.idle_timeout = idle_timeout;
     }
 
     /// The number of idle threads (white-box tests only; not the loom models).
@@ -240,10 +265,14 @@ mod tests {
 
     #[test]
     fn grows_on_demand_then_idle_threads_exit() {
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let ex = Executor::builder()
+            .worker_threads(1)
+            .max_blocking_threads(64)
+            .thread_keep_alive(Duration::from_millis(100))
+            .build()
+            .unwrap();
         let handle = ex.handle();
         let pool = &handle.state().blocking;
-        pool.set_limits(64, Duration::from_millis(100));
         let barrier = Arc::new(Barrier::new(9));
         let jobs: Vec<_> = (0..8)
             .map(|_| {
@@ -266,10 +295,13 @@ mod tests {
 
     #[test]
     fn respects_the_thread_limit() {
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let ex = Executor::builder()
+            .worker_threads(1)
+            .max_blocking_threads(2)
+            .build()
+            .unwrap();
         let handle = ex.handle();
         let pool = &handle.state().blocking;
-        pool.set_limits(2, Duration::from_secs(10));
         let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let jobs: Vec<_> = (0..16)
@@ -314,12 +346,12 @@ mod tests {
 
     #[test]
     fn shutdown_cancels_queued_jobs_and_lets_running_ones_finish() {
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
+        let ex = Executor::builder()
+            .worker_threads(1)
+            .max_blocking_threads(1)
+            .build()
+            .unwrap();
         let handle = ex.handle();
-        handle
-            .state()
-            .blocking
-            .set_limits(1, Duration::from_secs(10));
         let gate = Gate::default();
         let started = Arc::new(Barrier::new(2));
         let running = {
@@ -350,12 +382,11 @@ mod tests {
 
     #[test]
     fn abort_cancels_a_job_that_has_not_started() {
-        let ex = Executor::builder().worker_threads(1).build().unwrap();
-        let handle = ex.handle();
-        handle
-            .state()
-            .blocking
-            .set_limits(1, Duration::from_secs(10));
+        let ex = Executor::builder()
+            .worker_threads(1)
+            .max_blocking_threads(1)
+            .build()
+            .unwrap();
         let gate = Gate::default();
         let busy = {
             let gate = gate.clone();

@@ -9,7 +9,7 @@
 //!   the current thread is ([`Counted`] and [`TaskHome`] for [`State`]).
 //!
 //! **Invariants:** the `CURRENT` pointer is null or points to the `State` of an executor that
-//! an [`EnterGuard`] alive on this thread holds an `Arc` of; the `WORKER` pointer is null or
+//! an [`CurrentGuard`] alive on this thread holds an `Arc` of; the `WORKER` pointer is null or
 //! points to the `WorkerLocal` that a [`WorkerGuard`] alive on this thread borrows. Guards are
 //! `!Send`, live on the stack, and restore the previous value when dropped (also on unwind).
 
@@ -31,22 +31,22 @@ thread_local! {
 }
 
 /// Restores the previous current executor when dropped.
-pub(crate) struct EnterGuard {
+pub(crate) struct CurrentGuard {
     previous: *const State,
     /// Keeps the entered executor's state alive while the pointer is installed.
     _state: Arc<State>,
 }
 
 /// Makes `state`'s executor the current one on this thread until the guard is dropped.
-pub(crate) fn enter(state: Arc<State>) -> EnterGuard {
+pub(crate) fn enter(state: Arc<State>) -> CurrentGuard {
     let previous = CURRENT.with(|c| c.replace(Arc::as_ptr(&state)));
-    EnterGuard {
+    CurrentGuard {
         previous,
         _state: state,
     }
 }
 
-impl Drop for EnterGuard {
+impl Drop for CurrentGuard {
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(self.previous));
     }
@@ -59,7 +59,7 @@ pub(crate) fn with_state<R>(f: impl FnOnce(Option<&Arc<State>>) -> R) -> R {
         return f(None);
     }
     // SAFETY: by the module invariant `ptr` came from `Arc::as_ptr` of an `Arc<State>` that
-    // a live `EnterGuard` on this thread holds, so the strong count is at least one for the
+    // a live `CurrentGuard` on this thread holds, so the strong count is at least one for the
     // whole call. `ManuallyDrop` keeps us from releasing a count we did not take.
     let state = std::mem::ManuallyDrop::new(unsafe { Arc::from_raw(ptr) });
     f(Some(&state))

@@ -32,10 +32,12 @@ use std::io;
 use std::ops::Range;
 use std::sync::Arc;
 use std::thread;
+use std::time::Duration;
 
 use crossbeam_deque::Worker;
 use futures::task::{FutureObj, Spawn, SpawnError};
 
+use crate::blocking::BlockingPool;
 use crate::io::Driver;
 use crate::join::JoinHandle;
 use crate::par::{self, On};
@@ -64,6 +66,8 @@ pub struct Builder {
     worker_threads: Option<usize>,
     threads: ThreadConfig,
     wake_policy: WakePolicy,
+    max_blocking_threads: usize,
+    thread_keep_alive: Duration,
 }
 
 impl Default for Builder {
@@ -85,6 +89,8 @@ impl Builder {
             worker_threads: None,
             threads: ThreadConfig::new(),
             wake_policy: WakePolicy::default(),
+            max_blocking_threads: crate::blocking::MAX_BLOCKING_THREADS,
+            thread_keep_alive: crate::blocking::IDLE_TIMEOUT,
         }
     }
 
@@ -179,6 +185,42 @@ impl Builder {
         self
     }
 
+    /// The most threads the blocking pool runs at once (default 512, as tokio's): jobs of
+    /// [`spawn_blocking`](crate::spawn_blocking) beyond it wait, in the order they came,
+    /// for a thread to finish its job. Zero makes [`Builder::build`] fail with
+    /// [`io::ErrorKind::InvalidInput`].
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().max_blocking_threads(4).build().unwrap();
+    /// let jobs: Vec<_> = (0..32).map(|i| ex.spawn_blocking(move || i)).collect();
+    /// for (i, job) in jobs.into_iter().enumerate() {
+    ///     assert_eq!(ex.block_on(job).unwrap(), i);
+    /// }
+    /// assert!(ex.stats().blocking_threads <= 4);
+    /// ```
+    pub fn max_blocking_threads(mut self, n: usize) -> Builder {
+        self.max_blocking_threads = n;
+        self
+    }
+
+    /// How long an idle blocking-pool thread waits for a job before it exits (default
+    /// 10 s, as tokio's).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new()
+    ///     .thread_keep_alive(std::time::Duration::from_millis(10))
+    ///     .build()
+    ///     .unwrap();
+    /// ex.block_on(ex.spawn_blocking(|| ())).unwrap();
+    /// while ex.stats().blocking_threads > 0 {
+    ///     std::thread::sleep(std::time::Duration::from_millis(1)); // it exits soon
+    /// }
+    /// ```
+    pub fn thread_keep_alive(mut self, idle: Duration) -> Builder {
+        self.thread_keep_alive = idle;
+        self
+    }
+
     /// Where woken tasks go (default [`WakePolicy::LastWorker`]).
     ///
     /// ```
@@ -196,9 +238,9 @@ impl Builder {
     /// Starts the worker threads.
     ///
     /// # Errors
-    /// [`io::ErrorKind::InvalidInput`] if the number of workers is zero; the operating
-    /// system's error if a thread cannot be started (the threads already started are
-    /// stopped and joined).
+    /// [`io::ErrorKind::InvalidInput`] if the number of workers or of blocking threads is
+    /// zero, or the thread name holds a NUL byte; the operating system's error if a thread
+    /// cannot be started (the threads already started are stopped and joined).
     ///
     /// ```
     /// let ex = filch::Builder::new().worker_threads(3).build()?;
@@ -214,6 +256,13 @@ impl Builder {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
+            ));
+        }
+        if self.max_blocking_threads == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "filch: the blocking pool needs at least one thread (max_blocking_threads(0) \
+                 was given)",
             ));
         }
         if self.threads.prefix.contains('\0') {
@@ -233,12 +282,14 @@ impl Builder {
             self.wake_policy,
             self.threads.clone(),
             driver,
+            BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
         ));
         #[cfg(all(test, not(loom)))]
         tests::built(&state);
         let mut executor = Executor {
             handle: Handle::from_state(Arc::clone(&state)),
             threads: Vec::with_capacity(n),
+            shut_down: false,
         };
         for (index, deque) in deques.into_iter().enumerate() {
             let worker_state = Arc::clone(&state);
@@ -289,6 +340,9 @@ fn start_thread(
 pub struct Executor {
     handle: Handle,
     threads: Vec<thread::JoinHandle<()>>,
+    /// Set once the shutdown steps ran (by `shutdown_timeout`), so that the drop does not
+    /// run them again.
+    shut_down: bool,
 }
 
 impl Default for Executor {
@@ -382,6 +436,53 @@ impl Executor {
     /// ```
     pub fn worker_threads(&self) -> usize {
         self.handle.state.num_workers()
+    }
+
+    /// Makes this executor the current one on this thread until the guard is dropped:
+    /// [`crate::spawn`], the loops, and the IO objects and timers made meanwhile go to it.
+    /// Guards nest; drop them in the reverse order of their making.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let task = {
+    ///     let _guard = ex.enter();
+    ///     filch::spawn(async { 5 }) // on `ex`, not on the global executor
+    /// };
+    /// assert_eq!(ex.block_on(task).unwrap(), 5);
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        self.handle.enter()
+    }
+
+    /// Shuts the executor down as dropping it does, then waits at most `timeout` for the
+    /// blocking-pool jobs that are still running (those that take longer are left to
+    /// finish on their threads, detached).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let ex = filch::Executor::new();
+    /// let job = ex.spawn_blocking(|| std::thread::sleep(Duration::from_millis(20)));
+    /// # let _ = job;
+    /// ex.shutdown_timeout(Duration::from_secs(5)); // returns once the job has finished
+    /// ```
+    pub fn shutdown_timeout(mut self, timeout: Duration) {
+        self.shut_down_now();
+        self.handle.state.blocking.wait_for_threads(timeout);
+    }
+
+    /// Shuts the executor down as dropping it does (every task's future is dropped before
+    /// it returns), without waiting for the blocking-pool jobs that are still running.
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let (tx, rx) = std::sync::mpsc::channel::<()>();
+    /// let job = ex.spawn_blocking(move || rx.recv());
+    /// # let _ = job;
+    /// ex.shutdown_background(); // does not wait for the job, which waits for `tx`
+    /// drop(tx);
+    /// ```
+    pub fn shutdown_background(self) {
+        drop(self);
     }
 
     /// Runs `f` on this executor's blocking pool, never on a worker; see
@@ -484,6 +585,16 @@ impl Executor {
 
 impl Drop for Executor {
     fn drop(&mut self) {
+        if !self.shut_down {
+            self.shut_down_now();
+        }
+    }
+}
+
+impl Executor {
+    /// The shutdown steps (see `Drop for Executor` and the module docs); run once.
+    fn shut_down_now(&mut self) {
+        self.shut_down = true;
         let state = Arc::clone(&self.handle.state);
         // Step 1.
         state.shutdown.store(true, Ordering::SeqCst);
@@ -693,16 +804,40 @@ impl Handle {
         par::for_each_mut_loop(items, On::Fixed(Arc::clone(&self.state)), f)
     }
 
-    /// Polls `future` to completion on the calling thread, in this executor's context (see
-    /// [`Executor::block_on`]). Crate-internal: the public entry points are
-    /// [`Executor::block_on`] and [`crate::block_on`].
+    /// Polls `future` to completion on the calling thread, in this executor's context, as
+    /// [`Executor::block_on`] does.
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let handle = ex.handle();
+    /// let four = std::thread::spawn(move || handle.block_on(async { 2 + 2 }))
+    ///     .join()
+    ///     .unwrap();
+    /// assert_eq!(four, 4);
+    /// ```
     ///
     /// # Panics
-    /// On a worker thread of a filch executor.
-    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+    /// On a worker thread of a filch executor (blocking a worker can deadlock the pool).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
         let _enter = context::enter(Arc::clone(&self.state));
         block_on::block_on(crate::coop::budgeted(future))
+    }
+
+    /// Makes this executor the current one on this thread until the guard is dropped (see
+    /// [`Executor::enter`]).
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let handle = ex.handle();
+    /// let _guard = handle.enter();
+    /// assert!(filch::Handle::current().is_some());
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        EnterGuard {
+            _current: context::enter(Arc::clone(&self.state)),
+            _executor: std::marker::PhantomData,
+        }
     }
 
     /// The counters of every worker of this executor.
@@ -713,6 +848,20 @@ impl Handle {
     /// ```
     pub fn stats(&self) -> Stats {
         self.state.stats()
+    }
+}
+
+/// Keeps an executor current on this thread (from [`Executor::enter`] or [`Handle::enter`])
+/// until it is dropped; then the executor that was current before is current again. Not
+/// `Send`: it belongs to the thread that made it.
+pub struct EnterGuard<'a> {
+    _current: context::CurrentGuard,
+    _executor: std::marker::PhantomData<&'a Handle>,
+}
+
+impl fmt::Debug for EnterGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnterGuard").finish_non_exhaustive()
     }
 }
 

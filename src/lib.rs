@@ -173,7 +173,7 @@ pub mod time;
 
 pub use abort::AbortHandle;
 pub use coop::consume_budget;
-pub use executor::{Builder, Executor, Handle};
+pub use executor::{Builder, EnterGuard, Executor, Handle};
 pub use global::{
     block_on, par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, spawn, spawn_blocking,
     WORKERS_ENV,

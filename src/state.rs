@@ -81,6 +81,7 @@ impl State {
         policy: WakePolicy,
         threads: ThreadConfig,
         io: Driver,
+        blocking: BlockingPool<Runnable>,
     ) -> State {
         let n = stealers.len();
         State {
@@ -104,7 +105,7 @@ impl State {
             draining: AtomicBool::new(false),
             policy,
             threads,
-            blocking: BlockingPool::new(),
+            blocking,
             drop_panics: Mutex::new(Vec::new()),
             #[cfg(test)]
             fault_next_park: AtomicBool::new(false),

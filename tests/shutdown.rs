@@ -537,3 +537,101 @@ fn wake_while_rt_is_dropping() {
         drop(ex);
     });
 }
+
+/// `Executor::shutdown_timeout` waits for a running blocking job (up to the timeout) after
+/// dropping every task; a job that outlasts the timeout is left running, detached.
+#[test]
+fn shutdown_timeout_waits_for_running_blocking_jobs() {
+    watchdog(60, "shutdown_timeout", || {
+        let ex = common::executor(1);
+        let finished = Arc::new(AtomicBool::new(false));
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let job = {
+            let finished = Arc::clone(&finished);
+            ex.spawn_blocking(move || {
+                started_tx.send(()).unwrap();
+                thread::sleep(Duration::from_millis(50));
+                finished.store(true, SeqCst);
+            })
+        };
+        started_rx.recv().unwrap();
+        ex.shutdown_timeout(Duration::from_secs(30));
+        assert!(
+            finished.load(SeqCst),
+            "shutdown_timeout returned before the job finished"
+        );
+        drop(job);
+        // A job that never returns by itself: the timeout ends the wait.
+        let ex = common::executor(1);
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        drop(ex.spawn_blocking(move || {
+            started_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+        }));
+        started_rx.recv().unwrap();
+        ex.shutdown_timeout(Duration::from_millis(20));
+        drop(release_tx);
+    });
+}
+
+/// `Executor::shutdown_background` drops every task's future before it returns, and does
+/// not wait for a blocking job.
+#[test]
+fn shutdown_background_drops_tasks_and_does_not_wait_for_blocking_jobs() {
+    watchdog(60, "shutdown_background", || {
+        let ex = common::executor(2);
+        let tally = Tally::new();
+        for _ in 0..10 {
+            let probe = tally.probe();
+            drop(ex.spawn(async move {
+                let _probe = probe;
+                std::future::pending::<()>().await
+            }));
+        }
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        drop(ex.spawn_blocking(move || {
+            started_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+        }));
+        started_rx.recv().unwrap();
+        ex.shutdown_background();
+        tally.assert_all_dropped_once("shutdown_background");
+        drop(release_tx);
+    });
+}
+
+/// `Executor::enter` and `Handle::enter` make the executor current (spawns, timers and IO
+/// objects go to it); guards nest and restore the executor that was current before.
+#[test]
+fn enter_guards_make_an_executor_current_and_nest() {
+    watchdog(30, "enter", || {
+        let outer = common::named_executor(1, "outer");
+        let inner = common::named_executor(1, "inner");
+        assert!(Handle::current().is_none());
+        let on = |task: JoinHandle<String>, ex: &Executor| ex.block_on(task).unwrap();
+        let where_it_runs = || filch::spawn(async { common::thread_name() });
+        {
+            let _outer = outer.enter();
+            let task = where_it_runs();
+            assert_eq!(on(task, &outer), "outer-0");
+            {
+                let handle = inner.handle();
+                let _inner = handle.enter();
+                let task = where_it_runs();
+                assert_eq!(on(task, &inner), "inner-0");
+                // A timer made here belongs to `inner`: it works when polled from `inner`.
+                let sleep = filch::time::sleep(Duration::from_millis(1));
+                inner.block_on(inner.spawn(sleep)).unwrap();
+            }
+            let task = where_it_runs();
+            assert_eq!(
+                on(task, &outer),
+                "outer-0",
+                "the inner guard did not restore the outer"
+            );
+        }
+        assert!(Handle::current().is_none());
+    });
+}

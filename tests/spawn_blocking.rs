@@ -3,8 +3,8 @@
 //! cancellation after shutdown), and that blocking jobs never hold up the workers.
 //!
 //! Every test runs under a watchdog, so a lost wake-up or a deadlock fails instead of
-//! hanging. The pool's growth limit and idle exit are tested white-box in `src/blocking.rs`
-//! (they need a short idle timeout).
+//! hanging. The pool's growth limit and idle exit are also tested white-box in
+//! `src/blocking.rs`; here through `Builder::max_blocking_threads` and `thread_keep_alive`.
 
 mod common;
 
@@ -210,5 +210,64 @@ fn an_executor_dropped_on_its_own_blocking_thread_does_not_deadlock() {
         assert!(futures::executor::block_on(task)
             .unwrap_err()
             .is_cancelled());
+    });
+}
+
+/// `max_blocking_threads` caps the pool: 64 jobs that each wait a moment never run more than
+/// the cap at once, the pool never grows past it, and every job runs (the extra ones wait
+/// in order). tokio's 64-connections-through-spawn_blocking case grew to 107 threads.
+#[test]
+fn max_blocking_threads_caps_the_pool() {
+    watchdog(60, "blocking cap", || {
+        let ex = filch::Executor::builder()
+            .worker_threads(1)
+            .max_blocking_threads(3)
+            .build()
+            .unwrap();
+        let running = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let jobs: Vec<_> = (0..64)
+            .map(|i| {
+                let (running, peak) = (Arc::clone(&running), Arc::clone(&peak));
+                ex.spawn_blocking(move || {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                    running.fetch_sub(1, Ordering::SeqCst);
+                    i
+                })
+            })
+            .collect();
+        for (i, job) in jobs.into_iter().enumerate() {
+            assert_eq!(ex.block_on(job).unwrap(), i);
+        }
+        assert!(
+            peak.load(Ordering::SeqCst) <= 3,
+            "{} jobs ran at once",
+            peak.load(Ordering::SeqCst)
+        );
+        assert!(ex.stats().blocking_threads <= 3);
+        let err = filch::Executor::builder()
+            .max_blocking_threads(0)
+            .build()
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("max_blocking_threads(0)"), "{err}");
+    });
+}
+
+/// `thread_keep_alive`: idle blocking threads exit after it.
+#[test]
+fn idle_blocking_threads_exit_after_the_keep_alive() {
+    watchdog(60, "keep alive", || {
+        let ex = filch::Executor::builder()
+            .worker_threads(1)
+            .thread_keep_alive(std::time::Duration::from_millis(20))
+            .build()
+            .unwrap();
+        ex.block_on(ex.spawn_blocking(|| ())).unwrap();
+        common::wait_until(10, "the idle blocking thread to exit", || {
+            ex.stats().blocking_threads == 0
+        });
     });
 }
