@@ -113,7 +113,7 @@
 //! steals, parks and busy time; and the live tasks, injector depth and blocking threads.
 //! **Thread hooks** ([`Builder::on_thread_start`], [`Builder::on_thread_stop`]) run on every
 //! worker and blocking-pool thread, e.g. to enter a tokio runtime's context there so that
-//! tokio-bound crates work from filch tasks (README, "Running your stack on filch").
+//! tokio-bound crates work from filch tasks (README, "Coming from tokio").
 //!
 //! ```
 //! let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -218,3 +218,8 @@ fn _assert_send_sync() {
     unpin::<net::OwnedReadHalf>();
     unpin::<net::OwnedWriteHalf>();
 }
+
+/// The examples of README.md, compiled and run as doctests, so that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
