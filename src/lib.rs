@@ -75,10 +75,11 @@
 //! **IO and timers** are filch's own: each executor has an IO driver (mio, edge-triggered)
 //! and a timing wheel, which its parked workers wait in. [`net`] has TCP, UDP and Unix
 //! sockets (`futures::io` traits; hyper's and tokio's with the `hyper` and `tokio-io`
-//! features), [`time`] has `sleep`, `timeout` and `interval`, and [`consume_budget`] lets a
-//! busy loop yield as filch's own IO does after its cooperative budget is spent.
-//! `examples/http_server` is hyper on `filch::net`. async-io keeps working on filch too,
-//! on its own thread.
+//! features), [`time`] has `sleep`, `timeout` and `interval`, [`signal`] has `ctrl_c` and
+//! unix signals (delivered through the driver: no thread of their own), and
+//! [`consume_budget`] lets a busy loop yield as filch's own IO does after its cooperative
+//! budget is spent. `examples/http_server` is hyper on `filch::net`. async-io keeps working
+//! on filch too, on its own thread.
 //!
 //! ```
 //! use std::time::Duration;
@@ -169,6 +170,7 @@ mod global;
 pub mod hyper;
 mod join_set;
 pub mod net;
+pub mod signal;
 pub mod time;
 
 pub use abort::AbortHandle;
@@ -217,6 +219,19 @@ fn _assert_send_sync() {
     send_sync::<net::OwnedWriteHalf>();
     unpin::<net::OwnedReadHalf>();
     unpin::<net::OwnedWriteHalf>();
+    #[cfg(unix)]
+    send_sync::<signal::unix::Signal>();
+    #[cfg(unix)]
+    unpin::<signal::unix::Signal>();
+}
+
+/// The future of `Signal::recv` is `Send`: it can be awaited in a spawned task.
+#[cfg(unix)]
+#[allow(dead_code)]
+fn _assert_recv_send(signal: &mut signal::unix::Signal) {
+    fn send<T: Send>(_: &T) {}
+    send(&signal.recv());
+    send(&signal::ctrl_c());
 }
 
 /// The examples of README.md, compiled and run as doctests, so that the README stays true.
