@@ -128,6 +128,8 @@
 //! - `hyper` (default): the streams of [`net`] implement hyper 1.x's `rt::Read` and
 //!   `rt::Write`; `filch::hyper` has `HyperExecutor` and `HyperTimer`.
 //! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`.
+//! - `macros` (default): the attributes [`main`] and [`test`] (`#[filch::main]`,
+//!   `#[filch::test]`), from the filch-macros crate.
 //!
 //! (The former `async-io` feature, which ran each worker inside async-io's reactor, is
 //! gone: the workers park in filch's own driver, so there is one worker loop and one
@@ -187,6 +189,92 @@ pub use stats::{Stats, WorkerStats};
 pub use task::JoinError;
 pub use wake_policy::WakePolicy;
 pub use yield_now::{yield_now, YieldNow};
+
+/// Runs an `async fn main` on a new filch [`Executor`]: the function becomes a plain `fn` of
+/// the same name and return type that builds the executor, blocks on the body with
+/// [`Executor::block_on`] and returns its value. Inside the body, [`spawn`], [`Handle::current`]
+/// and the `par_*` loops use that executor; it shuts down when `main` returns.
+///
+/// The return type is kept, so `main` may return a `Result` (anything that implements
+/// [`std::process::Termination`]), and `?` works in the body:
+///
+/// ```
+/// #[filch::main]
+/// async fn main() -> Result<(), filch::JoinError> {
+///     let task = filch::spawn(async { 6 * 7 });
+///     assert_eq!(task.await?, 42);
+///     Ok(())
+/// }
+/// ```
+///
+/// # Arguments
+///
+/// - `worker_threads = N`: the number of worker threads, a positive integer literal; by
+///   default one per available CPU, as [`Builder::new`] has.
+///
+/// ```
+/// #[filch::main(worker_threads = 2)]
+/// async fn main() {
+///     let workers = filch::Handle::current().unwrap().stats().workers.len();
+///     assert_eq!(workers, 2);
+/// }
+/// ```
+///
+/// The attribute goes on an `async fn` without arguments; anything else (a missing `async`,
+/// arguments, an unknown argument of the attribute, `worker_threads = 0`) is a compile error
+/// that says how to fix it. The attribute works on any such function, not only `main`: the
+/// function then blocks on its body when called, which must not be on a worker thread (see
+/// [`Executor::block_on`]). The generated code names the crate `::filch`, so a crate that
+/// renames filch in its `Cargo.toml` cannot use the attribute.
+#[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
+pub use filch_macros::main;
+
+/// Runs an `async fn` test on a new filch [`Executor`] of one worker: the function becomes
+/// a `#[test]` that builds the executor, blocks on the body and returns its value. Each test
+/// has its own executor, shut down when the test returns; inside the body, [`spawn`] and
+/// [`Handle::current`] use it.
+///
+/// ```
+/// #[filch::test]
+/// async fn spawned_tasks_run() {
+///     let task = filch::spawn(async { 2 + 2 });
+///     assert_eq!(task.await.unwrap(), 4);
+/// }
+///
+/// // As with `#[test]`, the return type is kept: a test may return a `Result`, and fails
+/// // on an `Err`.
+/// #[filch::test]
+/// async fn joins() -> Result<(), filch::JoinError> {
+///     assert_eq!(filch::spawn(async { 1 }).await?, 1);
+///     Ok(())
+/// }
+/// # fn main() {}
+/// ```
+///
+/// # Arguments
+///
+/// - `worker_threads = N`: the number of worker threads, a positive integer literal
+///   (default 1).
+/// - `start_paused = true`: start with the clock paused, once filch has a paused clock (the
+///   `test-util` feature). It does not yet: the argument is a compile error that says so.
+///
+/// ```
+/// #[filch::test(worker_threads = 4)]
+/// async fn on_four_workers() {
+///     assert_eq!(filch::Handle::current().unwrap().stats().workers.len(), 4);
+/// }
+/// # fn main() {}
+/// ```
+///
+/// The attribute goes on an `async fn` without arguments and replaces `#[test]`; anything
+/// else (a missing `async`, arguments, a second `#[test]`, an unknown argument of the
+/// attribute, `worker_threads = 0`) is a compile error that says how to fix it. The
+/// generated code names the crate `::filch`, so a crate that renames filch in its
+/// `Cargo.toml` cannot use the attribute.
+#[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
+pub use filch_macros::test;
 
 /// Compile-time checks of the thread-safety promises of the public types.
 #[allow(dead_code)]
