@@ -26,8 +26,8 @@
 //!   `SmolTimer`; each worker thread runs `async_io::block_on(ex.run(..))`, smol's set-up, so
 //!   idle workers drive async-io's reactor;
 //! - axum-filch, axum-tokio (only with `--only`): the axum application of
-//!   `examples/axum_app` (its `/` route, or `--path`), served by its own `serve` on
-//!   `filch::net`, and by `axum::serve` on tokio;
+//!   `examples/axum_app` (its `/` route, or `--path`), served by `filch::axum::serve` on
+//!   `filch::net` (axum-filch needs `--features axum`), and by `axum::serve` on tokio;
 //! - filch+async-io (only with `--only`): the async-executor server's connections on a filch
 //!   executor; async-io's reactor runs on its own thread.
 //!
@@ -107,6 +107,11 @@ fn parse_args() -> Result<Config, String> {
                     return Err(format!(
                         "--only: unknown runtime {bad:?} (have {RUNTIMES:?})"
                     ));
+                }
+                if cfg!(not(feature = "axum")) && cfg.only.iter().any(|n| n == "axum-filch") {
+                    return Err("--only axum-filch needs filch's `axum` feature \
+                                (cargo bench --features axum --bench http -- ...)"
+                        .to_owned());
                 }
             }
             // cargo bench passes `--bench`; filters and the like do not apply here.
@@ -363,14 +368,15 @@ impl Drop for TokioServer {
     }
 }
 
-/// The axum application of `examples/axum_app` on filch, served by its own `serve` (hyper
-/// over `filch::net`, hyper-util's tower adapter).
+/// The axum application of `examples/axum_app` on filch, served by `filch::axum::serve`.
+#[cfg(feature = "axum")]
 struct AxumFilchServer {
     addr: SocketAddr,
     stop: async_channel::Sender<()>,
     thread: Option<thread::JoinHandle<()>>,
 }
 
+#[cfg(feature = "axum")]
 impl AxumFilchServer {
     fn start(workers: usize, port: u16) -> AxumFilchServer {
         let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind 127.0.0.1");
@@ -384,10 +390,11 @@ impl AxumFilchServer {
         let thread = thread::spawn(move || {
             let serve = ex.spawn(async move {
                 let listener = filch::net::TcpListener::from_std(listener).expect("register");
-                let _ = axum_app::serve(listener, axum_app::router(), async move {
-                    let _ = stopped.recv().await;
-                })
-                .await;
+                let _ = filch::axum::serve(listener, axum_app::router())
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.recv().await;
+                    })
+                    .await;
             });
             let _ = ex.block_on(serve);
         });
@@ -399,12 +406,14 @@ impl AxumFilchServer {
     }
 }
 
+#[cfg(feature = "axum")]
 impl Running for AxumFilchServer {
     fn addr(&self) -> SocketAddr {
         self.addr
     }
 }
 
+#[cfg(feature = "axum")]
 impl Drop for AxumFilchServer {
     fn drop(&mut self) {
         let _ = self.stop.try_send(());
@@ -425,6 +434,7 @@ fn start_on(name: &str, workers: usize, port: u16) -> Box<dyn Running> {
         "tokio" => Box::new(TokioServer::start(workers, port)),
         "async-executor" => Box::new(AsyncExecutorServer::start(workers, port)),
         "filch+async-io" => Box::new(FilchAsyncIoServer::start(workers, port)),
+        #[cfg(feature = "axum")]
         "axum-filch" => Box::new(AxumFilchServer::start(workers, port)),
         // The same axum application on tokio, served by `axum::serve` (axum's own set-up).
         "axum-tokio" => Box::new(TokioServer::serve(workers, port, "tokio-axum", |l| async {

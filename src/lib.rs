@@ -127,6 +127,9 @@
 //!
 //! - `hyper` (default): the streams of [`net`] implement hyper 1.x's `rt::Read` and
 //!   `rt::Write`; `filch::hyper` has `HyperExecutor` and `HyperTimer`.
+//! - `axum` (with `hyper`): `filch::axum::serve` runs an axum `Router` on a
+//!   [`net::TcpListener`] over HTTP/1.1 and HTTP/2, with graceful shutdown, as `axum::serve`
+//!   does on tokio; it brings axum and hyper-util with the parts it needs.
 //! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`.
 //! - `macros` (default): the attributes [`main`] and [`test`] (`#[filch::main]`,
 //!   `#[filch::test]`), from the filch-macros crate.
@@ -174,6 +177,10 @@ mod join_set;
 pub mod net;
 pub mod signal;
 pub mod time;
+// A server on top of them (axum and hyper-util stay out of loom builds: Cargo.toml).
+#[cfg(all(feature = "axum", not(loom)))]
+#[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
+pub mod axum;
 
 pub use abort::AbortHandle;
 pub use coop::consume_budget;
@@ -311,6 +318,12 @@ fn _assert_send_sync() {
     send_sync::<signal::unix::Signal>();
     #[cfg(unix)]
     unpin::<signal::unix::Signal>();
+    #[cfg(all(feature = "axum", not(loom)))]
+    {
+        send::<crate::axum::Serve>();
+        send::<crate::axum::WithGracefulShutdown<std::future::Pending<()>>>();
+        unpin::<crate::axum::WithGracefulShutdown<std::future::Pending<()>>>();
+    }
 }
 
 /// The future of `Signal::recv` is `Send`: it can be awaited in a spawned task.

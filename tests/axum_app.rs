@@ -1,12 +1,12 @@
-//! The axum application of `examples/axum_app` (included below), served on filch over real
-//! loopback sockets: every route answers as it should (text, path parameter, JSON in and
-//! out, shared state, a route that awaits a data-parallel loop, one that uses the blocking
-//! pool), bad input gets a 4xx, many concurrent keep-alive clients are all served, and a
+//! The axum application of `examples/axum_app` (included below), served by
+//! `filch::axum::serve` over real loopback sockets: every route answers as it should (text,
+//! path parameter, JSON in and out, shared state, a route that awaits a data-parallel loop,
+//! one that uses the blocking pool), bad input gets a 4xx, many concurrent keep-alive clients are all served, and a
 //! graceful shutdown lets a request in flight finish before the server returns.
 //!
 //! The client is hyper's own (HTTP/1.1 over tokio), so no test code parses HTTP. Every test
 //! runs under a watchdog. Only 127.0.0.1.
-#![cfg(feature = "hyper")]
+#![cfg(feature = "axum")]
 
 #[allow(dead_code)]
 #[path = "../examples/axum_app/app.rs"]
@@ -41,10 +41,11 @@ impl Running {
             let ex = named_executor(2, "axum-test");
             ex.block_on(async move {
                 let listener = filch::net::TcpListener::from_std(listener)?;
-                app::serve(listener, app::router(), async move {
-                    let _ = stopped.recv().await;
-                })
-                .await
+                filch::axum::serve(listener, app::router())
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.recv().await;
+                    })
+                    .await
             })
         });
         Running {

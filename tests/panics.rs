@@ -65,7 +65,7 @@ fn a_worker_survives_panics_and_keeps_running_tasks() {
             .into_iter()
             .map(|h| ex.block_on(h).unwrap())
             .sum();
-        assert_eq!(sum, (0..100).sum());
+        assert_eq!(sum, (0..100).sum::<u32>());
     });
 }
 

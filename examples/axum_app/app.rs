@@ -1,7 +1,5 @@
-//! The axum application of the example, and how it is served on filch: axum's `Router` is a
-//! tower service, hyper-util's `TowerToHyperService` adapts it to hyper, and hyper serves
-//! each connection of a `filch::net::TcpListener` as a filch task (the streams implement
-//! hyper's IO traits themselves, with the `hyper` feature).
+//! The axum application of the example: a `Router`, which `filch::axum::serve` (cargo
+//! feature `axum`) serves on a `filch::net::TcpListener` (`main.rs`).
 //!
 //! Shared by `examples/axum_app/main.rs`, `tests/axum_app.rs` and `benches/http.rs` (they
 //! include this file with `#[path]`), so the test and the benchmark run the example's code.
@@ -19,8 +17,6 @@
 //! - `GET /sleep/{ms}`: answers after a `filch::time` timer of `ms` milliseconds (at most
 //!   [`MAX_SLEEP_MS`]): a request that stays in flight, for the graceful-shutdown test.
 
-use std::future::Future;
-use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,16 +25,12 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use serde::{Deserialize, Serialize};
 
 /// The longest `/sleep/{ms}`.
 pub const MAX_SLEEP_MS: u64 = 10_000;
 /// The largest `n` of `/squares/{n}`.
 pub const MAX_SQUARES: u64 = 10_000_000;
-/// How long [`serve`] waits for open connections after a shutdown was asked for.
-pub const GRACE: Duration = Duration::from_secs(5);
 /// The body of `GET /`.
 pub const HELLO: &str = "Hello from axum on filch!\n";
 
@@ -133,45 +125,4 @@ async fn blocking() -> Result<String, StatusCode> {
     .await
     .map(|name| format!("{name}\n"))
     .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)
-}
-
-/// Serves `app` on `listener` until `shutdown` completes: each connection is a filch task
-/// (hyper's HTTP/1.1 with filch's timer); after the shutdown no connection is accepted, idle
-/// ones close, and busy ones get up to [`GRACE`] to finish their request.
-pub async fn serve(
-    listener: filch::net::TcpListener,
-    app: Router,
-    shutdown: impl Future<Output = ()>,
-) -> io::Result<()> {
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let accepted = {
-            let accept = std::pin::pin!(listener.accept());
-            match futures::future::select(accept, shutdown.as_mut()).await {
-                futures::future::Either::Left((accepted, _)) => accepted,
-                futures::future::Either::Right(((), _)) => break,
-            }
-        };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
-            // Out of descriptors, or a connection reset before it was accepted: the
-            // listener itself is fine (filch's accept backs off on EMFILE).
-            Err(_) => continue,
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
-        let connection = hyper::server::conn::http1::Builder::new()
-            .timer(filch::hyper::HyperTimer)
-            .serve_connection(stream, service);
-        let connection = graceful.watch(connection);
-        drop(filch::spawn(async move {
-            // A client that resets or sends garbage ends only its own connection.
-            let _ = connection.await;
-        }));
-    }
-    // `timeout` gives Err on the grace period's end; the connections then drop with their
-    // tasks when the executor goes.
-    let _ = filch::time::timeout(GRACE, graceful.shutdown()).await;
-    Ok(())
 }

@@ -1,14 +1,24 @@
 //! An axum application served on filch (issue 11): a `Router` with plain text, JSON in and
 //! out, a path parameter, shared state, a route that awaits a data-parallel loop and one
-//! that uses the blocking pool, served by hyper on `filch::net` with graceful shutdown on
-//! Ctrl-C. See `app.rs` for the routes.
+//! that uses the blocking pool, served by `filch::axum::serve` (cargo feature `axum`: HTTP/1.1
+//! and HTTP/2 on `filch::net`). Ctrl-C shuts it down gracefully: no new connection is
+//! accepted, and open ones get up to [`GRACE`] to finish. See `app.rs` for the routes.
 //!
-//! Run: `cargo run --release --example axum_app -- --addr 127.0.0.1:3000`, then
-//! `curl localhost:3000/hello/you` or `wrk -t2 -c64 -d5s http://127.0.0.1:3000/`.
+//! Run: `cargo run --release --features axum --example axum_app -- --addr 127.0.0.1:3000`,
+//! then `curl localhost:3000/hello/you` (or `curl --http2-prior-knowledge ...`), or
+//! `wrk -t2 -c64 -d5s http://127.0.0.1:3000/`.
 
 mod app;
 
 use std::net::SocketAddr;
+use std::pin::pin;
+use std::time::Duration;
+
+use futures::future::{self, Either};
+
+/// How long open connections get to finish after Ctrl-C; `filch::axum`'s graceful shutdown
+/// itself waits as long as they take (as `axum::serve` does), so the bound is set here.
+const GRACE: Duration = Duration::from_secs(5);
 
 fn main() {
     let mut addr: SocketAddr = "127.0.0.1:3000".parse().expect("a valid default");
@@ -31,10 +41,10 @@ fn main() {
 
     let ex = filch::Executor::new();
     // Ctrl-C ends the server gracefully: a signal handler may not do much, so it only
-    // sends on a channel that the server awaits.
+    // closes a channel, which every receiver (the server's signal, the grace timer) sees.
     let (stop_tx, stop_rx) = async_channel::bounded::<()>(1);
     ctrlc::set_handler(move || {
-        let _ = stop_tx.try_send(());
+        stop_tx.close();
     })
     .expect("cannot install the Ctrl-C handler");
 
@@ -45,10 +55,24 @@ fn main() {
             listener.local_addr()?,
             filch::Handle::current().map_or(0, |h| h.stats().workers.len()),
         );
-        app::serve(listener, app::router(), async move {
-            let _ = stop_rx.recv().await;
-        })
-        .await
+        let grace_start = stop_rx.clone();
+        let server =
+            filch::axum::serve(listener, app::router()).with_graceful_shutdown(async move {
+                let _ = stop_rx.recv().await;
+            });
+        // The grace period starts at the same Ctrl-C; whichever ends first ends the program
+        // (connections still open then are dropped with the executor).
+        let grace = pin!(async move {
+            let _ = grace_start.recv().await;
+            filch::time::sleep(GRACE).await;
+        });
+        match future::select(server, grace).await {
+            Either::Left((result, _)) => result,
+            Either::Right(((), _)) => {
+                println!("connections still open after {GRACE:?}: closing them");
+                Ok(())
+            }
+        }
     });
     match result {
         Ok(()) => println!("stopped"),
