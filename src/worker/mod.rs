@@ -22,7 +22,7 @@
 //! There is one loop, written as a future ([`WorkerLoop`]): parking is waiting for the
 //! notifier's listener. `drive.rs` runs the future and is where a parked worker waits: in
 //! the OS poll of its executor's IO driver if no other worker holds it, else on its thread
-//! parker. A busy worker takes a turn of the driver that does not block every
+//! parker. A busy worker also takes a turn of the driver that does not block every
 //! [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are handled
 //! while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while tasks wait
 //! in its deferred list, when every such turn is due.
@@ -31,7 +31,8 @@
 //! worker's next non-blocking driver turn, or its try at one when another worker holds the
 //! driver (and then delivers its events): the turn of step 4, of step 6 or of a busy worker,
 //! whichever comes first. Every one of them releases the deferred list. A worker that has
-//! other work releases it within [`FAIRNESS_INTERVAL`] polls; one that has none, at once.
+//! other work releases it after at most [`FAIRNESS_INTERVAL`] polls; one that has none, at
+//! once.
 //!
 //! Every task poll runs with a fresh cooperative budget (`coop.rs`).
 //!
