@@ -5,9 +5,9 @@
 //! faster than the worker runs them (a driver turn waking many connections) do not keep the
 //! first of them waiting behind every later batch; (e) a task that wakes itself on every
 //! poll (`cx.waker().wake_by_ref()`, here or inside another crate's `yield_now`) cannot
-//! starve a task that yielded; (f) a task that yielded (`yield_now`, or a spent budget) runs again only after its
-//! worker has looked at the IO driver, so an event that has already come is delivered on its
-//! next poll.
+//! starve a task that yielded; (f) a task that yielded (`yield_now`, or a spent budget)
+//! runs again only after its worker has looked at the IO driver and the timers, so an event
+//! that has already come reaches it on its next poll, and so does a timer that is due.
 
 mod common;
 
@@ -472,6 +472,37 @@ fn a_yielding_task_gets_an_io_event_that_already_came_on_its_next_poll() {
                      its worker looking at the driver"
                 );
             }
+        }
+    });
+}
+
+#[test]
+fn a_yielding_task_gets_a_timer_that_is_due_on_its_next_poll() {
+    /// Gives up on the loop after this many attempts (the bug made about 60).
+    const GIVE_UP: u64 = 10_000;
+    watchdog(60, "a yield fires the due timers", || {
+        for policy in POLICIES {
+            let ex = executor_with(1, policy);
+            let attempts = ex
+                .block_on(ex.spawn(async {
+                    let mut sleep =
+                        std::pin::pin!(filch::time::sleep(std::time::Duration::from_millis(1)));
+                    // Armed in the wheel, then due: only a look at the timers fires it.
+                    assert!(sleep.as_mut().now_or_never().is_none());
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    let mut attempts = 1;
+                    while sleep.as_mut().now_or_never().is_none() && attempts < GIVE_UP {
+                        attempts += 1;
+                        filch::yield_now().await;
+                    }
+                    attempts
+                }))
+                .unwrap();
+            assert!(
+                attempts <= 2,
+                "{policy:?}: the due timer was seen only at attempt {attempts} ({GIVE_UP}: \
+                 never): the task ran again without its worker looking at the timers"
+            );
         }
     });
 }
