@@ -401,13 +401,17 @@ impl Driver {
 
     /// Fires the due timers; returns how many.
     fn fire_timers(&self, wakers: &mut Vec<Waker>) -> usize {
-        let now = self.now_ms();
         {
             let mut timers = self.timers.lock_unpoisoned();
-            match timers.wheel.next_deadline() {
-                Some(d) if d <= now => timers.wheel.advance(now, wakers),
-                _ => return 0,
+            // The clock is read only when some timer is armed.
+            let Some(next) = timers.wheel.next_deadline() else {
+                return 0;
+            };
+            let now = self.now_ms();
+            if next > now {
+                return 0;
             }
+            timers.wheel.advance(now, wakers);
         }
         let fired = wakers.len();
         for waker in wakers.drain(..) {

@@ -116,7 +116,8 @@ struct LoopState {
     busy_since: Option<Instant>,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
-    /// When the worker last took (or tried) a non-blocking turn of the driver.
+    /// When the worker, busy with no deferred task, last took (or tried) a turn of the driver
+    /// ([`DRIVER_INTERVAL`]).
     last_turn: Instant,
 }
 
@@ -210,7 +211,7 @@ impl Future for WorkerLoop<'_> {
                 // Out of tasks (step 6): first what the OS has ready (without blocking, and
                 // only if no other worker holds the driver), then park. The tasks the turn
                 // wakes are placed as from a running worker.
-                None if worker.turn_driver(this.st).woke => {}
+                None if worker.turn_driver().woke => {}
                 // Work in sight (another worker's deque, the injector) that this worker
                 // could not take now (the searcher cap): look again rather than book a park
                 // only to take it back at once. A shortcut only: `prepare_park`'s re-check
@@ -355,7 +356,7 @@ impl WorkerLocal {
             .pop()
             .or_else(|| self.pop_inbox())
             .or_else(|| self.pop_injector())
-            .or_else(|| self.pop_deferred(st))
+            .or_else(|| self.pop_deferred())
     }
 
     /// The deque is FIFO, so its owner's pop is its oldest task.
@@ -379,11 +380,11 @@ impl WorkerLocal {
     /// tries) a driver turn, which moves them onto the deque, and runs the oldest; idle
     /// workers may steal the others (and are told so). A task the turn woke into the LIFO
     /// slot runs after them, or now if thieves took them all first.
-    fn pop_deferred(&self, st: &mut LoopState) -> Option<Runnable> {
+    fn pop_deferred(&self) -> Option<Runnable> {
         if !self.has_deferred() {
             return None;
         }
-        if self.turn_driver(st).released > 1 {
+        if self.turn_driver().released > 1 {
             self.state.sleep.notify_work();
         }
         self.deque.pop().or_else(|| self.take_lifo())
@@ -394,12 +395,16 @@ impl WorkerLocal {
     /// one or tasks wait in the deferred list. The released tasks go behind the deque's,
     /// where idle workers may steal them (and are told so).
     fn maybe_turn_driver(&self, st: &mut LoopState, polls: u32) {
-        if polls % FAIRNESS_INTERVAL != 0
-            || (!self.has_deferred() && st.last_turn.elapsed() < DRIVER_INTERVAL)
-        {
+        if polls % FAIRNESS_INTERVAL != 0 {
             return;
         }
-        if self.turn_driver(st).released > 0 {
+        if !self.has_deferred() {
+            if st.last_turn.elapsed() < DRIVER_INTERVAL {
+                return;
+            }
+            st.last_turn = Instant::now();
+        }
+        if self.turn_driver().released > 0 {
             self.state.sleep.notify_work();
         }
     }
@@ -408,8 +413,7 @@ impl WorkerLocal {
     /// the deferred tasks move onto the deque, in the order they yielded (when another
     /// worker holds the driver, that one is turning it and delivers the events). Tasks the
     /// turn wakes are placed as from any running worker.
-    fn turn_driver(&self, st: &mut LoopState) -> Turn {
-        st.last_turn = Instant::now();
+    fn turn_driver(&self) -> Turn {
         let driver = &self.state.io;
         let woke = match driver.try_lock() {
             Some(mut poller) => match poller.as_mut() {
