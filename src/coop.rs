@@ -11,7 +11,9 @@
 //! `JoinSet::join_next`) spend one unit when they return `Ready`, as tokio's do.
 //!
 //! A task whose budget ran out wakes itself as a *yield* (`context::note_yield`), so it
-//! queues behind the other ready work of its worker, exactly as `yield_now` does.
+//! is held back behind the other ready work of its worker, and runs again only after its
+//! worker's next look at the IO driver and the timers, exactly as after `yield_now`
+//! (`worker/mod.rs`).
 
 use std::cell::Cell;
 use std::future::Future;
@@ -88,8 +90,8 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
     Poll::Ready(())
 }
 
-/// Wakes the current task as a yield (it queues behind its worker's other ready work) and
-/// returns `Pending`.
+/// Wakes the current task as a yield (it is deferred until its worker's next driver turn,
+/// see `worker/mod.rs`) and returns `Pending`.
 pub(crate) fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
     context::note_yield();
     cx.waker().wake_by_ref();

@@ -24,7 +24,7 @@
 //! **Invariant:** after `Drop` returns, every task of the executor has completed or had its
 //! future dropped. The one exception is a drop from inside a task: the worker running it
 //! cannot be joined, so that task, and the tasks left in that worker's own LIFO slot, deque
-//! and yielded list, are dropped when that task's poll ends and the worker exits.
+//! and deferred list, are dropped when that task's poll ends and the worker exits.
 
 use std::fmt;
 use std::future::Future;

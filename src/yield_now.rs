@@ -4,9 +4,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-/// Wakes the polling task as a yield: on a worker, the task then goes behind the worker's
-/// other ready work (`worker/schedule.rs`) instead of running again at once. The caller
-/// returns `Pending`.
+/// Wakes the polling task as a yield: on a worker, the task is then deferred until the
+/// worker's next driver turn, behind the worker's other ready work (`worker/schedule.rs`),
+/// instead of running again at once. The caller returns `Pending`.
 pub(crate) fn wake_to_yield(cx: &Context<'_>) {
     crate::context::note_yield();
     cx.waker().wake_by_ref();
@@ -15,7 +15,9 @@ pub(crate) fn wake_to_yield(cx: &Context<'_>) {
 /// Returns a future that is pending once (waking itself) and ready on its second poll.
 ///
 /// On a filch worker the woken task goes behind the other tasks ready on that worker, so a
-/// loop that calls `yield_now().await` lets them run.
+/// loop that calls `yield_now().await` lets them run, and it runs again only after the
+/// worker has looked at the IO driver and the timers (without blocking), as in tokio: an
+/// event that has come by then reaches it on its next poll.
 ///
 /// ```
 /// filch::block_on(async {

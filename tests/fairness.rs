@@ -3,7 +3,11 @@
 //! and `yield_now`, go behind other ready work; (c) two tasks that wake each other cannot
 //! starve a third; (d) a worker's backlog is served oldest first: tasks woken in batches
 //! faster than the worker runs them (a driver turn waking many connections) do not keep the
-//! first of them waiting behind every later batch.
+//! first of them waiting behind every later batch; (e) a task that wakes itself on every
+//! poll (`cx.waker().wake_by_ref()`, here or inside another crate's `yield_now`) cannot
+//! starve a task that yielded; (f) a task that yielded (`yield_now`, or a spent budget)
+//! runs again only after its worker has looked at the IO driver and the timers, so an event
+//! that has already come reaches it on its next poll, and so does a timer that is due.
 
 mod common;
 
@@ -16,6 +20,7 @@ use std::task::{Context, Poll, Waker};
 
 use common::{executor_with, wait_until, watchdog, POLICIES};
 use filch::WakePolicy;
+use futures::FutureExt;
 
 /// The fairness interval of the contract (prime, as in tokio and Go).
 const INTERVAL: u64 = 61;
@@ -338,6 +343,165 @@ fn a_backlog_is_served_oldest_first() {
                 b.woken_polls.load(SeqCst),
                 b.wakes.load(SeqCst),
                 "{policy:?}: a woken leaf was not polled (or polled without a wake)"
+            );
+        }
+    });
+}
+
+/// Wakes itself on every poll and returns `Pending` (a self-wake while running, without
+/// `filch::yield_now`), until `stop`.
+struct WakesItselfForever(Arc<AtomicBool>);
+
+impl Future for WakesItselfForever {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0.load(SeqCst) {
+            return Poll::Ready(());
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// A task that wakes itself on every poll: [`WakesItselfForever`], or (`foreign`) a loop on
+/// `futures_lite::future::yield_now`, which wakes its task from another crate.
+fn self_waker(foreign: bool, stop: Arc<AtomicBool>) -> BoxFuture {
+    if foreign {
+        Box::pin(async move {
+            while !stop.load(SeqCst) {
+                futures_lite::future::yield_now().await;
+            }
+        })
+    } else {
+        Box::pin(WakesItselfForever(stop))
+    }
+}
+
+#[test]
+fn a_self_waking_task_cannot_starve_a_task_that_yielded() {
+    watchdog(30, "fairness: a self-waker vs a yielded task", || {
+        for policy in POLICIES {
+            for foreign in [false, true] {
+                let ex = executor_with(1, policy);
+                let stop = Arc::new(AtomicBool::new(false));
+                let a = ex.spawn(async move {
+                    let spinner = filch::spawn(self_waker(foreign, Arc::clone(&stop)));
+                    // A waits behind the self-waker, which is always ready again.
+                    filch::yield_now().await;
+                    let answer = filch::spawn(async { 7 }).await.unwrap();
+                    stop.store(true, SeqCst);
+                    spinner.await.unwrap();
+                    answer
+                });
+                assert_eq!(ex.block_on(a).unwrap(), 7, "{policy:?}, foreign {foreign}");
+            }
+        }
+    });
+}
+
+/// How a task gives its worker back between two attempts at an `accept`.
+#[derive(Clone, Copy, Debug)]
+enum GiveBack {
+    /// `filch::yield_now().await`.
+    YieldNow,
+    /// `filch::consume_budget().await` 200 times: the budget (128) runs out in the middle.
+    SpentBudget,
+}
+
+/// Counts the polls of the future it wraps.
+fn counting_polls<F: Future + Unpin>(
+    polls: Arc<AtomicU64>,
+    mut inner: F,
+) -> impl Future<Output = F::Output> {
+    std::future::poll_fn(move |cx| {
+        polls.fetch_add(1, SeqCst);
+        Pin::new(&mut inner).poll(cx)
+    })
+}
+
+#[test]
+fn a_yielding_task_gets_an_io_event_that_already_came_on_its_next_poll() {
+    /// Gives up on the loop after this many attempts (the bug made about 60).
+    const GIVE_UP: u64 = 10_000;
+    watchdog(60, "a yield turns the driver", || {
+        for policy in POLICIES {
+            for give_back in [GiveBack::YieldNow, GiveBack::SpentBudget] {
+                let ex = executor_with(1, policy);
+                let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+                let addr = std_listener.local_addr().unwrap();
+                // The connection is complete (in the accept queue) before the task starts.
+                let _client = std::thread::spawn(move || std::net::TcpStream::connect(addr))
+                    .join()
+                    .unwrap()
+                    .unwrap();
+                let attempts = Arc::new(AtomicU64::new(0));
+                let polls = Arc::new(AtomicU64::new(0));
+                let task = ex.spawn(counting_polls(
+                    Arc::clone(&polls),
+                    Box::pin({
+                        let attempts = Arc::clone(&attempts);
+                        async move {
+                            // Registered with the driver now: the event that the connection
+                            // is waiting comes with the next look at the driver.
+                            let listener = filch::net::TcpListener::from_std(std_listener).unwrap();
+                            while attempts.fetch_add(1, SeqCst) < GIVE_UP {
+                                if let Some(accepted) = listener.accept().now_or_never() {
+                                    accepted.unwrap();
+                                    return;
+                                }
+                                match give_back {
+                                    GiveBack::YieldNow => filch::yield_now().await,
+                                    GiveBack::SpentBudget => {
+                                        for _ in 0..200 {
+                                            filch::consume_budget().await;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }),
+                ));
+                ex.block_on(task).unwrap();
+                let (attempts, polls) = (attempts.load(SeqCst), polls.load(SeqCst));
+                // The first attempt may come before the driver has seen the connection; the
+                // poll after the first yield must see it.
+                assert!(
+                    attempts <= 2 && polls <= 2,
+                    "{policy:?}, {give_back:?}: the accept succeeded only at attempt {attempts} \
+                     (poll {polls} of the task; {GIVE_UP}: never): the task ran again without \
+                     its worker looking at the driver"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn a_yielding_task_gets_a_timer_that_is_due_on_its_next_poll() {
+    /// Gives up on the loop after this many attempts (the bug made about 60).
+    const GIVE_UP: u64 = 10_000;
+    watchdog(60, "a yield fires the due timers", || {
+        for policy in POLICIES {
+            let ex = executor_with(1, policy);
+            let attempts = ex
+                .block_on(ex.spawn(async {
+                    let mut sleep =
+                        std::pin::pin!(filch::time::sleep(std::time::Duration::from_millis(1)));
+                    // Armed in the wheel, then due: only a look at the timers fires it.
+                    assert!(sleep.as_mut().now_or_never().is_none());
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    let mut attempts = 1;
+                    while sleep.as_mut().now_or_never().is_none() && attempts < GIVE_UP {
+                        attempts += 1;
+                        filch::yield_now().await;
+                    }
+                    attempts
+                }))
+                .unwrap();
+            assert!(
+                attempts <= 2,
+                "{policy:?}: the due timer was seen only at attempt {attempts} ({GIVE_UP}: \
+                 never): the task ran again without its worker looking at the timers"
             );
         }
     });

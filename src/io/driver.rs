@@ -44,7 +44,11 @@
 //! event-listener instead (`worker/drive.rs`). A busy worker takes the lock now and then
 //! for a turn that does not block. A turn delivers the readiness of every event to its
 //! source's [`ScheduledIo`] (which wakes the waiting tasks), then fires the timers that are
-//! due. The next timer deadline bounds the wait.
+//! due. The next timer deadline bounds the wait. A turn that does not block skips the OS
+//! poll while no source is registered: there is no event to take then (a pending wake of
+//! the driver's own waker only matters to a wait), and a worker whose tasks yield takes such
+//! a turn every few dozen polls (`worker/mod.rs`), where the `epoll_wait` would be most of
+//! the cost of a yield.
 //!
 //! # Sources
 //!
@@ -72,7 +76,7 @@ use slab::Slab;
 use super::scheduled_io::{
     ScheduledIo, ERROR, PRIORITY, READABLE, READ_CLOSED, SHUTDOWN, WRITABLE, WRITE_CLOSED,
 };
-use crate::sync::{AtomicBool, AtomicU64, LockUnpoisoned, Ordering};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
 use crate::time::wheel::{TimerKey, Wheel};
 
 /// A source's token holds its slab key and its generation, 32 bits each.
@@ -122,6 +126,10 @@ pub(crate) struct Driver {
     registry: mio::Registry,
     waker: mio::Waker,
     sources: Mutex<Sources>,
+    /// The length of `sources`' slab, stored under its lock after every change: a source
+    /// counts from before it is added to the OS poller until after it is taken out. Read
+    /// without the lock by a turn that does not block, to skip the OS poll when it is 0.
+    registered: AtomicUsize,
     timers: Mutex<Timers>,
     /// The wheel's time zero.
     origin: Instant,
@@ -167,6 +175,7 @@ impl Driver {
                 slab: Slab::new(),
                 generation: 0,
             }),
+            registered: AtomicUsize::new(0),
             timers: Mutex::new(Timers {
                 wheel: Wheel::new(),
                 waiting_until: None,
@@ -202,6 +211,7 @@ impl Driver {
             let key = entry.key();
             let io = Arc::new(ScheduledIo::new(generation, key));
             entry.insert(Arc::clone(&io));
+            self.count_sources(&sources);
             (key, io)
         };
         // The key in the low 32 bits, the generation in the high ones (a 64-bit `usize`, see
@@ -210,7 +220,9 @@ impl Driver {
         debug_assert!(key < 1 << 32, "a slab key of {key} sources");
         let token = Token(key | (io.generation as usize) << 32);
         if let Err(e) = self.registry.register(source, token, interest()) {
-            self.sources.lock_unpoisoned().slab.remove(key);
+            let mut sources = self.sources.lock_unpoisoned();
+            sources.slab.remove(key);
+            self.count_sources(&sources);
             return Err(e);
         }
         if self.is_shut_down() {
@@ -233,9 +245,21 @@ impl Driver {
             .is_some_and(|s| std::ptr::eq(&**s, io))
         {
             sources.slab.remove(io.key);
+            self.count_sources(&sources);
         }
         drop(sources);
         io.clear_wakers();
+    }
+
+    /// Stores the slab's length in `registered`; called under the sources' lock after every
+    /// change of the slab.
+    fn count_sources(&self, sources: &Sources) {
+        // Relaxed: every store is made under the sources' lock, so the stores are ordered as
+        // the slab's changes. A turn that reads it (`turn`) needs no more than coherence: if
+        // a registration happens before the turn (the registering task yielded, or told the
+        // yielding one through any synchronisation), the turn reads that store or a later
+        // one, which is 0 only if that source was deregistered again.
+        self.registered.store(sources.slab.len(), Ordering::Relaxed);
     }
 
     /// Takes the poller if no other thread holds it.
@@ -273,8 +297,11 @@ impl Driver {
         timeout: Option<Duration>,
         woke: impl FnOnce(),
     ) -> usize {
-        let now = self.now_ms();
-        let timeout = {
+        let timeout = if timeout == Some(Duration::ZERO) {
+            // No wait: the next timer cannot shorten it.
+            timeout
+        } else {
+            let now = self.now_ms();
             let mut timers = self.timers.lock_unpoisoned();
             let next = timers.wheel.next_deadline();
             let until_timer = next.map(|d| Duration::from_millis(d.saturating_sub(now)));
@@ -287,7 +314,15 @@ impl Driver {
             }
             timeout
         };
-        let result = poller.poll.poll(&mut poller.events, timeout);
+        // Relaxed: see `count_sources`.
+        let result =
+            if timeout == Some(Duration::ZERO) && self.registered.load(Ordering::Relaxed) == 0 {
+                // No source: no event to take (module docs).
+                poller.events.clear();
+                Ok(())
+            } else {
+                poller.poll.poll(&mut poller.events, timeout)
+            };
         if timeout != Some(Duration::ZERO) {
             self.timers.lock_unpoisoned().waiting_until = None;
         }
@@ -296,7 +331,7 @@ impl Driver {
             // EINTR: a signal; anything else cannot happen with a valid epoll fd.
             debug_assert_eq!(e.kind(), io::ErrorKind::Interrupted, "{e}");
         }
-        {
+        if !poller.events.is_empty() {
             let sources = self.sources.lock_unpoisoned();
             for event in poller.events.iter() {
                 let token = event.token();
@@ -366,13 +401,17 @@ impl Driver {
 
     /// Fires the due timers; returns how many.
     fn fire_timers(&self, wakers: &mut Vec<Waker>) -> usize {
-        let now = self.now_ms();
         {
             let mut timers = self.timers.lock_unpoisoned();
-            match timers.wheel.next_deadline() {
-                Some(d) if d <= now => timers.wheel.advance(now, wakers),
-                _ => return 0,
+            // The clock is read only when some timer is armed.
+            let Some(next) = timers.wheel.next_deadline() else {
+                return 0;
+            };
+            let now = self.now_ms();
+            if next > now {
+                return 0;
             }
+            timers.wheel.advance(now, wakers);
         }
         let fired = wakers.len();
         for waker in wakers.drain(..) {
@@ -443,7 +482,9 @@ impl Driver {
         self.shutdown.store(true, Ordering::SeqCst);
         let sources: Vec<Arc<ScheduledIo>> = {
             let mut sources = self.sources.lock_unpoisoned();
-            sources.slab.drain().collect()
+            let drained = sources.slab.drain().collect();
+            self.count_sources(&sources);
+            drained
         };
         for io in sources {
             io.set_readiness(SHUTDOWN);
@@ -473,14 +514,39 @@ mod tests {
             let socket = mio::net::UdpSocket::bind("127.0.0.1:0".parse().unwrap()).unwrap();
             let source = IoSource::new(socket, Arc::clone(&driver)).unwrap();
             assert_eq!(driver.sources_len(), 1);
+            assert_eq!(driver.registered.load(Ordering::SeqCst), 1);
             drop(source);
         }
         assert_eq!(driver.sources_len(), 0);
-        // Turns after all that deliver nothing stale (and do not panic).
+        assert_eq!(driver.registered.load(Ordering::SeqCst), 0);
+        // Turns after all that deliver nothing stale (and do not panic): one with no source
+        // (no OS poll), one with a new source (an OS poll, which may still hold events of
+        // the closed ones).
         let mut guard = driver.try_lock().unwrap();
         let poller = guard.as_mut().unwrap();
         driver.turn(poller, Some(Duration::ZERO), || {});
+        let socket = mio::net::UdpSocket::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let source = IoSource::new(socket, Arc::clone(&driver)).unwrap();
+        assert!(driver.turn(poller, Some(Duration::ZERO), || {}) <= 1);
+        drop(source);
         assert_eq!(driver.sources_len(), 0);
+        assert_eq!(driver.registered.load(Ordering::SeqCst), 0);
+    }
+
+    /// A turn that does not block skips the OS poll while no source is registered, and
+    /// still fires the timers that are due.
+    #[test]
+    fn a_turn_without_sources_still_fires_due_timers() {
+        let driver = Driver::new().unwrap();
+        let key = driver.timer_insert();
+        let waker = futures::task::noop_waker();
+        assert!(driver.timer_arm(key, Instant::now() + Duration::from_millis(1), &waker));
+        std::thread::sleep(Duration::from_millis(3));
+        let mut guard = driver.try_lock().unwrap();
+        let poller = guard.as_mut().unwrap();
+        assert_eq!(driver.turn(poller, Some(Duration::ZERO), || {}), 1);
+        drop(guard);
+        driver.timer_remove(key);
     }
 
     /// A waker whose drop removes timer `key` of `driver` (takes the timers' lock).

@@ -1,8 +1,11 @@
 //! [`WorkerLocal`]: the part of a worker that only its own thread touches (the owner end of
-//! its deque, its LIFO slot, the tasks that yielded), together with its index and its
-//! executor's state.
+//! its deque, its LIFO slot, the deferred list of tasks that yielded), together with its
+//! index and its executor's state.
 //!
-//! The LIFO slot and the yielded list are private: no other worker can steal from them.
+//! The LIFO slot and the deferred list are private: no other worker can steal from them. A
+//! task in the deferred list is released onto the deque (where it can be stolen) by the
+//! worker's next driver turn, or its next try at one (`worker/mod.rs`); nothing stays
+//! deferred while the worker sleeps (the re-check before a park counts the list as work).
 //!
 //! It lives on the worker thread's stack for the thread's whole life as a worker; the
 //! thread-local pointer to it (`context.rs`) lets the schedule function reach it. Every
@@ -30,13 +33,13 @@ pub(crate) struct WorkerLocal {
     /// Set while the worker sleeps in its park: tasks woken on this thread then (by the
     /// reactor that a parked worker drives) go through the inboxes, which wake it.
     parked: Cell<bool>,
-    /// Set by `yield_now` during the current poll (cleared before each poll): the task
-    /// that wakes itself now is held back behind the other ready work.
+    /// Set by a yield (`yield_now`, a spent budget: `context::note_yield`) during the
+    /// current poll (cleared before each poll): the task that wakes itself now is deferred.
     yielding: Cell<bool>,
-    /// Tasks that yielded, oldest first. They run once the deque, the inbox and the
-    /// injector are empty; they move to the deque then, where other workers can steal them.
-    /// Private, so a yield costs no atomic operation.
-    yielded: RefCell<Vec<Runnable>>,
+    /// Tasks that yielded, oldest first, waiting for the worker's next driver turn (or try
+    /// at one), which moves them onto the deque in that order (tokio's `Defer`). Private,
+    /// so a yield costs no atomic operation.
+    deferred: RefCell<Vec<Runnable>>,
 }
 
 impl WorkerLocal {
@@ -48,7 +51,7 @@ impl WorkerLocal {
             lifo: Cell::new(None),
             parked: Cell::new(false),
             yielding: Cell::new(false),
-            yielded: RefCell::new(Vec::new()),
+            deferred: RefCell::new(Vec::new()),
         }
     }
 
@@ -61,7 +64,7 @@ impl WorkerLocal {
         self.parked.set(parked);
     }
 
-    /// `yield_now` was polled by the task running now.
+    /// The task running now yielded (`yield_now`, or its budget is spent).
     pub(crate) fn note_yield(&self) {
         self.yielding.set(true);
     }
@@ -81,22 +84,26 @@ impl WorkerLocal {
         self.lifo.take()
     }
 
-    /// Queues a task that yielded behind all other ready work here.
-    pub(crate) fn push_yielded(&self, runnable: Runnable) {
-        self.yielded.borrow_mut().push(runnable);
+    /// Holds back a task that yielded until the worker's next driver turn.
+    pub(crate) fn push_deferred(&self, runnable: Runnable) {
+        self.deferred.borrow_mut().push(runnable);
     }
 
-    /// Moves the yielded tasks onto the (empty) deque, oldest first, and takes the oldest.
-    /// Returns whether more than one moved (the caller lets the other workers know).
-    pub(crate) fn take_yielded(&self) -> Option<(Runnable, bool)> {
-        let mut yielded = self.yielded.borrow_mut();
-        let count = yielded.len();
-        let mut drained = yielded.drain(..);
-        let first = drained.next()?;
-        for task in drained {
+    /// Whether tasks wait for a driver turn.
+    pub(crate) fn has_deferred(&self) -> bool {
+        !self.deferred.borrow().is_empty()
+    }
+
+    /// Moves the deferred tasks onto the deque (behind its tasks), in the order they
+    /// yielded; returns how many moved (the caller lets the other workers know). Called
+    /// after a driver turn, or a try at one.
+    pub(crate) fn release_deferred(&self) -> usize {
+        let mut deferred = self.deferred.borrow_mut();
+        let count = deferred.len();
+        for task in deferred.drain(..) {
             self.deque.push(task);
         }
-        Some((first, count > 1))
+        count
     }
 
     /// Takes any task left in the private queues (at exit).
@@ -104,6 +111,6 @@ impl WorkerLocal {
         self.lifo
             .take()
             .or_else(|| self.deque.pop())
-            .or_else(|| self.yielded.borrow_mut().pop())
+            .or_else(|| self.deferred.borrow_mut().pop())
     }
 }

@@ -3,31 +3,44 @@
 //!
 //! A worker looks for work in this order (Duffy's local → global → steal, with tokio's
 //! fairness fixes):
-//! 1. every [`FAIRNESS_INTERVAL`] polls, the injector or its inbox first (alternately), then
-//!    its yielded tasks, so that none of them starves behind a deque that never empties;
+//! 1. every [`FAIRNESS_INTERVAL`] polls, the injector or its inbox first (alternately), so
+//!    that neither starves behind a deque that never empties;
 //! 2. its LIFO slot (the task the last poll woke or spawned), at most
 //!    [`MAX_LIFO_HANDOFFS`] times in a row; then the slot's task goes onto the deque and the
 //!    oldest task of the deque runs, so two tasks that wake each other cannot starve a third;
-//! 3. its own deque (FIFO: its oldest task), then its inbox, then the injector (in batches), then the
-//!    tasks that yielded during its earlier polls;
-//! 4. as a searcher (at most about half the workers search at once): the other workers'
+//! 3. its own deque (FIFO: its oldest task), then its inbox, then the injector (in batches);
+//! 4. if tasks that yielded wait in its deferred list: a turn of the driver that does not
+//!    block (if no other worker holds it), then the deferred tasks move onto the deque, in
+//!    the order they yielded, and the oldest runs (tokio's `Defer`);
+//! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
 //!    (see [`SPIN_PROBE_INTERVAL`]);
-//! 5. park (see `park/README.md`).
+//! 6. a turn of the driver that does not block (if no other worker holds it), and if that
+//!    woke nothing, park (see `park/README.md`).
 //!
 //! There is one loop, written as a future ([`WorkerLoop`]): parking is waiting for the
 //! notifier's listener. `drive.rs` runs the future and is where a parked worker waits: in
 //! the OS poll of its executor's IO driver if no other worker holds it, else on its thread
-//! parker. A busy worker takes a turn of the driver that does not block every
-//! [`FAIRNESS_INTERVAL`] polls (at most once per [`DRIVER_INTERVAL`]), if nobody holds it,
-//! so that IO events and timers are handled while every worker is busy.
+//! parker. A busy worker also takes a turn of the driver that does not block every
+//! [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are handled
+//! while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while tasks wait
+//! in its deferred list, when every such turn is due.
+//!
+//! A task that yielded (`yield_now`, or a spent budget) thus runs again only after its
+//! worker's next non-blocking driver turn, or its try at one when another worker holds the
+//! driver (and then delivers its events): the turn of step 4, of step 6 or of a busy worker,
+//! whichever comes first. Every one of them releases the deferred list. A worker that has
+//! other work releases it after at most [`FAIRNESS_INTERVAL`] polls; one that has none, at
+//! once.
 //!
 //! Every task poll runs with a fresh cooperative budget (`coop.rs`).
 //!
 //! **Invariants:**
-//! - a worker never blocks inside a poll; it only sleeps in step 5, after a re-check of
-//!   every queue (a host-name lookup in `filch::net` runs on the blocking pool);
+//! - a worker never blocks inside a poll; it only sleeps in step 6, after a re-check of
+//!   every queue, its deferred list included (a host-name lookup in `filch::net` runs on the
+//!   blocking pool); its deferred list is empty by then (step 4 released it), so no task
+//!   waits in a private queue while its worker sleeps;
 //! - a worker whose loop unwinds (a panic outside any task: a panicking waker run by the
 //!   reactor it drives) gives back its booking in the notifier (`WorkerLoop`'s drop), and
 //!   starts its loop again: the searching and unparked counts stay exact, and the executor
@@ -74,8 +87,8 @@ const STEAL_ROUNDS: usize = 2;
 /// the workers) spin, and only this long, so an idle pool still goes quiet at once.
 const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
 
-/// The least time between two driver turns of a busy worker: a turn costs an
-/// `epoll_wait`, too much to pay every few microseconds.
+/// The least time between two driver turns of a busy worker with no deferred tasks: a
+/// turn costs an `epoll_wait`, too much to pay every few microseconds.
 const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
 
 /// A worker whose last spin found nothing skips the spin, except on every this many
@@ -103,6 +116,9 @@ struct LoopState {
     busy_since: Option<Instant>,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
+    /// When the worker, busy with no deferred task, last took (or tried) a turn of the driver
+    /// ([`DRIVER_INTERVAL`]).
+    last_turn: Instant,
 }
 
 /// The body of worker thread `index`.
@@ -116,6 +132,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
         busy_since: None,
         dry_searches: 0,
+        last_turn: Instant::now(),
     };
     {
         let _installed = context::enter_worker(&worker);
@@ -141,8 +158,6 @@ struct WorkerLoop<'a> {
     st: &'a mut LoopState,
     /// Set while the worker sleeps (booked in the notifier, waiting for this listener).
     listener: Option<EventListener>,
-    /// When the loop last took a turn of the driver.
-    last_turn: Instant,
 }
 
 impl<'a> WorkerLoop<'a> {
@@ -151,7 +166,6 @@ impl<'a> WorkerLoop<'a> {
             worker,
             st,
             listener: None,
-            last_turn: Instant::now(),
         }
     }
 
@@ -168,29 +182,6 @@ impl<'a> WorkerLoop<'a> {
         worker.set_parked(false);
         worker.after_park(self.st, worker.state.sleep.woken(worker.index));
         true
-    }
-
-    /// A busy worker's turn of the driver, now and then, if nobody holds it (module docs).
-    /// Tasks its events wake are placed as from any running worker.
-    fn maybe_turn_driver(&mut self, polls: u32) {
-        if polls % FAIRNESS_INTERVAL != 0 || self.last_turn.elapsed() < DRIVER_INTERVAL {
-            return;
-        }
-        self.last_turn = Instant::now();
-        self.turn_driver_now();
-    }
-
-    /// A turn of the driver that does not block, if nobody holds it; whether it woke
-    /// anything.
-    fn turn_driver_now(&self) -> bool {
-        let driver = &self.worker.state.io;
-        match driver.try_lock() {
-            Some(mut poller) => match poller.as_mut() {
-                Some(poller) => driver.turn(poller, Some(Duration::ZERO), || {}) > 0,
-                None => false,
-            },
-            None => false,
-        }
     }
 }
 
@@ -214,13 +205,13 @@ impl Future for WorkerLoop<'_> {
                         return Poll::Ready(());
                     }
                     polls = polls.wrapping_add(1);
-                    this.maybe_turn_driver(polls);
+                    worker.maybe_turn_driver(this.st, polls);
                 }
                 None if state.is_shut_down() => return Poll::Ready(()),
-                // Out of tasks: first what the OS has ready (without blocking, and only if no
-                // other worker holds the driver), then park. The tasks the turn wakes are
-                // placed as from a running worker.
-                None if this.turn_driver_now() => {}
+                // Out of tasks (step 6): first what the OS has ready (without blocking, and
+                // only if no other worker holds the driver), then park. The tasks the turn
+                // wakes are placed as from a running worker.
+                None if worker.turn_driver().woke => {}
                 // Work in sight (another worker's deque, the injector) that this worker
                 // could not take now (the searcher cap): look again rather than book a park
                 // only to take it back at once. A shortcut only: `prepare_park`'s re-check
@@ -228,10 +219,14 @@ impl Future for WorkerLoop<'_> {
                 None if state.has_work() => std::hint::spin_loop(),
                 None => {
                     worker.set_parked(true);
+                    // The deferred list counts as work in the re-check: a task held there
+                    // has no one to release it while its worker sleeps. (Step 4 emptied it
+                    // before `find_task` came back empty, and no task has run since.)
                     match state
                         .sleep
-                        .prepare_park(worker.index, this.st.searching, || state.has_work())
-                    {
+                        .prepare_park(worker.index, this.st.searching, || {
+                            state.has_work() || worker.has_deferred()
+                        }) {
                         Prepared::Skipped(parked) => {
                             worker.set_parked(false);
                             worker.after_park(this.st, parked);
@@ -276,7 +271,7 @@ impl WorkerLocal {
         &self.state.workers[self.index].counters
     }
 
-    /// Finds the next task (steps 1–4), or `None` if there is none to be had now.
+    /// Finds the next task (steps 1–5), or `None` if there is none to be had now.
     fn find_task(&self, st: &mut LoopState) -> Option<Runnable> {
         let task = self.next_task(st).or_else(|| self.search(st))?;
         self.end_search(st);
@@ -285,6 +280,7 @@ impl WorkerLocal {
 
     /// Finds a task; a searcher that finds none keeps looking for up to
     /// [`SPIN_BEFORE_PARK`].
+    #[inline]
     fn find_task_or_spin(&self, st: &mut LoopState) -> Option<Runnable> {
         if let Some(task) = self.find_task(st) {
             return Some(task);
@@ -322,7 +318,7 @@ impl WorkerLocal {
         }
     }
 
-    /// Steps 1–3 of the search order (module docs).
+    /// Steps 1–4 of the search order (module docs).
     fn next_task(&self, st: &mut LoopState) -> Option<Runnable> {
         if st.tick % FAIRNESS_INTERVAL == FAIRNESS_INTERVAL - 1 {
             st.tick = st.tick.wrapping_add(1);
@@ -331,8 +327,7 @@ impl WorkerLocal {
                 self.pop_injector().or_else(|| self.pop_inbox())
             } else {
                 self.pop_inbox().or_else(|| self.pop_injector())
-            }
-            .or_else(|| self.pop_yielded());
+            };
             if let Some(task) = found {
                 if let Some(waiting) = self.take_lifo() {
                     self.deque.push(waiting);
@@ -362,7 +357,7 @@ impl WorkerLocal {
             .pop()
             .or_else(|| self.pop_inbox())
             .or_else(|| self.pop_injector())
-            .or_else(|| self.pop_yielded())
+            .or_else(|| self.pop_deferred())
     }
 
     /// The deque is FIFO, so its owner's pop is its oldest task.
@@ -382,17 +377,66 @@ impl WorkerLocal {
         retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque))
     }
 
-    /// The oldest yielded task; the others move onto the deque, where idle workers may
-    /// steal them (and are told so).
-    fn pop_yielded(&self) -> Option<Runnable> {
-        let (task, more) = self.take_yielded()?;
-        if more {
+    /// Step 4: with nothing else of its own to run, a worker with deferred tasks takes (or
+    /// tries) a driver turn, which moves them onto the deque, and runs the oldest; idle
+    /// workers may steal the others (and are told so). A task the turn woke into the LIFO
+    /// slot runs after them, or now if thieves took them all first.
+    fn pop_deferred(&self) -> Option<Runnable> {
+        if !self.has_deferred() {
+            return None;
+        }
+        if self.turn_driver().released > 1 {
             self.state.sleep.notify_work();
         }
-        Some(task)
+        self.deque.pop().or_else(|| self.take_lifo())
     }
 
-    /// Step 4: steal from the other workers, as a searcher.
+    /// A busy worker's turn of the driver, now and then, if nobody holds it (module docs):
+    /// every [`FAIRNESS_INTERVAL`] polls, if [`DRIVER_INTERVAL`] has passed since the last
+    /// one or tasks wait in the deferred list. The released tasks go behind the deque's,
+    /// where idle workers may steal them (and are told so).
+    #[inline]
+    fn maybe_turn_driver(&self, st: &mut LoopState, polls: u32) {
+        if polls % FAIRNESS_INTERVAL != 0 {
+            return;
+        }
+        if !self.has_deferred() {
+            if st.last_turn.elapsed() < DRIVER_INTERVAL {
+                return;
+            }
+            st.last_turn = Instant::now();
+        }
+        if self.turn_driver().released > 0 {
+            self.state.sleep.notify_work();
+        }
+    }
+
+    /// A turn of the driver that does not block, if nobody holds it; then, taken or not,
+    /// the deferred tasks move onto the deque, in the order they yielded (when another
+    /// worker holds the driver, that one is turning it and delivers the events). Tasks the
+    /// turn wakes are placed as from any running worker.
+    ///
+    /// Out of line, and `run_task`, `find_task_or_spin` and `maybe_turn_driver` marked
+    /// `#[inline]`: the turn comes once per dozens of polls, and the per-poll path stays
+    /// inside the loop's poll (left to itself, the compiler called all three out of line,
+    /// about 5 % more CPU time per yield in a `yield_many`-shaped loop).
+    #[inline(never)]
+    fn turn_driver(&self) -> Turn {
+        let driver = &self.state.io;
+        let woke = match driver.try_lock() {
+            Some(mut poller) => match poller.as_mut() {
+                Some(poller) => driver.turn(poller, Some(Duration::ZERO), || {}) > 0,
+                None => false,
+            },
+            None => false,
+        };
+        Turn {
+            woke,
+            released: self.release_deferred(),
+        }
+    }
+
+    /// Step 5: steal from the other workers, as a searcher.
     fn search(&self, st: &mut LoopState) -> Option<Runnable> {
         let n = self.state.num_workers();
         if n == 1 {
@@ -458,6 +502,7 @@ impl WorkerLocal {
         }
     }
 
+    #[inline]
     fn run_task(&self, st: &mut LoopState, task: Runnable) {
         if st.busy_since.is_none() {
             st.busy_since = Some(Instant::now());
@@ -488,6 +533,14 @@ impl WorkerLocal {
         }
         self.state.drain_after_shutdown();
     }
+}
+
+/// What a non-blocking driver turn did ([`WorkerLocal::turn_driver`]).
+struct Turn {
+    /// Whether it woke a task (an IO event or a timer).
+    woke: bool,
+    /// How many deferred tasks moved onto the deque.
+    released: usize,
 }
 
 /// Retries a steal while it reports contention.

@@ -1,9 +1,10 @@
 //! The schedule function of every task, and the placement decisions behind it: where a
 //! spawned or woken task goes (see `WakePolicy`).
 //!
-//! - A task that yielded (`yield_now` during the poll that just ended, then woke itself)
-//!   goes to its worker's private yielded list, which runs after that worker's deque, inbox
-//!   and the injector are empty.
+//! - A task that yielded (`yield_now`, or a spent budget, during the poll that just ended,
+//!   then woke itself) goes to its worker's private deferred list: it runs again only after
+//!   that worker's next driver turn (or try at one), which moves it onto the deque
+//!   (`worker/mod.rs`).
 //! - Any other task woken while it ran (by another thread, or another task) goes to the
 //!   inbox of the worker that ran it: behind that worker's own deque, and where an idle
 //!   worker can steal it (one is woken if none searches). Holding it back privately would
@@ -66,7 +67,7 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     if info.woken_while_running {
         // Scheduled at the end of the poll that ran it here.
         if worker.take_yield() {
-            return worker.push_yielded(runnable);
+            return worker.push_deferred(runnable);
         }
         return push_to_worker(state, here, runnable);
     }
