@@ -26,8 +26,7 @@
 //!   example uses tokio's channels rather than `async-broadcast`.
 //! - `tokio::time::sleep` and `Sleep::reset` (the idle timer): `filch::time`.
 //! - `tokio::task::JoinSet`: `filch::JoinSet`, to join every connection task at shutdown.
-//! - `tokio::signal::ctrl_c`: [`ctrl_c`] below, on the `ctrlc` crate, shaped so that it can
-//!   become `filch::signal::ctrl_c` later.
+//! - `tokio::signal::ctrl_c`: `filch::signal::ctrl_c` (through the executor's own driver).
 //!
 //! `tests/chat.rs` runs [`serve`] in-process (it includes this file).
 
@@ -330,18 +329,9 @@ impl Lines {
     }
 }
 
-/// Completes at the first Ctrl-C, as `tokio::signal::ctrl_c` does; `Err` if the handler
-/// cannot be installed (there can be one per process). On the `ctrlc` crate: its handler
-/// runs on a thread of its own and only sends on a channel that this future awaits. One
-/// function, so that it can become `filch::signal::ctrl_c()`.
+/// Completes at the next Ctrl-C (SIGINT), through filch's own driver.
 pub async fn ctrl_c() -> io::Result<()> {
-    let (tx, rx) = async_channel::bounded::<()>(1);
-    ctrlc::set_handler(move || {
-        let _ = tx.try_send(());
-    })
-    .map_err(io::Error::other)?;
-    let _ = rx.recv().await;
-    Ok(())
+    filch::signal::ctrl_c().await
 }
 
 fn main() -> io::Result<()> {
