@@ -34,13 +34,18 @@ thread_local! {
 /// Runs `f` (one task poll) with a fresh budget, restoring the outer one after (also on
 /// unwind, through the guard).
 pub(crate) fn with_budget<R>(f: impl FnOnce() -> R) -> R {
+    with_left(Some(BUDGET), f)
+}
+
+/// Runs `f` with `left` as the budget, restoring the outer one after (also on unwind).
+fn with_left<R>(left: Option<u8>, f: impl FnOnce() -> R) -> R {
     struct Restore(Option<u8>);
     impl Drop for Restore {
         fn drop(&mut self) {
             LEFT.with(|l| l.set(self.0));
         }
     }
-    let _restore = Restore(LEFT.with(|l| l.replace(Some(BUDGET))));
+    let _restore = Restore(LEFT.with(|l| l.replace(left)));
     f()
 }
 
@@ -71,14 +76,7 @@ impl<F: Future> Future for Budgeted<F> {
 /// Runs `f` with no budget (what a call that cannot yield, such as
 /// `JoinSet::try_join_next`, polls under), restoring the budget after (also on unwind).
 pub(crate) fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<u8>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            LEFT.with(|l| l.set(self.0));
-        }
-    }
-    let _restore = Restore(LEFT.with(|l| l.replace(None)));
-    f()
+    with_left(None, f)
 }
 
 /// Ready if the current task may do one more operation; otherwise wakes it (as a yield)

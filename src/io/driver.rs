@@ -133,8 +133,8 @@ pub(crate) struct Driver {
     timers: Mutex<Timers>,
     /// The wheel's time zero.
     origin: Instant,
-    /// When the last turn ended, in ms since `origin`: tells a busy thread whether a turn is
-    /// due ([`Driver::turn_if_due`]). A hint, read and written Relaxed: a stale value only
+    /// When the last [`Driver::turn_if_due`] turn was taken, in ms since `origin`: tells a
+    /// busy thread whether another is due. A hint, read and written Relaxed: a stale value only
     /// makes a turn come a little early or late.
     last_turn_ms: AtomicU64,
     /// Set once by [`Driver::shutdown`]. SeqCst: checked by `register` after it inserted
@@ -374,25 +374,27 @@ impl Driver {
             io.set_readiness(ready);
         }
         woken += self.fire_timers(&mut poller.wakers);
-        // Relaxed: a hint (see the field).
-        self.last_turn_ms.store(self.now_ms(), Ordering::Relaxed);
         woken
     }
 
-    /// A turn that does not block, if one is due ([`TURN_INTERVAL_MS`] since the last one
-    /// ended) and no other thread holds the poller: for a thread that is busy for a long
-    /// while (a data-parallel loop's helper between its items), so that IO events and
+    /// A turn that does not block, if one is due ([`TURN_INTERVAL_MS`] since the last turn
+    /// taken here) and no other thread holds the poller: for a thread that is busy for a
+    /// long while (a data-parallel loop's helper between its items), so that IO events and
     /// timers are served while every worker is busy. Returns how many sources and timers it
-    /// woke. A thread waiting in the OS poll holds the poller and serves them itself.
+    /// woke. A thread waiting in the OS poll holds the poller and serves them itself. Only
+    /// these turns are timed (the worker loop's own turns read no clock for it).
     pub(crate) fn turn_if_due(&self) -> usize {
+        let now = self.now_ms();
         // Relaxed: a hint (see the field).
         let last = self.last_turn_ms.load(Ordering::Relaxed);
-        if self.now_ms() < last.saturating_add(TURN_INTERVAL_MS) {
+        if now < last.saturating_add(TURN_INTERVAL_MS) {
             return 0;
         }
         let Some(mut guard) = self.try_lock() else {
             return 0;
         };
+        // Relaxed: a hint (see the field).
+        self.last_turn_ms.store(now, Ordering::Relaxed);
         match guard.as_mut() {
             Some(poller) => self.turn(poller, Some(Duration::ZERO), || {}),
             None => 0,

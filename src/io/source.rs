@@ -58,7 +58,7 @@ impl<E: Source> IoSource<E> {
         direction: Direction,
         op: impl FnMut(&E) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
-        self.poll_io_as(cx, direction, None, op)
+        self.poll_io_as(cx, direction, None, op, |_, _| false)
     }
 
     /// [`IoSource::poll_io`] as a future that holds its own entry in the direction's waiter
@@ -69,23 +69,17 @@ impl<E: Source> IoSource<E> {
         direction: Direction,
         mut op: impl FnMut(&E) -> io::Result<R>,
     ) -> io::Result<R> {
-        let mut waiter = OwnedWaiter {
-            sched: &self.sched,
-            direction,
-            key: None,
-        };
-        std::future::poll_fn(|cx| self.poll_io_as(cx, direction, Some(&mut waiter.key), &mut op))
-            .await
+        let mut waiter = OwnedWaiter::new(&self.sched, direction);
+        std::future::poll_fn(|cx| {
+            self.poll_io_as(cx, direction, Some(&mut waiter.key), &mut op, |_, _| false)
+        })
+        .await
     }
 
     /// Waits until the source is ready in `direction` (or closed, or failed), holding its own
     /// waiter entry (as [`IoSource::io`]); clears nothing. Spends one unit of the budget.
     pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
-        let mut waiter = OwnedWaiter {
-            sched: &self.sched,
-            direction,
-            key: None,
-        };
+        let mut waiter = OwnedWaiter::new(&self.sched, direction);
         std::future::poll_fn(|cx| {
             ready!(coop::poll_proceed(cx));
             ready!(self.poll_ready_as(cx, direction, Some(&mut waiter.key)))?;
@@ -115,14 +109,16 @@ impl<E: Source> IoSource<E> {
         result
     }
 
-    /// The loop behind [`IoSource::poll_io`] and [`IoSource::io`]: `key` is the caller's
-    /// owned waiter entry, if it has one.
+    /// The loop behind every waiting operation: `key` is the caller's owned waiter entry,
+    /// if it has one; `drained` says whether a successful result also shows the readiness
+    /// used up (then it is cleared as after a `WouldBlock`, which saves that call).
     fn poll_io_as<R>(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
         mut key: Option<&mut WaitKey>,
         mut op: impl FnMut(&E) -> io::Result<R>,
+        drained: impl Fn(&R, &ReadyEvent) -> bool,
     ) -> Poll<io::Result<R>> {
         ready!(coop::poll_proceed(cx));
         let mut cleared_at = None;
@@ -140,6 +136,9 @@ impl<E: Source> IoSource<E> {
                     cleared_at = Some(event.tick);
                 }
                 result => {
+                    if matches!(&result, Ok(r) if drained(r, &event)) {
+                        self.clear_readiness(event);
+                    }
                     coop::spend();
                     return Poll::Ready(result);
                 }
@@ -170,38 +169,15 @@ impl<E: Source> IoSource<E> {
         cx: &mut Context<'_>,
         len: usize,
         short_read_drains: bool,
-        mut op: impl FnMut(&E) -> io::Result<usize>,
+        op: impl FnMut(&E) -> io::Result<usize>,
     ) -> Poll<io::Result<usize>> {
-        ready!(coop::poll_proceed(cx));
-        let mut cleared_at = None;
-        loop {
-            let event = ready!(self.poll_ready_as(cx, Direction::Read, None))?;
-            if cleared_at == Some(event.tick) {
-                // As in `poll_io_as`.
-                return coop::yield_now(cx);
-            }
-            match op(self.get_ref()) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.clear_readiness(event);
-                    cleared_at = Some(event.tick);
-                }
-                Ok(n)
-                    if short_read_drains
-                        && n > 0
-                        && n < len
-                        && !event.is_read_closed()
-                        && !event.had_urgent_data() =>
-                {
-                    self.clear_readiness(event);
-                    coop::spend();
-                    return Poll::Ready(Ok(n));
-                }
-                result => {
-                    coop::spend();
-                    return Poll::Ready(result);
-                }
-            }
-        }
+        self.poll_io_as(cx, Direction::Read, None, op, |&n, event| {
+            short_read_drains
+                && n > 0
+                && n < len
+                && !event.is_read_closed()
+                && !event.had_urgent_data()
+        })
     }
 }
 
@@ -210,6 +186,16 @@ struct OwnedWaiter<'a> {
     sched: &'a ScheduledIo,
     direction: Direction,
     key: WaitKey,
+}
+
+impl<'a> OwnedWaiter<'a> {
+    fn new(sched: &'a ScheduledIo, direction: Direction) -> OwnedWaiter<'a> {
+        OwnedWaiter {
+            sched,
+            direction,
+            key: None,
+        }
+    }
 }
 
 impl Drop for OwnedWaiter<'_> {
