@@ -107,6 +107,15 @@ pub(crate) fn is_worker_thread() -> bool {
     !WORKER.with(Cell::get).is_null()
 }
 
+/// Runs `turn`, a driver turn, so that the tasks it wakes on this worker go through the
+/// inboxes in event order (`WorkerLocal::delivering`); elsewhere just runs it.
+pub(crate) fn delivering<R>(turn: impl FnOnce() -> R) -> R {
+    with_worker(|worker| match worker {
+        Some(worker) => worker.delivering(turn),
+        None => turn(),
+    })
+}
+
 /// Marks the task running on this worker as yielding (see `WorkerLocal::note_yield`); a
 /// no-op elsewhere.
 pub(crate) fn note_yield() {
@@ -141,6 +150,14 @@ impl TaskHome for State {
 
     fn keep_drop_panic(&self, tag: usize, payload: Payload) {
         lock(&self.drop_panics).push((tag, payload));
+    }
+
+    fn task_completed(&self) {
+        with_worker(|worker| {
+            if let Some(worker) = worker {
+                worker.note_completed();
+            }
+        });
     }
 
     fn take_drop_panic(&self, tag: usize) -> Option<Payload> {

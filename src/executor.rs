@@ -276,7 +276,7 @@ impl Builder {
             ));
         }
         let driver = Driver::new()?;
-        let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_fifo()).collect();
+        let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let state = new_anchored(State::new(
             deques.iter().map(Worker::stealer).collect(),
             self.wake_policy,

@@ -55,6 +55,8 @@ pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
     fn keep_drop_panic(&self, tag: usize, payload: Payload);
     /// Takes what [`TaskHome::keep_drop_panic`] kept for task `tag`.
     fn take_drop_panic(&self, tag: usize) -> Option<Payload>;
+    /// Called by the poll that completes a task, on the thread that polled it.
+    fn task_completed(&self);
 }
 
 /// Per-task data that both the runnable and the join handle reach.
@@ -280,6 +282,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
             let error = this
                 .drop_future()
                 .map_or_else(JoinError::cancelled, JoinError::panic);
+            this.meta.home().task_completed();
             return Poll::Ready(TaskOutput(Some(Err(error))));
         }
         // SAFETY: `future` is pinned along with `self` (see above) and still live.
@@ -306,6 +309,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
                 Err(JoinError::panic(payload))
             }
         };
+        this.meta.home().task_completed();
         Poll::Ready(TaskOutput(Some(result)))
     }
 }

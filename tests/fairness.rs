@@ -1,9 +1,9 @@
 //! Fairness on one-worker executors: (a) the injector is looked at at least every 61 polls
 //! even while the local deque never empties; (b) a task that wakes itself while running,
 //! and `yield_now`, go behind other ready work; (c) two tasks that wake each other cannot
-//! starve a third; (d) a worker's backlog is served oldest first: tasks woken in batches
-//! faster than the worker runs them (a driver turn waking many connections) do not keep the
-//! first of them waiting behind every later batch; (e) a task that wakes itself on every
+//! starve a third; (d) a worker's backlog is served in event order: tasks woken by socket
+//! events or timers in batches faster than the worker runs them (a driver turn waking many
+//! connections) run in the order their events came, not newest first; (e) a task that wakes itself on every
 //! poll (`cx.waker().wake_by_ref()`, here or inside another crate's `yield_now`) cannot
 //! starve a task that yielded; (f) a task that yielded (`yield_now`, or a spent budget)
 //! runs again only after its worker has looked at the IO driver and the timers, so an event
@@ -11,12 +11,12 @@
 
 mod common;
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use common::{executor_with, wait_until, watchdog, POLICIES};
 use filch::WakePolicy;
@@ -231,121 +231,139 @@ fn two_tasks_waking_each_other_cannot_starve_a_third() {
     });
 }
 
-/// Leaves waiting to be woken, and what the backlog test observed.
+/// Keeps the worker busy for `micros` (a leaf's work), so that events come faster than the
+/// worker serves them.
+fn spin_for(micros: u64) {
+    let until = Instant::now() + Duration::from_micros(micros);
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+}
+
+/// The order in which the leaves of a backlog ran: `(round, sequence number)` per run.
 #[derive(Default)]
-struct Backlog {
-    /// Parked leaves, in the order they parked: (index, waker).
-    parked: Mutex<VecDeque<(usize, Waker)>>,
-    /// The pump's current round (1-based; 0 before it starts).
-    round: AtomicU64,
-    /// The leaf woken first in round 1, and the round in which it ran (`u64::MAX`: not yet).
-    first: AtomicUsize,
-    first_ran_in: AtomicU64,
-    /// Wakes issued and polls that followed a wake: equal at the end (none lost).
-    wakes: AtomicU64,
-    woken_polls: AtomicU64,
-    stop: AtomicBool,
+struct RunOrder {
+    next: AtomicU64,
+    runs: Mutex<Vec<(usize, u64)>>,
 }
 
-/// A leaf task: parks (registers its waker) until woken, counts the poll that follows each
-/// wake, and ends once `stop` is set.
-fn backlog_leaf(index: usize, b: Arc<Backlog>) -> impl Future<Output = ()> + Send {
-    let mut parked_once = false;
-    std::future::poll_fn(move |cx| {
-        if parked_once {
-            b.woken_polls.fetch_add(1, SeqCst);
-            if index == b.first.load(SeqCst) {
-                let _ =
-                    b.first_ran_in
-                        .compare_exchange(u64::MAX, b.round.load(SeqCst), SeqCst, SeqCst);
-            }
-        }
-        if b.stop.load(SeqCst) {
-            return Poll::Ready(());
-        }
-        parked_once = true;
-        b.parked
-            .lock()
-            .unwrap()
-            .push_back((index, cx.waker().clone()));
-        Poll::Pending
-    })
-}
+impl RunOrder {
+    fn record(&self, round: usize) {
+        let seq = self.next.fetch_add(1, SeqCst);
+        self.runs.lock().unwrap().push((round, seq));
+    }
 
-/// The pump: each poll is a round that wakes `batch` parked leaves, oldest parked first,
-/// then wakes itself (so it runs again from the worker's inbox, at the latest at the next
-/// fairness check, 61 polls on); after `rounds` rounds it stops every leaf.
-fn backlog_pump(b: Arc<Backlog>, batch: usize, rounds: u64) -> impl Future<Output = ()> + Send {
-    std::future::poll_fn(move |cx| {
-        let round = b.round.fetch_add(1, SeqCst) + 1;
-        let stopping = round > rounds;
-        if stopping {
-            b.stop.store(true, SeqCst);
+    /// Asserts that every leaf of each round ran before any leaf of the round after the
+    /// next one (one round of slack: the worker's fairness check may take one task from its
+    /// inbox ahead of the batch it is running).
+    fn assert_rounds_in_order(&self, rounds: usize, per_round: usize, what: &str) {
+        let runs = self.runs.lock().unwrap();
+        assert_eq!(
+            runs.len(),
+            rounds * per_round,
+            "{what}: a leaf did not run (or ran twice)"
+        );
+        let last = |r: usize| runs.iter().filter(|(x, _)| *x == r).map(|(_, s)| *s).max();
+        let first = |r: usize| runs.iter().filter(|(x, _)| *x == r).map(|(_, s)| *s).min();
+        for r in 0..rounds.saturating_sub(2) {
+            let (end, later) = (last(r).unwrap(), first(r + 2).unwrap());
+            assert!(
+                end < later,
+                "{what}: a leaf of round {r} ran (run #{end}) after a leaf of round {} (run \
+                 #{later}): the worker served its backlog newest first",
+                r + 2
+            );
         }
-        let woken: Vec<(usize, Waker)> = {
-            let mut parked = b.parked.lock().unwrap();
-            let n = if stopping {
-                parked.len()
-            } else {
-                batch.min(parked.len())
-            };
-            parked.drain(..n).collect()
-        };
-        for (k, (index, waker)) in woken.into_iter().enumerate() {
-            if round == 1 && k == 0 {
-                b.first.store(index, SeqCst);
-            }
-            b.wakes.fetch_add(1, SeqCst);
-            waker.wake();
-        }
-        if stopping {
-            return Poll::Ready(());
-        }
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    })
+    }
 }
 
 #[test]
-fn a_backlog_is_served_oldest_first() {
-    const LEAVES: usize = 4000;
-    // More wakes per round than the polls a round gets (the fairness interval), so the
-    // worker's backlog grows for as long as the pump runs.
-    const BATCH: usize = 100;
-    const ROUNDS: u64 = 40;
-    watchdog(60, "a backlog is served oldest first", || {
-        for policy in POLICIES {
-            let ex = executor_with(1, policy);
-            let b = Arc::new(Backlog {
-                first: AtomicUsize::new(usize::MAX),
-                first_ran_in: AtomicU64::new(u64::MAX),
-                ..Backlog::default()
-            });
-            let leaves: Vec<_> = (0..LEAVES)
-                .map(|i| ex.spawn(backlog_leaf(i, Arc::clone(&b))))
-                .collect();
-            wait_until(10, "every leaf to park", || {
-                b.parked.lock().unwrap().len() == LEAVES
-            });
-            ex.block_on(ex.spawn(backlog_pump(Arc::clone(&b), BATCH, ROUNDS)))
-                .unwrap();
-            for leaf in leaves {
-                ex.block_on(leaf).unwrap();
+fn a_backlog_of_socket_events_is_served_in_event_order() {
+    // Each round makes `PER_ROUND` sockets readable; each leaf's work takes longer than
+    // the pump waits, so the worker's backlog grows while the pump runs.
+    const ROUNDS: usize = 12;
+    const PER_ROUND: usize = 40;
+    const WORK_US: u64 = 50;
+    watchdog(
+        60,
+        "a backlog of socket events is served in event order",
+        || {
+            for policy in POLICIES {
+                let ex = executor_with(1, policy);
+                let order = Arc::new(RunOrder::default());
+                let waiting = Arc::new(AtomicUsize::new(0));
+                let mut addrs = Vec::new();
+                let mut leaves = Vec::new();
+                for i in 0..ROUNDS * PER_ROUND {
+                    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+                    addrs.push(socket.local_addr().unwrap());
+                    let (order, waiting) = (Arc::clone(&order), Arc::clone(&waiting));
+                    leaves.push(ex.spawn(async move {
+                        let socket = filch::net::UdpSocket::from_std(socket).unwrap();
+                        let mut buf = [0u8; 8];
+                        let mut recv = std::pin::pin!(socket.recv(&mut buf));
+                        assert!(futures::poll!(recv.as_mut()).is_pending());
+                        waiting.fetch_add(1, SeqCst);
+                        recv.await.unwrap();
+                        spin_for(WORK_US);
+                        order.record(i / PER_ROUND);
+                    }));
+                }
+                wait_until(10, "every leaf to wait in recv", || {
+                    waiting.load(SeqCst) == ROUNDS * PER_ROUND
+                });
+                let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+                for round in 0..ROUNDS {
+                    for addr in &addrs[round * PER_ROUND..(round + 1) * PER_ROUND] {
+                        sender.send_to(b"go", addr).unwrap();
+                    }
+                    // The next round's events come while this one is being served.
+                    wait_until(10, "a leaf of the round to run", || {
+                        order.runs.lock().unwrap().iter().any(|(r, _)| *r == round)
+                    });
+                }
+                for leaf in leaves {
+                    ex.block_on(leaf).unwrap();
+                }
+                order.assert_rounds_in_order(ROUNDS, PER_ROUND, &format!("{policy:?}"));
             }
-            let ran_in = b.first_ran_in.load(SeqCst);
-            assert!(
-                ran_in <= 2,
-                "{policy:?}: the first task of round 1's batch ran only in round {ran_in} \
-                 (the pump ran {ROUNDS} rounds of {BATCH} wake-ups; u64::MAX: never): the \
-                 worker served its backlog newest first"
-            );
-            assert_eq!(
-                b.woken_polls.load(SeqCst),
-                b.wakes.load(SeqCst),
-                "{policy:?}: a woken leaf was not polled (or polled without a wake)"
-            );
-        }
-    });
+        },
+    );
+}
+
+#[test]
+fn a_backlog_of_timers_is_served_in_deadline_order() {
+    // A round of timers falls due every `PERIOD`; serving one takes several periods.
+    const ROUNDS: usize = 12;
+    const PER_ROUND: usize = 40;
+    const WORK_US: u64 = 100;
+    const PERIOD: Duration = Duration::from_millis(1);
+    watchdog(
+        60,
+        "a backlog of timers is served in deadline order",
+        || {
+            for policy in POLICIES {
+                let ex = executor_with(1, policy);
+                let order = Arc::new(RunOrder::default());
+                let start = Instant::now() + Duration::from_millis(20);
+                let leaves: Vec<_> = (0..ROUNDS * PER_ROUND)
+                    .map(|i| {
+                        let order = Arc::clone(&order);
+                        let round = i / PER_ROUND;
+                        ex.spawn(async move {
+                            filch::time::sleep_until(start + PERIOD * (round as u32 + 1)).await;
+                            spin_for(WORK_US);
+                            order.record(round);
+                        })
+                    })
+                    .collect();
+                for leaf in leaves {
+                    ex.block_on(leaf).unwrap();
+                }
+                order.assert_rounds_in_order(ROUNDS, PER_ROUND, &format!("{policy:?}"));
+            }
+        },
+    );
 }
 
 /// Wakes itself on every poll and returns `Pending` (a self-wake while running, without

@@ -380,7 +380,7 @@ impl<K: Kind> Future for Helper<K> {
             watch.epoch = tick::now();
             // The driver's turn, if one is due and nobody holds it; if it woke a task, this
             // helper yields below, so that the task runs after the item that was running.
-            let woke = this.driver.turn_if_due() > 0;
+            let woke = crate::context::delivering(|| this.driver.turn_if_due()) > 0;
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.

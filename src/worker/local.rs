@@ -2,10 +2,14 @@
 //! its deque, its LIFO slot, the deferred list of tasks that yielded), together with its
 //! index and its executor's state.
 //!
-//! The LIFO slot and the deferred list are private: no other worker can steal from them. A
+//! The deque is LIFO for its owner (it pops the task it pushed last) and FIFO for thieves
+//! (they take the oldest), so fork-join by spawning runs depth-first on each worker. The
+//! LIFO slot and the deferred list are private: no other worker can steal from them. A
 //! task in the deferred list is released onto the deque (where it can be stolen) by the
 //! worker's next driver turn, or its next try at one (`worker/mod.rs`); nothing stays
 //! deferred while the worker sleeps (the re-check before a park counts the list as work).
+//! While the worker delivers the events of a driver turn (`delivering`), the tasks they
+//! wake go to the FIFO inboxes instead (`schedule.rs`): they are served in event order.
 //!
 //! It lives on the worker thread's stack for the thread's whole life as a worker; the
 //! thread-local pointer to it (`context.rs`) lets the schedule function reach it. Every
@@ -23,19 +27,25 @@ use crate::state::{Runnable, State};
 pub(crate) struct WorkerLocal {
     pub(crate) state: Arc<State>,
     pub(crate) index: usize,
-    /// The owner end of this worker's deque: FIFO, so the owner takes its oldest task, as
-    /// thieves do (the LIFO slot is where the newest task runs first). A LIFO deque let a
-    /// backlog's oldest tasks wait behind every newer wake-up: the HTTP benchmark's p99 at
-    /// 1000 connections was 2-3x tokio's.
+    /// The owner end of this worker's deque: LIFO, so the owner takes its newest task
+    /// (depth-first), while thieves take the oldest.
     pub(crate) deque: Worker<Runnable>,
     /// The task the current poll woke or spawned; it runs next. Not stealable.
     lifo: Cell<Option<Runnable>>,
     /// Set while the worker sleeps in its park: tasks woken on this thread then (by the
     /// reactor that a parked worker drives) go through the inboxes, which wake it.
     parked: Cell<bool>,
+    /// Set while this thread takes a driver turn (a busy worker's, or a loop helper's):
+    /// the tasks that the turn's events and timers wake go through the inboxes, in event
+    /// order, rather than the LIFO slot and deque, which would run the last woken first.
+    delivering: Cell<bool>,
     /// Set by a yield (`yield_now`, a spent budget: `context::note_yield`) during the
     /// current poll (cleared before each poll): the task that wakes itself now is deferred.
     yielding: Cell<bool>,
+    /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
+    /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
+    /// continuation) from one between tasks that stay (two tasks waking each other).
+    completed: Cell<bool>,
     /// Tasks that yielded, oldest first, waiting for the worker's next driver turn (or try
     /// at one), which moves them onto the deque in that order (tokio's `Defer`). Private,
     /// so a yield costs no atomic operation.
@@ -50,18 +60,34 @@ impl WorkerLocal {
             deque,
             lifo: Cell::new(None),
             parked: Cell::new(false),
+            delivering: Cell::new(false),
             yielding: Cell::new(false),
+            completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
         }
     }
 
-    /// Whether the worker is sleeping in its park (see the field).
-    pub(crate) fn is_parked(&self) -> bool {
-        self.parked.get()
-    }
-
     pub(crate) fn set_parked(&self, parked: bool) {
         self.parked.set(parked);
+    }
+
+    /// Whether the tasks woken now must go through the inboxes: the worker sleeps, or it
+    /// delivers the events of a driver turn (see the fields).
+    pub(crate) fn wakes_go_to_inbox(&self) -> bool {
+        self.parked.get() || self.delivering.get()
+    }
+
+    /// Runs `turn` (a driver turn) with wake-ups placed in event order (see `delivering`).
+    pub(crate) fn delivering<R>(&self, turn: impl FnOnce() -> R) -> R {
+        /// Clears the flag also when a waker run by the turn panics.
+        struct Reset<'a>(&'a Cell<bool>, bool);
+        impl Drop for Reset<'_> {
+            fn drop(&mut self) {
+                self.0.set(self.1);
+            }
+        }
+        let _reset = Reset(&self.delivering, self.delivering.replace(true));
+        turn()
     }
 
     /// The task running now yielded (`yield_now`, or its budget is spent).
@@ -72,6 +98,16 @@ impl WorkerLocal {
     /// Whether the task running now yielded; clears the mark.
     pub(crate) fn take_yield(&self) -> bool {
         self.yielding.replace(false)
+    }
+
+    /// The task running now completed.
+    pub(crate) fn note_completed(&self) {
+        self.completed.set(true);
+    }
+
+    /// Whether the task that ran last completed; clears the mark.
+    pub(crate) fn take_completed(&self) -> bool {
+        self.completed.replace(false)
     }
 
     /// Puts `runnable` in the LIFO slot, returning the task it displaces.
@@ -94,13 +130,13 @@ impl WorkerLocal {
         !self.deferred.borrow().is_empty()
     }
 
-    /// Moves the deferred tasks onto the deque (behind its tasks), in the order they
-    /// yielded; returns how many moved (the caller lets the other workers know). Called
-    /// after a driver turn, or a try at one.
+    /// Moves the deferred tasks onto the deque, so that its owner pops them in the order
+    /// they yielded (the first to yield is pushed last); returns how many moved (the caller
+    /// lets the other workers know). Called after a driver turn, or a try at one.
     pub(crate) fn release_deferred(&self) -> usize {
         let mut deferred = self.deferred.borrow_mut();
         let count = deferred.len();
-        for task in deferred.drain(..) {
+        for task in deferred.drain(..).rev() {
             self.deque.push(task);
         }
         count

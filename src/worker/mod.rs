@@ -3,15 +3,17 @@
 //!
 //! A worker looks for work in this order (Duffy's local → global → steal, with tokio's
 //! fairness fixes):
-//! 1. every [`FAIRNESS_INTERVAL`] polls, the injector or its inbox first (alternately), so
-//!    that neither starves behind a deque that never empties;
+//! 1. every [`FAIRNESS_INTERVAL`] polls, first the injector, its inbox or the oldest task of
+//!    its deque, in rotation, so that none of them starves behind work that never ends;
 //! 2. its LIFO slot (the task the last poll woke or spawned), at most
-//!    [`MAX_LIFO_HANDOFFS`] times in a row; then the slot's task goes onto the deque and the
-//!    oldest task of the deque runs, so two tasks that wake each other cannot starve a third;
-//! 3. its own deque (FIFO: its oldest task), then its inbox, then the injector (in batches);
+//!    [`MAX_LIFO_HANDOFFS`] times in a row; then the slot's task goes to the back of its
+//!    inbox, so two tasks that wake each other cannot starve a third;
+//! 3. its own deque (LIFO: its newest task, so that fork-join by spawning runs depth-first
+//!    and the tasks outstanding stay few), then its inbox, then the injector (in batches,
+//!    popped oldest first);
 //! 4. if tasks that yielded wait in its deferred list: a turn of the driver that does not
-//!    block (if no other worker holds it), then the deferred tasks move onto the deque, in
-//!    the order they yielded, and the oldest runs (tokio's `Defer`);
+//!    block (if no other worker holds it), then the deferred tasks move onto the deque, and
+//!    the first that yielded runs (tokio's `Defer`);
 //! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
@@ -69,12 +71,14 @@ use crate::task::drop_quietly;
 use crate::task_count;
 use local::WorkerLocal;
 
-/// Every this many polls a worker looks at the injector (or its inbox) before its own
-/// deque. 61 as in tokio and Go: prime, so it does not beat with periodic workloads.
+/// Every this many polls a worker looks at the injector (or its inbox, or its deque's
+/// oldest task) before its LIFO slot and deque. 61 as in tokio and Go: prime, so it does
+/// not beat with periodic workloads.
 pub(crate) const FAIRNESS_INTERVAL: u32 = 61;
 
 /// How many times in a row a worker runs the task its previous poll woke (the LIFO slot)
-/// before it gives the oldest task of its deque a turn. 3 as in tokio.
+/// before that task goes to the back of its inbox and the deque's newest task runs. 3 as
+/// in tokio.
 pub(crate) const MAX_LIFO_HANDOFFS: u32 = 3;
 
 /// How many times a worker sweeps all victims in one search.
@@ -106,8 +110,10 @@ const SPIN_PROBE_INTERVAL: u32 = 16;
 struct LoopState {
     /// Polls since the worker started (wrapping); drives the fairness interval.
     tick: u32,
-    /// Consecutive LIFO-slot runs.
+    /// Consecutive LIFO-slot runs that count against [`MAX_LIFO_HANDOFFS`].
     handoffs: u32,
+    /// Whether the task polled last is still alive (its poll did not complete it).
+    last_pending: bool,
     /// Whether this worker counts as a searcher in the notifier.
     searching: bool,
     /// xorshift state for picking the first victim.
@@ -128,6 +134,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     let mut st = LoopState {
         tick: 0,
         handoffs: 0,
+        last_pending: false,
         searching: false,
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
         busy_since: None,
@@ -322,13 +329,7 @@ impl WorkerLocal {
     fn next_task(&self, st: &mut LoopState) -> Option<Runnable> {
         if st.tick % FAIRNESS_INTERVAL == FAIRNESS_INTERVAL - 1 {
             st.tick = st.tick.wrapping_add(1);
-            let global_first = (st.tick / FAIRNESS_INTERVAL) % 2 == 0;
-            let found = if global_first {
-                self.pop_injector().or_else(|| self.pop_inbox())
-            } else {
-                self.pop_inbox().or_else(|| self.pop_injector())
-            };
-            if let Some(task) = found {
+            if let Some(task) = self.fairness_pick(st.tick / FAIRNESS_INTERVAL) {
                 if let Some(waiting) = self.take_lifo() {
                     self.deque.push(waiting);
                     self.state.sleep.notify_work();
@@ -338,18 +339,20 @@ impl WorkerLocal {
             }
         }
         match self.take_lifo() {
+            // Fork-join's continuations do not count: a task spawned and not run yet, or
+            // one woken by a poll that completed its task (a child waking its parent).
+            Some(task) if !st.last_pending || task.metadata().last_worker().is_none() => {
+                return Some(task);
+            }
             Some(task) if st.handoffs < MAX_LIFO_HANDOFFS => {
                 st.handoffs += 1;
                 return Some(task);
             }
             Some(task) => {
-                // Cap reached: the hand-off chain waits its turn; the oldest local task runs.
+                // Cap reached: the hand-off chain goes to the back of this worker's inbox
+                // (FIFO, and stealable); the deque's newest task runs.
                 st.handoffs = 0;
-                self.deque.push(task);
-                self.state.sleep.notify_work();
-                if let Some(oldest) = self.pop_oldest_local() {
-                    return Some(oldest);
-                }
+                schedule::push_to_worker(&self.state, self.index, task);
             }
             None => st.handoffs = 0,
         }
@@ -360,9 +363,17 @@ impl WorkerLocal {
             .or_else(|| self.pop_deferred())
     }
 
-    /// The deque is FIFO, so its owner's pop is its oldest task.
-    fn pop_oldest_local(&self) -> Option<Runnable> {
-        self.deque.pop()
+    /// Step 1: one task from the queue whose turn it is (`round`: fairness checks so far),
+    /// the injector or the inbox, alternately; from the other if it is empty. One task, not
+    /// a batch: a batch would go onto the deque, above the tasks already there.
+    fn fairness_pick(&self, round: u32) -> Option<Runnable> {
+        let inbox = || retry_steal(|| self.state.workers[self.index].inbox.steal());
+        let injector = || retry_steal(|| self.state.injector.steal());
+        if round % 2 == 0 {
+            injector().or_else(inbox)
+        } else {
+            inbox().or_else(injector)
+        }
     }
 
     fn pop_inbox(&self) -> Option<Runnable> {
@@ -378,9 +389,9 @@ impl WorkerLocal {
     }
 
     /// Step 4: with nothing else of its own to run, a worker with deferred tasks takes (or
-    /// tries) a driver turn, which moves them onto the deque, and runs the oldest; idle
-    /// workers may steal the others (and are told so). A task the turn woke into the LIFO
-    /// slot runs after them, or now if thieves took them all first.
+    /// tries) a driver turn, which moves them onto the deque, and runs the first that
+    /// yielded; idle workers may steal the others (and are told so). The tasks the turn
+    /// woke wait in the inbox, or run now if thieves took the deferred ones first.
     fn pop_deferred(&self) -> Option<Runnable> {
         if !self.has_deferred() {
             return None;
@@ -388,13 +399,13 @@ impl WorkerLocal {
         if self.turn_driver().released > 1 {
             self.state.sleep.notify_work();
         }
-        self.deque.pop().or_else(|| self.take_lifo())
+        self.deque.pop().or_else(|| self.pop_inbox())
     }
 
     /// A busy worker's turn of the driver, now and then, if nobody holds it (module docs):
     /// every [`FAIRNESS_INTERVAL`] polls, if [`DRIVER_INTERVAL`] has passed since the last
-    /// one or tasks wait in the deferred list. The released tasks go behind the deque's,
-    /// where idle workers may steal them (and are told so).
+    /// one or tasks wait in the deferred list. The released tasks go onto the deque, where
+    /// idle workers may steal them (and are told so).
     #[inline]
     fn maybe_turn_driver(&self, st: &mut LoopState, polls: u32) {
         if polls % FAIRNESS_INTERVAL != 0 {
@@ -412,9 +423,9 @@ impl WorkerLocal {
     }
 
     /// A turn of the driver that does not block, if nobody holds it; then, taken or not,
-    /// the deferred tasks move onto the deque, in the order they yielded (when another
-    /// worker holds the driver, that one is turning it and delivers the events). Tasks the
-    /// turn wakes are placed as from any running worker.
+    /// the deferred tasks move onto the deque, to be popped in the order they yielded (when
+    /// another worker holds the driver, that one is turning it and delivers the events).
+    /// Tasks the turn wakes go through the inboxes, in event order (`schedule.rs`).
     ///
     /// Out of line, and `run_task`, `find_task_or_spin` and `maybe_turn_driver` marked
     /// `#[inline]`: the turn comes once per dozens of polls, and the per-poll path stays
@@ -425,7 +436,9 @@ impl WorkerLocal {
         let driver = &self.state.io;
         let woke = match driver.try_lock() {
             Some(mut poller) => match poller.as_mut() {
-                Some(poller) => driver.turn(poller, Some(Duration::ZERO), || {}) > 0,
+                Some(poller) => {
+                    self.delivering(|| driver.turn(poller, Some(Duration::ZERO), || {})) > 0
+                }
                 None => false,
             },
             None => false,
@@ -510,6 +523,7 @@ impl WorkerLocal {
         task.metadata().set_last_worker(self.index);
         // A `yield_now` mark of an earlier poll that did not end in a self-wake.
         self.take_yield();
+        self.take_completed();
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
         // second line for a panic from the runtime itself, so that the worker survives.
         if let Err(payload) =
@@ -517,6 +531,7 @@ impl WorkerLocal {
         {
             drop_quietly(payload);
         }
+        st.last_pending = !self.take_completed();
         st.tick = st.tick.wrapping_add(1);
         self.counters().add_polls(1);
         if st.tick % FAIRNESS_INTERVAL == 0 {

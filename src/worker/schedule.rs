@@ -13,8 +13,10 @@
 //!   worker's LIFO slot (the task it displaces goes onto the deque, where others may steal
 //!   it); `LastWorker` does the same if the task last ran here or never ran, and otherwise
 //!   pushes it onto the inbox of the worker it last ran on, waking that worker if it sleeps.
-//! - A worker parked in the reactor (it runs wakers of IO events) places through the inboxes,
-//!   which wake the target.
+//! - A worker that delivers the events of a driver turn (asleep in the OS poll, or busy and
+//!   between two polls, or inside a loop helper) places through the inboxes, FIFO, so that
+//!   tasks woken by IO events and timers run in the order their events came; the inbox push
+//!   wakes its worker if it sleeps.
 //! - On any other thread: the global injector.
 //!
 //! Shutdown: a task scheduled after `shutdown` is set is dropped instead of queued. A push
@@ -55,9 +57,11 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     }
     let here = worker.index;
     let last = runnable.metadata().last_worker();
-    if worker.is_parked() {
-        // Woken by the reactor this parked worker drives: through an inbox, which wakes the
-        // target worker (this one, or the task's last under `LastWorker`).
+    if worker.wakes_go_to_inbox() {
+        // Woken by a driver turn this worker takes (asleep in the OS poll, or busy): through
+        // an inbox, FIFO, so that tasks woken by events run in the order the events came;
+        // it wakes the target worker (this one, or the task's last under `LastWorker`) if
+        // it sleeps.
         let target = match state.policy {
             WakePolicy::LastWorker => last.unwrap_or(here),
             _ => here,
