@@ -116,6 +116,12 @@ pub(crate) fn delivering<R>(turn: impl FnOnce() -> R) -> R {
     })
 }
 
+/// Whether tasks wait in this worker's inbox or in its executor's injector (`false` off a
+/// worker).
+pub(crate) fn tasks_wait_for_this_worker() -> bool {
+    with_worker(|worker| worker.is_some_and(WorkerLocal::tasks_wait))
+}
+
 /// Marks the task running on this worker as yielding (see `WorkerLocal::note_yield`); a
 /// no-op elsewhere.
 pub(crate) fn note_yield() {

@@ -30,11 +30,18 @@
 //! the cost of an item jumped since the last look-up), and after a stop no new item starts
 //! (beyond the rest of a block of cheap items).
 //!
+//! A helper also looks up between two batches once a tick's time has passed since its last
+//! look-up, whether the epoch moved or not: the ticker is a thread, and the OS may keep it
+//! waiting while the workers hold every core. (A batch takes about [`BATCH_TIME`], so the
+//! clock is read at most once per that.)
+//!
 //! **IO and timers.** At each look-up the helper also takes a turn of its executor's IO
 //! driver if one is due (one millisecond since the last turn ended, `Driver::turn_if_due`)
-//! and no other thread holds it; if the turn woke a task, the helper yields at once. So
-//! while every worker runs a loop, an IO event or a timer is seen within about a tick plus
-//! one item of being due, and the task it wakes runs right after that item.
+//! and no other thread holds it; the tasks the turn wakes go to their workers' inboxes. If
+//! the turn woke a task, or tasks wait in this worker's inbox or the injector (woken by
+//! another helper's turn, say), the helper yields at once. So while every worker runs a
+//! loop, an IO event or a timer is seen within about a tick plus one item of being due, and
+//! the task it wakes runs right after the item that its worker was running.
 //!
 //! Stops: a panic in a user closure, the awaiting future being dropped, or a helper being
 //! dropped unfinished (the executor shut down) stop the partition: no new batch is handed
@@ -373,14 +380,22 @@ impl<K: Kind> Future for Helper<K> {
             }
             if this.held.is_empty() {
                 this.finish_held();
-                continue;
+                // Between two batches: look up if the epoch moved, or if a tick's time has
+                // passed without it moving (the ticker is a thread, which the OS may keep
+                // waiting while the workers hold every core).
+                if !tick::moved(watch.epoch) && looked.elapsed() < tick::TICK {
+                    continue;
+                }
             }
-            // Interrupted before an item: the epoch moved (a tick, or a stop). Acquire (in
-            // `now`) before reading the stop flag, see tick.rs.
+            // A look-up: the epoch moved (a tick, or a stop), or a tick's time passed.
+            // Acquire (in `now`) before reading the stop flag, see tick.rs.
             watch.epoch = tick::now();
-            // The driver's turn, if one is due and nobody holds it; if it woke a task, this
-            // helper yields below, so that the task runs after the item that was running.
-            let woke = crate::context::delivering(|| this.driver.turn_if_due()) > 0;
+            // The driver's turn, if one is due and nobody holds it; if it woke a task, or
+            // tasks wait in this worker's inbox or the injector (woken by another thread's
+            // turn, say), this helper yields below, so that they run after the item that
+            // was running.
+            let woke = crate::context::delivering(|| this.driver.turn_if_due()) > 0
+                || crate::context::tasks_wait_for_this_worker();
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.

@@ -90,6 +90,11 @@ impl WorkerLocal {
         turn()
     }
 
+    /// Whether tasks wait in this worker's inbox or in the injector (a hint: loads only).
+    pub(crate) fn tasks_wait(&self) -> bool {
+        !self.state.workers[self.index].inbox.is_empty() || !self.state.injector.is_empty()
+    }
+
     /// The task running now yielded (`yield_now`, or its budget is spent).
     pub(crate) fn note_yield(&self) {
         self.yielding.set(true);
