@@ -17,9 +17,10 @@
 //! - `PARKED_DRIVER`: the thread waits in the OS poll of the reactor it holds, or is about to.
 //! - `NOTIFIED`: an unpark came that no park has consumed yet.
 //!
-//! Only the parking thread moves the state out of `NOTIFIED` or a `PARKED_*` state, and
-//! only to `EMPTY`; only it moves `EMPTY` to a `PARKED_*` state. An unpark swaps in
-//! `NOTIFIED` whatever the state was, then ends the wait the old state names.
+//! Only the parking thread writes `EMPTY` (when it consumes `NOTIFIED`, and when its wait
+//! ends: in the reactor, as soon as the OS poll returns, before the events are delivered)
+//! and moves `EMPTY` to a `PARKED_*` state. An unpark only writes `NOTIFIED`: it swaps it in
+//! whatever the state was, then ends the wait the old state names.
 //!
 //! # No lost wake-up
 //!
@@ -45,8 +46,10 @@
 //! [`Parker::unpark_if_parked`] add a SeqCst fence each (register, re-check, then sleep; see
 //! there).
 //!
-//! The loom models in `park/loom_model.rs` run this code, with a stub reactor
-//! (`parker_never_loses_an_unpark`, `driver_holder_is_never_lost`).
+//! The loom models run this code: in `park/loom_model.rs` with a stub reactor
+//! (`parker_never_loses_an_unpark`, `driver_holder_is_never_lost`, and the coordinator's
+//! models), in `par/loom_model.rs` the ticker's re-checked park
+//! (`ticker_park_is_never_lost`).
 
 use std::sync::Arc;
 use std::task::{Wake, Waker};
@@ -61,6 +64,17 @@ const PARKED_CONDVAR: usize = 1;
 const PARKED_DRIVER: usize = 2;
 /// An unpark came that no park consumed yet.
 const NOTIFIED: usize = 3;
+
+/// The name of a state word, for messages.
+fn state_name(state: usize) -> &'static str {
+    match state {
+        EMPTY => "EMPTY",
+        PARKED_CONDVAR => "PARKED_CONDVAR",
+        PARKED_DRIVER => "PARKED_DRIVER",
+        NOTIFIED => "NOTIFIED",
+        _ => "invalid",
+    }
+}
 
 /// The OS poll a parker can wait in: the executor's IO driver (`io::Driver`), or a stub in
 /// the loom models. At most one thread holds it at a time.
@@ -270,7 +284,10 @@ impl<R: Reactor> Inner<R> {
                 self.state.swap(EMPTY, Ordering::SeqCst);
                 false
             }
-            Err(actual) => unreachable!("filch: a parker parked in state {actual}"),
+            Err(actual) => unreachable!(
+                "filch: a parker parked in state {} (only its owner parks it)",
+                state_name(actual)
+            ),
         }
     }
 
@@ -291,7 +308,7 @@ impl<R: Reactor> Inner<R> {
                     reactor.wake();
                 }
             }
-            actual => unreachable!("filch: a parker in state {actual}"),
+            actual => unreachable!("filch: a parker in state {actual} ({})", state_name(actual)),
         }
     }
 }

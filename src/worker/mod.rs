@@ -21,11 +21,11 @@
 //!
 //! The loop is a plain loop ([`WorkerLoop`]): run, search, park. A parked worker sleeps on
 //! its [`Parker`] (`park/parker.rs`): in the OS poll of its executor's IO driver if no other
-//! worker holds it, else on the parker's condition variable; the notifier's wake-up
-//! unparks it wherever it waits. A busy worker also takes a turn of the driver that does not block every
-//! [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are handled
-//! while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while tasks wait
-//! in its deferred list, when every such turn is due.
+//! worker holds it, else on the parker's condition variable; the notifier's wake-up unparks
+//! it wherever it waits. A busy worker also takes a turn of the driver that does not block
+//! every [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are
+//! handled while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while
+//! tasks wait in its deferred list, when every such turn is due.
 //!
 //! A task that yielded (`yield_now`, or a spent budget) thus runs again only after its
 //! worker's next non-blocking driver turn, or its try at one when another worker holds the
