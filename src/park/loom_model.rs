@@ -447,10 +447,11 @@ fn driver_holder_is_never_lost() {
 }
 
 /// The parker alone: two threads each wait on their own parker, sharing one driver (so one
-/// of them may wait in it while the other waits on its condition variable), for a flag that
-/// the main thread sets before it wakes the parker's waker. An unpark racing a park, on
-/// either path, must never be lost: a lost one leaves its thread asleep with its flag set,
-/// and loom reports the deadlock.
+/// of them may wait in it while the other waits on its condition variable), for a round
+/// counter that the main thread advances before it wakes the parker's waker, twice (so that
+/// a thread parks again after a wake-up, and may find the driver taken or free). An unpark
+/// racing a park, on either path, must never be lost: a lost one leaves its thread asleep
+/// with its round already set, and loom reports the deadlock.
 #[test]
 fn parker_never_loses_an_unpark() {
     let mut builder = loom::model::Builder::new();
@@ -463,24 +464,28 @@ fn parker_never_loses_an_unpark() {
             .map(|_| {
                 (
                     std::sync::Arc::new(Parker::with_reactor(std::sync::Arc::clone(&driver))),
-                    Arc::new(AtomicBool::new(false)),
+                    Arc::new(AtomicUsize::new(0)),
                 )
             })
             .collect();
         let threads: Vec<_> = sides
             .iter()
-            .map(|(parker, flag)| {
-                let (parker, flag) = (std::sync::Arc::clone(parker), Arc::clone(flag));
+            .map(|(parker, round)| {
+                let (parker, round) = (std::sync::Arc::clone(parker), Arc::clone(round));
                 thread::spawn(move || {
-                    while !flag.load(SeqCst) {
-                        parker.park();
+                    for want in 1..=2 {
+                        while round.load(SeqCst) < want {
+                            parker.park();
+                        }
                     }
                 })
             })
             .collect();
-        for (parker, flag) in &sides {
-            flag.store(true, SeqCst);
-            parker.waker().wake_by_ref();
+        for next in 1..=2 {
+            for (parker, round) in &sides {
+                round.store(next, SeqCst);
+                parker.waker().wake_by_ref();
+            }
         }
         for thread in threads {
             thread.join().unwrap();
