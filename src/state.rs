@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use crate::blocking::BlockingPool;
 use crate::io::Driver;
-use crate::park::Sleep;
+use crate::park::Idle;
 use crate::registry::Registry;
 use crate::stats::{Counters, Stats};
 use crate::sync::{fence, AtomicBool, Mutex, Ordering};
@@ -50,7 +50,7 @@ pub(crate) struct WorkerPublic {
 pub(crate) struct State {
     pub(crate) injector: Injector<Runnable>,
     pub(crate) workers: Box<[CachePadded<WorkerPublic>]>,
-    pub(crate) sleep: Sleep,
+    pub(crate) sleep: Idle,
     /// The IO and timer driver; IO objects and timers hold their own `Arc` of it, so that
     /// they outlive neither it nor keep the executor's state alive.
     pub(crate) io: Arc<Driver>,
@@ -96,7 +96,7 @@ impl State {
                     })
                 })
                 .collect(),
-            sleep: Sleep::new(n),
+            sleep: Idle::new(n),
             io: Arc::new(io),
             // One shard per worker, one for every other thread.
             registry: Registry::new(n + 1),
@@ -135,7 +135,7 @@ impl State {
     /// Whether any queue other than the workers' private ones holds work, or shutdown is set.
     /// Used by a worker's re-check before it sleeps.
     pub(crate) fn has_work(&self) -> bool {
-        // Relaxed: called after the SeqCst fence in `Sleep::prepare_park`.
+        // Relaxed: called after the SeqCst fence in `Idle::prepare_park`.
         self.shutdown.load(Ordering::Relaxed)
             || !self.injector.is_empty()
             || self

@@ -1,25 +1,28 @@
-//! The atomics and locks of the concurrent cores, switched to loom's under `cfg(loom)`, and
-//! the two small helpers every module shares: a lock that ignores poisoning and the add of a
+//! The atomics, locks and condition variables of the concurrent cores, switched to loom's
+//! under `cfg(loom)` (a shim, as tokio's `src/loom/`), and the small helpers every module
+//! shares: a lock and a condition-variable wait that ignore poisoning, and the add of a
 //! single-writer counter.
 //!
-//! Every module that takes part in a cross-thread protocol (parking, the steal range, the
-//! live-task registry, the task count) imports its primitives from here, so that
-//! `RUSTFLAGS="--cfg loom"` swaps them all for loom's model-checked versions at once. `Arc`
-//! stays std's: nothing in the modelled protocols depends on its orderings.
+//! Every module that takes part in a cross-thread protocol (parking and the thread parker,
+//! the steal range, the loop ticker, the live-task registry, the task count) imports its
+//! primitives from here, so that `RUSTFLAGS="--cfg loom"` swaps them all for loom's
+//! model-checked versions at once, and the loom models run the code that ships. `Arc` stays
+//! std's: nothing in the modelled protocols depends on its orderings (and a `Waker` is made
+//! from a std `Arc`).
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
 #[cfg(not(loom))]
-pub(crate) use std::sync::{Mutex, MutexGuard};
+pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
 #[cfg(loom)]
-pub(crate) use loom::sync::{Mutex, MutexGuard};
+pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 
 /// `lock` without the poisoning: every critical section in filch leaves its data consistent
 /// at each step (no user code runs while a filch lock is held, and a user panic caught
@@ -63,6 +66,14 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(not(loom))]
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock_unpoisoned()
+}
+
+/// Waits on `condvar`, releasing `guard` meanwhile (std's or loom's, as [`lock`]), ignoring
+/// poisoning as [`lock`] does. May return without a notification (a spurious wake-up).
+pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+    condvar
+        .wait(guard)
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Adds `n` (wrapping) to a counter that only the calling thread writes: a plain load and

@@ -40,9 +40,10 @@
 //! # Who polls
 //!
 //! The poller sits behind a try-lock ([`Driver::try_lock`]): at most one thread waits in
-//! the OS poll at a time; a worker that parks while another holds it sleeps on its
-//! event-listener instead (`worker/drive.rs`). A busy worker takes the lock now and then
-//! for a turn that does not block. A turn delivers the readiness of every event to its
+//! the OS poll at a time; a worker that parks while another holds it sleeps on its parker's
+//! condition variable instead (`park/parker.rs`, where this driver is a parker's
+//! `Reactor`). A busy worker takes the lock now and then for a turn that does not block. A
+//! turn delivers the readiness of every event to its
 //! source's [`ScheduledIo`] (which wakes the waiting tasks), then fires the timers that are
 //! due. The next timer deadline bounds the wait. A turn that does not block skips the OS
 //! poll while no source is registered: there is no event to take then (a pending wake of

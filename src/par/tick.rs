@@ -19,21 +19,27 @@
 //!
 //! Invariants:
 //! - the epoch only grows (wrapping after 2^64 ticks, which never happens);
-//! - while [`ACTIVE`] is non-zero (a helper is inside a poll) the ticker is awake and bumps
-//!   the epoch every [`TICK`] (modulo the OS scheduler); it parks only after
+//! - while [`Ticker::active`] is non-zero (a helper is inside a poll) the ticker is awake and
+//!   bumps the epoch every [`TICK`] (modulo the OS scheduler); it parks only after
 //!   [`IDLE_TICKS`] ticks with no active helper, and an entering helper that sees it parked
-//!   (or about to park) unparks it: register, re-check, then wait (see [`Active::enter`]).
+//!   (or about to park) unparks it: register, re-check, then wait ([`Ticker::park_while_idle`],
+//!   [`Ticker::enter`]).
 //!
-//! The atomics here are `std`'s even under `cfg(loom)`: statics, and no loom model
-//! involves them (the models cover `steal_range.rs`).
+//! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go
+//! through `crate::sync`, so the loom model `ticker_park_is_never_lost` (`par/loom_model.rs`)
+//! runs this code. The epoch is a std atomic: a static read before every item, and no part
+//! of the park.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
-use std::thread::{self, Thread};
+use std::thread;
 use std::time::Duration;
 
 use crossbeam_utils::CachePadded;
+
+use crate::park::{NoReactor, Parker};
+use crate::sync::{AtomicUsize, Ordering};
 
 /// How often the ticker moves the epoch while helpers run.
 pub(crate) const TICK: Duration = Duration::from_millis(1);
@@ -45,14 +51,24 @@ const IDLE_TICKS: u32 = 50;
 /// The epoch. Its own cache line: the helpers read it before every item.
 static EPOCH: CachePadded<AtomicU64> = CachePadded::new(AtomicU64::new(0));
 
-/// Helpers inside a poll, in every executor of the process.
-static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+/// The process's ticker ([`ticker`]).
+static TICKER: OnceLock<Ticker> = OnceLock::new();
 
-/// Set by the ticker just before it parks, cleared when it wakes up.
-static PARKED: AtomicBool = AtomicBool::new(false);
+/// Set once the ticker's thread started ([`ensure_started`]).
+static STARTED: OnceLock<()> = OnceLock::new();
 
-/// The ticker thread, started by the first loop.
-static TICKER: OnceLock<Thread> = OnceLock::new();
+/// What the ticker thread and the helpers share: who is active, and where the ticker sleeps.
+pub(crate) struct Ticker {
+    /// Helpers inside a poll, in every executor of the process.
+    active: AtomicUsize,
+    /// Where the ticker sleeps once idle; entering helpers unpark it.
+    parker: Parker<NoReactor>,
+}
+
+/// The process's ticker.
+fn ticker() -> &'static Ticker {
+    TICKER.get_or_init(Ticker::new)
+}
 
 /// The current epoch, to pass to [`moved`]. A helper calls it when it starts and when it
 /// looks up, before it reads its loop's stop flag.
@@ -169,24 +185,22 @@ pub(crate) fn for_each_while(
 ///
 /// If the thread cannot be started (the OS refused a thread); the next loop tries again.
 pub(crate) fn ensure_started() {
-    TICKER.get_or_init(|| {
+    STARTED.get_or_init(|| {
+        let ticker = ticker();
         thread::Builder::new()
             .name("filch-par-tick".to_owned())
-            .spawn(run)
-            .expect("filch: cannot start the data-parallel loops' tick thread")
-            .thread()
-            .clone()
+            .spawn(move || run(ticker))
+            .expect("filch: cannot start the data-parallel loops' tick thread");
     });
 }
 
 /// The ticker's loop: bump every [`TICK`] while helpers are active, park when idle.
-fn run() {
+fn run(ticker: &Ticker) {
     let mut idle = 0;
     loop {
         thread::sleep(TICK);
         bump();
-        // SeqCst: the ticker's side of the store-load pair in `Active::enter` (below).
-        if ACTIVE.load(Ordering::SeqCst) != 0 {
+        if ticker.is_active() {
             idle = 0;
             continue;
         }
@@ -194,42 +208,64 @@ fn run() {
         if idle < IDLE_TICKS {
             continue;
         }
-        // Register, re-check, wait. SeqCst on both sides (this store then the load of
-        // ACTIVE; the helper's increment of ACTIVE then its load of PARKED): in the single
-        // total order one of the two loads sees the other side's write, so either the
-        // ticker stays up or the helper unparks it (an unpark before `park` is kept).
-        PARKED.store(true, Ordering::SeqCst);
-        if ACTIVE.load(Ordering::SeqCst) == 0 {
-            // A spurious return is harmless: the loop re-checks.
-            thread::park();
-        }
-        PARKED.store(false, Ordering::SeqCst);
+        ticker.park_while_idle();
         idle = 0;
     }
 }
 
-/// Marks a helper as running for as long as it lives (one poll): the ticker keeps ticking.
-pub(crate) struct Active(());
-
-impl Active {
-    /// Enters; wakes the ticker if it parked. Call [`ensure_started`] once before.
-    pub(crate) fn enter() -> Active {
-        // SeqCst: pairs with the ticker's PARKED store and ACTIVE load (see `run`).
-        ACTIVE.fetch_add(1, Ordering::SeqCst);
-        // SeqCst: as above.
-        if PARKED.load(Ordering::SeqCst) {
-            if let Some(ticker) = TICKER.get() {
-                ticker.unpark();
-            }
+impl Ticker {
+    pub(super) fn new() -> Ticker {
+        Ticker {
+            active: AtomicUsize::new(0),
+            parker: Parker::new(),
         }
-        Active(())
+    }
+
+    /// Whether some helper is inside a poll.
+    pub(super) fn is_active(&self) -> bool {
+        // Relaxed: a look between ticks; the park's re-check is what orders against
+        // `enter` (see `park_while_idle`).
+        self.active.load(Ordering::Relaxed) != 0
+    }
+
+    /// The ticker's sleep once idle: until a helper enters (or spuriously; the loop then
+    /// counts idle ticks again). Register, re-check, then wait: the parker registers as
+    /// parked, fences, then reads `active`; `enter` increments `active`, fences, then reads
+    /// the parker's state. Of the two fences one comes first, so either the re-check sees
+    /// the helper and the ticker stays up, or the helper sees the ticker parked and unparks
+    /// it (`Parker::park_condvar`, `Parker::unpark_if_parked`).
+    pub(super) fn park_while_idle(&self) {
+        // Relaxed: ordered by the parker's fence after it registers.
+        self.parker
+            .park_condvar(|| self.active.load(Ordering::Relaxed) != 0);
+    }
+
+    /// Marks a helper as active until the returned guard drops; wakes the ticker if it
+    /// parked (see [`Ticker::park_while_idle`]).
+    pub(super) fn enter(&self) -> Active<'_> {
+        // Relaxed: `unpark_if_parked` fences before it reads the parker's state, which
+        // orders this increment against the ticker's re-check.
+        self.active.fetch_add(1, Ordering::Relaxed);
+        self.parker.unpark_if_parked();
+        Active(self)
     }
 }
 
-impl Drop for Active {
+/// Marks a helper as running for as long as it lives (one poll): the ticker keeps ticking.
+pub(crate) struct Active<'a>(&'a Ticker);
+
+impl Active<'static> {
+    /// Enters the process's ticker; wakes it if it parked. Call [`ensure_started`] once
+    /// before (else no thread ticks).
+    pub(crate) fn enter() -> Active<'static> {
+        ticker().enter()
+    }
+}
+
+impl Drop for Active<'_> {
     fn drop(&mut self) {
-        // Relaxed would do (the ticker only needs to see zero eventually); SeqCst keeps the
-        // reasoning about ACTIVE in one total order.
-        ACTIVE.fetch_sub(1, Ordering::SeqCst);
+        // Relaxed: the ticker only needs to see zero eventually (it then parks a little
+        // later, or not at all).
+        self.0.active.fetch_sub(1, Ordering::Relaxed);
     }
 }

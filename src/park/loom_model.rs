@@ -1,16 +1,20 @@
-//! Loom model of the park/notify protocol (`src/park`): two workers and a pusher that is no
+//! Loom models of the park/notify protocol (`src/park`): two workers and a pusher that is no
 //! worker, over tiny loom-modelled queues. Proves no lost wake-up: every pushed item is
 //! taken and every thread terminates. A lost wake-up leaves a worker parked forever while an
 //! item waits, the pusher's `join` never returns, and loom reports the deadlock.
 //!
+//! The models run the shipped coordinator ([`Idle`]), the shipped [`Parker`] and
+//! event-listener (its `loom` feature); what stands in for the rest is the worker loop,
+//! reduced to its park step over queues modelled by their lengths, and the IO driver, a
+//! [`Reactor`] stub (`Stub`): a try-lock, an OS poll that an IO event or a wake ends, and
+//! the delivery of that event.
+//!
 //! Run with
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release --lib loom`.
 
-use event_listener::Listener;
-
-use super::{Prepared, Sleep};
+use super::{Idle, Parker, Prepared, Reactor};
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use loom::sync::Arc;
+use loom::sync::{Arc, Mutex, Notify};
 use loom::thread;
 
 const WORKERS: usize = 2;
@@ -47,7 +51,7 @@ impl Queue {
 
 /// What the workers and the pusher share.
 struct Model {
-    sleep: Sleep,
+    sleep: Idle,
     /// The injector: any worker takes from it in its own search step.
     injector: Queue,
     /// Per-worker inboxes (WS-LAST): the owner takes from its own, searchers from others'.
@@ -61,8 +65,8 @@ struct Model {
     /// Items a worker pushes itself (to the injector) when it takes an item, while this
     /// count is positive: a task spawning work from inside a worker.
     respawn: AtomicUsize,
-    /// Parks that unwind out of their wait (a panicking waker run by the reactor a parked
-    /// worker drives): the worker gives back its booking (`Sleep::unbook`, as the worker
+    /// Parks that unwind out of their wait (a panicking waker run by the driver a parked
+    /// worker waits in): the worker gives back its booking (`Idle::unbook`, as the worker
     /// loop's drop does) and starts its loop again.
     unwinds: AtomicUsize,
 }
@@ -74,7 +78,7 @@ impl Model {
 
     fn with_unwinds(total: usize, respawn: usize, unwinds: usize) -> Arc<Model> {
         Arc::new(Model {
-            sleep: Sleep::new(WORKERS),
+            sleep: Idle::new(WORKERS),
             injector: Queue::new(),
             inboxes: [Queue::new(), Queue::new()],
             taken: AtomicUsize::new(0),
@@ -130,8 +134,10 @@ impl Model {
                 .is_ok()
     }
 
-    /// The worker loop of `src/worker/mod.rs`, reduced to the parking protocol.
-    fn worker(&self, index: usize) {
+    /// The worker loop of `src/worker/mod.rs`, reduced to the parking protocol: the same
+    /// calls to the coordinator, sleeping on `parker`; `busy_turn` after each item stands
+    /// for a busy worker's non-blocking driver turn.
+    fn worker<R: Reactor>(&self, index: usize, parker: &Parker<R>, busy_turn: &dyn Fn()) {
         let mut searching = false;
         loop {
             if self.done.load(SeqCst) {
@@ -152,20 +158,18 @@ impl Model {
                     }
                 }
                 self.process();
+                busy_turn();
                 continue;
             }
             let parked = match self
                 .sleep
-                .prepare_park(index, searching, || self.has_work())
+                .prepare_park(index, searching, parker, || self.has_work())
             {
                 Prepared::Skipped(parked) => parked,
-                Prepared::Sleep(listener) if self.take_unwind() => {
-                    self.sleep.unbook(index, listener)
+                Prepared::Booked(listener) if self.take_unwind() => {
+                    self.sleep.unbook(index, listener, parker)
                 }
-                Prepared::Sleep(listener) => {
-                    listener.wait();
-                    self.sleep.woken(index)
-                }
+                Prepared::Booked(mut listener) => self.sleep.sleep(index, &mut listener, parker),
             };
             searching = parked.searching();
             if !parked.slept() {
@@ -199,7 +203,7 @@ fn run_model_unwinding(total: usize, respawn: usize, unwinds: usize, push: fn(&M
         let workers: Vec<_> = (0..WORKERS)
             .map(|index| {
                 let model = Arc::clone(&model);
-                thread::spawn(move || model.worker(index))
+                thread::spawn(move || model.worker(index, &Parker::new(), &|| {}))
             })
             .collect();
         push(&model);
@@ -275,7 +279,7 @@ fn one_notification_wakes_at_most_once() {
         builder.preemption_bound = Some(2);
     }
     builder.check(|| {
-        let sleep = Arc::new(Sleep::new(1));
+        let sleep = Arc::new(Idle::new(1));
         let rechecking = Arc::new(AtomicBool::new(false));
         let pushed = Arc::new(AtomicBool::new(false));
         let done = Arc::new(AtomicBool::new(false));
@@ -283,7 +287,8 @@ fn one_notification_wakes_at_most_once() {
             let (sleep, done) = (Arc::clone(&sleep), Arc::clone(&done));
             let (rechecking, pushed) = (Arc::clone(&rechecking), Arc::clone(&pushed));
             thread::spawn(move || {
-                let first = sleep.park(0, false, || {
+                let parker = Parker::new();
+                let first = sleep.park(0, false, &parker, || {
                     rechecking.store(true, SeqCst);
                     while !pushed.load(SeqCst) {
                         thread::yield_now();
@@ -294,7 +299,7 @@ fn one_notification_wakes_at_most_once() {
                 let mut searching = first.searching();
                 // Later parks wait only for the end of the model.
                 while !done.load(SeqCst) {
-                    let parked = sleep.park(0, searching, || done.load(SeqCst));
+                    let parked = sleep.park(0, searching, &parker, || done.load(SeqCst));
                     grants.push(parked);
                     searching = parked.searching();
                 }
@@ -317,144 +322,94 @@ fn one_notification_wakes_at_most_once() {
     });
 }
 
-/// The waiting half of `worker/drive.rs`, rebuilt on loom's primitives: the worker loop's
-/// waker (`notified`, `in_driver`), the try-lock hand-off of the driver, the OS poll (a
-/// `Notify`: the driver's `mio::Waker` and an IO event both end the wait, and a permit
-/// left before the wait ends it at once, as a ready descriptor or a pending eventfd
-/// write does), and the thread parker for a worker that did not get the driver. Keep in
-/// step with `drive.rs`.
-mod driver {
-    use std::future::Future;
-    use std::pin::Pin;
-    use std::task::{Context, Poll, Wake, Waker};
+/// The IO driver, as a parker's [`Reactor`]: a try-lock, the OS poll (a `Notify`: the
+/// driver's `mio::Waker` and an IO event both end the wait, and a permit left before the
+/// wait ends it at once, as a ready descriptor or a pending eventfd write does), and an IO
+/// event whose delivery runs `on_event` on the thread that holds the driver.
+struct Stub {
+    /// The try-lock. An atomic flag rather than loom's `Mutex`, whose `try_lock` blocks the
+    /// model's thread while the lock is held.
+    lock: AtomicBool,
+    poll: Notify,
+    /// An IO event that is ready in the OS and not yet delivered (the OS's ready list,
+    /// behind its lock). A loom `Mutex` rather than an atomic: with an `AtomicBool` here
+    /// loom 0.7 reported executions in which the main thread's own load after its store
+    /// read the older value, which no memory model allows.
+    io_event: Mutex<bool>,
+    /// What delivering the IO event does (the waker of the task it readies).
+    on_event: Box<dyn Fn() + Send + Sync>,
+}
 
-    use loom::sync::atomic::{fence, AtomicBool, Ordering::SeqCst};
-    use loom::sync::{Arc, Notify};
+/// Holds [`Stub`]'s try-lock; lets go when dropped.
+struct Held<'a>(&'a AtomicBool);
 
-    /// The driver: the lock a waiter must hold, and the OS poll.
-    pub(super) struct Driver {
-        /// The poller's try-lock (`Driver::try_lock`). An atomic flag rather than loom's
-        /// `Mutex`, whose `try_lock` blocks the model's thread while the lock is held.
-        pub(super) lock: AtomicBool,
-        pub(super) poll: Notify,
-        /// An IO event that is ready in the OS and not yet delivered (the OS's ready list,
-        /// behind its lock). A loom `Mutex` rather than an atomic: with an `AtomicBool`
-        /// here loom 0.7 reported executions in which the main thread's own load after its
-        /// store read the older value, which no memory model allows.
-        pub(super) io_event: loom::sync::Mutex<bool>,
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, SeqCst);
     }
+}
 
-    /// A worker loop's waker (`drive.rs`, `Signal`).
-    pub(super) struct Signal {
-        notified: AtomicBool,
-        in_driver: AtomicBool,
-        /// The thread parker (one permit, as std's `park`/`unpark`). A `Notify` rather
-        /// than loom's `thread::park`, whose `unpark` would also end the thread's wait in
-        /// the driver's `Notify`, which a real `unpark` cannot do to `epoll_wait`.
-        parker: Notify,
-        driver: Arc<Driver>,
-    }
-
-    impl Wake for Signal {
-        fn wake(self: std::sync::Arc<Self>) {
-            self.wake_by_ref();
-        }
-
-        fn wake_by_ref(self: &std::sync::Arc<Self>) {
-            if !self.notified.swap(true, SeqCst) {
-                fence(SeqCst);
-                if self.in_driver.load(SeqCst) {
-                    self.driver.poll.notify();
-                } else {
-                    self.parker.notify();
-                }
-            }
-        }
-    }
-
-    pub(super) fn signal(driver: &Arc<Driver>) -> std::sync::Arc<Signal> {
-        std::sync::Arc::new(Signal {
-            notified: AtomicBool::new(false),
-            in_driver: AtomicBool::new(false),
-            parker: Notify::new(),
-            driver: Arc::clone(driver),
+impl Stub {
+    /// A stub shared as a parker's reactor is (a std `Arc`).
+    fn new(on_event: Box<dyn Fn() + Send + Sync>) -> std::sync::Arc<Stub> {
+        std::sync::Arc::new(Stub {
+            lock: AtomicBool::new(false),
+            poll: Notify::new(),
+            io_event: Mutex::new(false),
+            on_event,
         })
     }
 
-    /// Waits for `listener` as the worker loop does: poll it, and between polls wait in
-    /// the driver (delivering IO events with `deliver`) or on the thread parker.
-    pub(super) fn wait_for(
-        mut listener: event_listener::EventListener,
-        signal: &std::sync::Arc<Signal>,
-        deliver: &dyn Fn(),
-    ) {
-        let waker = Waker::from(std::sync::Arc::clone(signal));
-        let mut cx = Context::from_waker(&waker);
-        loop {
-            if let Poll::Ready(()) = Pin::new(&mut listener).poll(&mut cx) {
-                return;
-            }
-            wait(signal, deliver);
-        }
+    /// Makes the IO event ready in the OS, which ends the driver holder's wait.
+    fn ready(&self) {
+        *self.io_event.lock().unwrap() = true;
+        self.poll.notify();
     }
 
-    /// `drive::wait`.
-    fn wait(signal: &Signal, deliver: &dyn Fn()) {
-        let driver = &signal.driver;
-        loop {
-            if signal.notified.swap(false, SeqCst) {
-                return;
-            }
-            match driver.try_lock() {
-                Some(_held) => {
-                    signal.in_driver.store(true, SeqCst);
-                    fence(SeqCst);
-                    if signal.notified.load(SeqCst) {
-                        signal.in_driver.store(false, SeqCst);
-                        continue;
-                    }
-                    driver.poll.wait();
-                    signal.in_driver.store(false, SeqCst);
-                    deliver();
-                }
-                None => signal.parker.wait(),
-            }
+    /// Delivers the IO event if it is ready (the holder's part of a turn).
+    fn deliver(&self) {
+        let ready = std::mem::take(&mut *self.io_event.lock().unwrap());
+        if ready {
+            (self.on_event)();
         }
     }
 
     /// A busy worker's turn that does not block: deliver what is ready, if the driver is
     /// free.
-    pub(super) fn busy_turn(driver: &Driver, deliver: &dyn Fn()) {
-        if let Some(_held) = driver.try_lock() {
-            deliver();
-        }
-    }
-
-    /// Holds the driver's try-lock; lets go when dropped.
-    pub(super) struct Held<'a>(&'a AtomicBool);
-
-    impl Drop for Held<'_> {
-        fn drop(&mut self) {
-            self.0.store(false, SeqCst);
-        }
-    }
-
-    impl Driver {
-        fn try_lock(&self) -> Option<Held<'_>> {
-            self.lock
-                .compare_exchange(false, true, SeqCst, SeqCst)
-                .is_ok()
-                .then(|| Held(&self.lock))
+    fn busy_turn(&self) {
+        if let Some(_held) = self.try_hold() {
+            self.deliver();
         }
     }
 }
 
+impl Reactor for Stub {
+    type Held<'a> = Held<'a>;
+
+    fn try_hold(&self) -> Option<Held<'_>> {
+        self.lock
+            .compare_exchange(false, true, SeqCst, SeqCst)
+            .is_ok()
+            .then(|| Held(&self.lock))
+    }
+
+    fn wait(&self, _held: &mut Held<'_>, woke: impl FnOnce()) {
+        self.poll.wait();
+        woke();
+        self.deliver();
+    }
+
+    fn wake(&self) {
+        self.poll.notify();
+    }
+}
+
 /// The parking path that ships: two workers whose parks wait in the driver (whoever gets
-/// it) or on their thread parker, a remote push to the injector, and an IO event that only
-/// the thread holding the driver can deliver (to worker 1's inbox, as the schedule function
-/// places a task woken by a parked worker's driver under `LastWorker`). Every item must be
-/// taken and every thread must end: a lost wake-up of the driver holder, or an IO event
-/// left undelivered while every worker sleeps, is a deadlock loom reports.
+/// it) or on their parker's condition variable, a remote push to the injector, and an IO
+/// event that only the thread holding the driver can deliver (to worker 1's inbox, as the
+/// schedule function places a task woken by a parked worker's driver under `LastWorker`).
+/// Every item must be taken and every thread must end: a lost wake-up of the driver holder,
+/// or an IO event left undelivered while every worker sleeps, is a deadlock loom reports.
 #[test]
 fn driver_holder_is_never_lost() {
     let mut builder = loom::model::Builder::new();
@@ -463,69 +418,24 @@ fn driver_holder_is_never_lost() {
     }
     builder.check(|| {
         let model = Model::new(2, 0);
-        let driver = Arc::new(driver::Driver {
-            lock: AtomicBool::new(false),
-            poll: loom::sync::Notify::new(),
-            io_event: loom::sync::Mutex::new(false),
-        });
+        let driver = {
+            let model = Arc::clone(&model);
+            Stub::new(Box::new(move || {
+                model.inboxes[1].push();
+                model.sleep.notify_worker(1);
+            }))
+        };
         let workers: Vec<_> = (0..WORKERS)
             .map(|index| {
                 let model = Arc::clone(&model);
-                let driver = Arc::clone(&driver);
+                let driver = std::sync::Arc::clone(&driver);
                 thread::spawn(move || {
-                    let signal = driver::signal(&driver);
-                    let deliver = || {
-                        let ready = std::mem::take(&mut *driver.io_event.lock().unwrap());
-                        if ready {
-                            model.inboxes[1].push();
-                            model.sleep.notify_worker(1);
-                        }
-                    };
-                    let mut searching = false;
-                    loop {
-                        if model.done.load(SeqCst) {
-                            break;
-                        }
-                        let found = model.take_own(index) || {
-                            if !searching {
-                                searching = model.sleep.try_start_search();
-                            }
-                            searching && model.steal(index)
-                        };
-                        if found {
-                            if searching {
-                                searching = false;
-                                if model.sleep.end_search() && model.has_work() {
-                                    model.sleep.notify_work();
-                                }
-                            }
-                            model.process();
-                            driver::busy_turn(&driver, &deliver);
-                            continue;
-                        }
-                        match model
-                            .sleep
-                            .prepare_park(index, searching, || model.has_work())
-                        {
-                            super::Prepared::Skipped(parked) => {
-                                searching = parked.searching();
-                                thread::yield_now();
-                            }
-                            super::Prepared::Sleep(listener) => {
-                                driver::wait_for(listener, &signal, &deliver);
-                                searching = model.sleep.woken(index).searching();
-                            }
-                        }
-                    }
-                    if searching {
-                        let _ = model.sleep.end_search();
-                    }
+                    let parker = Parker::with_reactor(std::sync::Arc::clone(&driver));
+                    model.worker(index, &parker, &|| driver.busy_turn());
                 })
             })
             .collect();
-        // The IO event: ready in the OS, which ends the driver holder's wait.
-        *driver.io_event.lock().unwrap() = true;
-        driver.poll.notify();
+        driver.ready();
         // The remote push.
         model.injector.push();
         model.sleep.notify_work();
@@ -533,5 +443,52 @@ fn driver_holder_is_never_lost() {
             worker.join().unwrap();
         }
         assert_eq!(model.taken.load(SeqCst), 2);
+    });
+}
+
+/// The parker alone: two threads each wait on their own parker, sharing one driver (so one
+/// of them may wait in it while the other waits on its condition variable), for a round
+/// counter that the main thread advances before it wakes the parker's waker, twice (so that
+/// a thread parks again after a wake-up, and may find the driver taken or free). An unpark
+/// racing a park, on either path, must never be lost: a lost one leaves its thread asleep
+/// with its round already set, and loom reports the deadlock.
+#[test]
+fn parker_never_loses_an_unpark() {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(2);
+    }
+    builder.check(|| {
+        let driver = Stub::new(Box::new(|| {}));
+        let sides: Vec<_> = (0..2)
+            .map(|_| {
+                (
+                    std::sync::Arc::new(Parker::with_reactor(std::sync::Arc::clone(&driver))),
+                    Arc::new(AtomicUsize::new(0)),
+                )
+            })
+            .collect();
+        let threads: Vec<_> = sides
+            .iter()
+            .map(|(parker, round)| {
+                let (parker, round) = (std::sync::Arc::clone(parker), Arc::clone(round));
+                thread::spawn(move || {
+                    for want in 1..=2 {
+                        while round.load(SeqCst) < want {
+                            parker.park();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for next in 1..=2 {
+            for (parker, round) in &sides {
+                round.store(next, SeqCst);
+                parker.waker().wake_by_ref();
+            }
+        }
+        for thread in threads {
+            thread.join().unwrap();
+        }
     });
 }

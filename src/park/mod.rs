@@ -1,12 +1,18 @@
-//! The parked-worker notifier: who is searching for work, who sleeps, and who gets woken.
+//! The idle-worker coordinator ([`Idle`]): who is searching for work, who sleeps, and who
+//! gets woken; and ([`parker`]) where a thread sleeps and how it is woken.
 //!
 //! The protocol, its invariants and the argument that no wake-up is lost are written out in
 //! `src/park/README.md` beside this file; the comments here name the steps.
 //!
+//! A worker that books itself as sleeping registers an `event-listener` listener on its own
+//! event first; whoever takes it out of `sleepers` notifies that event, and the listener's
+//! waker is the worker's [`Parker`]: the notification's effect is an unpark, which ends the
+//! worker's wait wherever it is (the IO driver's OS poll, or its condition variable).
+//!
 //! Invariants:
 //! - `searching(state)` is the number of workers between a successful
-//!   [`Sleep::try_start_search`] (or a wake-up as searcher) and their [`Sleep::end_search`]
-//!   or [`Sleep::park`]; `unparked(state)` is the number of workers not in `sleepers`.
+//!   [`Idle::try_start_search`] (or a wake-up as searcher) and their [`Idle::end_search`]
+//!   or [`Idle::park`]; `unparked(state)` is the number of workers not in `sleepers`.
 //! - A worker index is in `sleepers` iff its slot's `sleeping` flag is set; both change only
 //!   under the `sleepers` lock, together with `unparked(state)`.
 //! - A worker's listener is registered before its index enters `sleepers`, and only the
@@ -15,11 +21,17 @@
 
 #[cfg(all(test, loom))]
 mod loom_model;
+pub(crate) mod parker;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Context;
 
 use crossbeam_utils::CachePadded;
-use event_listener::{Event, EventListener, Listener};
+use event_listener::{Event, EventListener};
 
 use crate::sync::{fence, lock, AtomicBool, AtomicUsize, Mutex, Ordering};
+pub(crate) use parker::{NoReactor, Parker, Reactor};
 
 /// One unparked worker in `state`; the searching count lives in the bits below.
 const UNPARKED_ONE: usize = 1 << (usize::BITS / 2);
@@ -39,7 +51,7 @@ struct WorkerPark {
     /// The event this worker's listener waits on. Only its notifier (see invariants) notifies it.
     event: Event,
     /// Set while the worker is in `sleepers`. Written under the lock; read without it by
-    /// [`Sleep::notify_worker`] after a SeqCst fence (pairs with the fence in [`Sleep::park`]).
+    /// [`Idle::notify_worker`] after a SeqCst fence (pairs with the fence in [`Idle::park`]).
     sleeping: AtomicBool,
     /// Whether the thread that woke this worker counted it as a searcher. Written under the
     /// lock before the event is notified; read by the worker after its wait returns (the
@@ -48,7 +60,7 @@ struct WorkerPark {
 }
 
 /// The notifier shared by the workers of one executor.
-pub(crate) struct Sleep {
+pub(crate) struct Idle {
     /// `searching | unparked << (BITS / 2)`.
     state: AtomicUsize,
     /// Indices of the workers that are parked or about to park.
@@ -58,7 +70,7 @@ pub(crate) struct Sleep {
 }
 
 impl Parked {
-    /// Whether the worker counts as a searcher after [`Sleep::park`].
+    /// Whether the worker counts as a searcher after [`Idle::park`].
     pub(crate) fn searching(self) -> bool {
         matches!(self, Parked::WokenSearching | Parked::SkippedSearching)
     }
@@ -68,11 +80,11 @@ impl Parked {
     }
 }
 
-impl Sleep {
+impl Idle {
     /// A notifier for `workers` workers, all awake and none searching.
-    pub(crate) fn new(workers: usize) -> Sleep {
+    pub(crate) fn new(workers: usize) -> Idle {
         assert!(workers < SEARCHING_MASK, "too many workers");
-        Sleep {
+        Idle {
             state: AtomicUsize::new(workers * UNPARKED_ONE),
             sleepers: Mutex::new(Vec::with_capacity(workers)),
             parks: (0..workers)
@@ -113,7 +125,7 @@ impl Sleep {
 
     /// Stops searching because work was found. Returns `true` if this was the last
     /// searcher: pushes made meanwhile skipped their notification (they saw a searcher), so
-    /// the caller must check for leftover work and call [`Sleep::notify_work`] if any.
+    /// the caller must check for leftover work and call [`Idle::notify_work`] if any.
     #[must_use]
     pub(crate) fn end_search(&self) -> bool {
         let prev = self.state.fetch_sub(1, Ordering::SeqCst);
@@ -125,7 +137,7 @@ impl Sleep {
     ///
     /// Wakes one sleeper as a searcher unless a worker is already searching (that one will
     /// find the work, or re-check before it parks) or nobody sleeps. The fence pairs with
-    /// the fence in [`Sleep::park`]: either the parker's re-check sees the push, or this
+    /// the fence in [`Idle::park`]: either the parker's re-check sees the push, or this
     /// load sees the parker's decrement of `state` (README, "No lost wake-up").
     pub(crate) fn notify_work(&self) {
         fence(Ordering::SeqCst);
@@ -138,7 +150,7 @@ impl Sleep {
 
     /// Called after work was pushed to worker `index`'s own inbox: wakes that worker if it
     /// sleeps (not as a searcher: its work is waiting for it), else behaves as
-    /// [`Sleep::notify_work`] so that idle workers may help.
+    /// [`Idle::notify_work`] so that idle workers may help.
     pub(crate) fn notify_worker(&self, index: usize) {
         fence(Ordering::SeqCst);
         let park = &self.parks[index];
@@ -208,34 +220,34 @@ impl Sleep {
     /// `has_work` must look at every queue the worker could take from, and at the
     /// shutdown flag.
     ///
-    /// The worker loop does the same steps with the listener as a future
-    /// ([`Sleep::prepare_park`], then [`Sleep::woken`]); the loom models use this blocking
-    /// form.
+    /// The worker loop makes the same two calls ([`Idle::prepare_park`], then
+    /// [`Idle::sleep`]), with the listener kept where its unwinding can give the booking
+    /// back ([`Idle::unbook`]); the loom models call this.
     #[cfg(all(test, loom))]
-    pub(crate) fn park(
+    pub(crate) fn park<R: Reactor>(
         &self,
         index: usize,
         searching: bool,
-        has_work: impl Fn() -> bool,
+        parker: &Parker<R>,
+        has_work: impl FnOnce() -> bool,
     ) -> Parked {
-        match self.prepare_park(index, searching, has_work) {
+        match self.prepare_park(index, searching, parker, has_work) {
             Prepared::Skipped(parked) => parked,
-            Prepared::Sleep(listener) => {
-                // Step 4: sleep. Only the thread that took us out of `sleepers` notifies.
-                listener.wait();
-                self.woken(index)
-            }
+            Prepared::Booked(mut listener) => self.sleep(index, &mut listener, parker),
         }
     }
 
-    /// Steps 1–3 of [`Sleep::park`]: register, book, re-check. Either the worker does not
-    /// sleep, or it must wait for the returned listener (blocking, or by polling it as a
-    /// future) and then call [`Sleep::woken`].
-    pub(crate) fn prepare_park(
+    /// Steps 1–3 of [`Idle::park`]: register, book, re-check. Either the worker does not
+    /// sleep, or it is booked as sleeping and must call [`Idle::sleep`] with the returned
+    /// listener (or, if it cannot, [`Idle::unbook`]). `parker` is the worker's own: a
+    /// re-check that finds work after a notifier already booked the worker awake waits on
+    /// it for that notifier's notification (see [`Idle::unbook`]).
+    pub(crate) fn prepare_park<R: Reactor>(
         &self,
         index: usize,
         searching: bool,
-        has_work: impl Fn() -> bool,
+        parker: &Parker<R>,
+        has_work: impl FnOnce() -> bool,
     ) -> Prepared {
         let park = &self.parks[index];
         // Step 1: register the listener before anyone can find us in `sleepers`.
@@ -253,15 +265,38 @@ impl Sleep {
         // `notify_worker`: a push we miss here saw our booking and wakes us.
         fence(Ordering::SeqCst);
         if has_work() {
-            return Prepared::Skipped(self.unbook(index, listener));
+            return Prepared::Skipped(self.unbook(index, listener, parker));
         }
-        Prepared::Sleep(listener)
+        Prepared::Booked(listener)
     }
 
-    /// Takes back a worker booked as sleeping by [`Sleep::prepare_park`] that will not wait
-    /// for its listener after all (its re-check found work, or its thread unwound out of the
-    /// wait): restores the counts as a wake-up would.
-    pub(crate) fn unbook(&self, index: usize, listener: EventListener) -> Parked {
+    /// Step 5 of the park: sleeps on `parker` (in the IO driver's OS poll when the worker
+    /// gets it, else on its condition variable) until `listener`, of [`Idle::prepare_park`],
+    /// is notified; returns how the worker was woken. The listener's waker is the parker's:
+    /// the notification unparks it.
+    ///
+    /// Events the driver delivers while the worker waits there run their wakers on this
+    /// thread; if one panics, this unwinds with the worker still booked: the caller keeps
+    /// `listener` to give the booking back ([`Idle::unbook`]).
+    pub(crate) fn sleep<R: Reactor>(
+        &self,
+        index: usize,
+        listener: &mut EventListener,
+        parker: &Parker<R>,
+    ) -> Parked {
+        until_notified(listener, parker, Parker::park);
+        self.woken(index)
+    }
+
+    /// Takes back a worker booked as sleeping by [`Idle::prepare_park`] that will not wait
+    /// for its listener after all (its re-check found work, or its thread unwound out of
+    /// [`Idle::sleep`]): restores the counts as a wake-up would.
+    pub(crate) fn unbook<R: Reactor>(
+        &self,
+        index: usize,
+        mut listener: EventListener,
+        parker: &Parker<R>,
+    ) -> Parked {
         let park = &self.parks[index];
         let mut sleepers = lock(&self.sleepers);
         if let Some(pos) = sleepers.iter().position(|&w| w == index) {
@@ -274,9 +309,12 @@ impl Sleep {
         // notifies our event after unlocking, maybe not yet: wait for that notification
         // here, so that it cannot reach a listener of a later park (which would then return
         // while still booked in `sleepers`). The wait is short: the notifier is between its
-        // unlock and its `notify`.
+        // unlock and its `notify`. On the condition variable only: no IO event is
+        // delivered here, so this runs no waker (it also runs while unwinding).
         drop(sleepers);
-        listener.wait();
+        until_notified(&mut listener, parker, |parker| {
+            parker.park_condvar(|| false)
+        });
         // Relaxed: written under the lock we just held.
         if park.woken_as_searcher.load(Ordering::Relaxed) {
             Parked::SkippedSearching
@@ -300,8 +338,8 @@ impl Sleep {
         sleepers
     }
 
-    /// After the listener of [`Sleep::prepare_park`] fired: how the worker was woken.
-    pub(crate) fn woken(&self, index: usize) -> Parked {
+    /// After the listener of [`Idle::prepare_park`] fired: how the worker was woken.
+    fn woken(&self, index: usize) -> Parked {
         // Relaxed: written before the notification the listener received.
         if self.parks[index].woken_as_searcher.load(Ordering::Relaxed) {
             Parked::WokenSearching
@@ -311,15 +349,28 @@ impl Sleep {
     }
 }
 
-/// What [`Sleep::prepare_park`] decided.
+/// What [`Idle::prepare_park`] decided.
 pub(crate) enum Prepared {
     /// The re-check found work: the worker does not sleep.
     Skipped(Parked),
-    /// The worker is booked as sleeping: wait for this listener, then call [`Sleep::woken`].
-    Sleep(EventListener),
+    /// The worker is booked as sleeping: pass this listener to [`Idle::sleep`].
+    Booked(EventListener),
 }
 
-/// How [`Sleep::park`] returned.
+/// Polls `listener` with `parker`'s waker until it is notified, calling `park` between polls
+/// (a park may return early: the poll re-checks).
+fn until_notified<R: Reactor>(
+    listener: &mut EventListener,
+    parker: &Parker<R>,
+    park: impl Fn(&Parker<R>),
+) {
+    let mut cx = Context::from_waker(parker.waker());
+    while Pin::new(&mut *listener).poll(&mut cx).is_pending() {
+        park(parker);
+    }
+}
+
+/// How [`Idle::park`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Parked {
     /// The re-check found work; the worker never slept and is not a searcher.

@@ -21,13 +21,13 @@
 //! 6. a turn of the driver that does not block (if no other worker holds it), and if that
 //!    woke nothing, park (see `park/README.md`).
 //!
-//! There is one loop, written as a future ([`WorkerLoop`]): parking is waiting for the
-//! notifier's listener. `drive.rs` runs the future and is where a parked worker waits: in
-//! the OS poll of its executor's IO driver if no other worker holds it, else on its thread
-//! parker. A busy worker also takes a turn of the driver that does not block every
-//! [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are handled
-//! while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while tasks wait
-//! in its deferred list, when every such turn is due.
+//! The loop is a plain loop ([`WorkerLoop`]): run, search, park. A parked worker sleeps on
+//! its [`Parker`] (`park/parker.rs`): in the OS poll of its executor's IO driver if no other
+//! worker holds it, else on the parker's condition variable; the notifier's wake-up unparks
+//! it wherever it waits. A busy worker also takes a turn of the driver that does not block
+//! every [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are
+//! handled while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while
+//! tasks wait in its deferred list, when every such turn is due.
 //!
 //! A task that yielded (`yield_now`, or a spent budget) thus runs again only after its
 //! worker's next non-blocking driver turn, or its try at one when another worker holds the
@@ -44,28 +44,25 @@
 //!   blocking pool); its deferred list is empty by then (step 4 released it), so no task
 //!   waits in a private queue while its worker sleeps;
 //! - a worker whose loop unwinds (a panic outside any task: a panicking waker run by the
-//!   reactor it drives) gives back its booking in the notifier (`WorkerLoop`'s drop), and
+//!   driver it waits in) gives back its booking in the notifier (`WorkerLoop`'s drop), and
 //!   starts its loop again: the searching and unparked counts stay exact, and the executor
 //!   keeps its number of workers;
 //! - a worker that exits drops what is left in its private queues, and only then stops
 //!   counting tasks locally and gives up its hold on the state (`task_count.rs`).
 
-mod drive;
 pub(crate) mod local;
 pub(crate) mod schedule;
 
-use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Steal, Worker};
 use event_listener::EventListener;
 
 use crate::context;
-use crate::park::{Parked, Prepared};
+use crate::io::Driver;
+use crate::park::{Parked, Parker, Prepared};
 use crate::state::{Runnable, State};
 use crate::task::drop_quietly;
 use crate::task_count;
@@ -130,6 +127,7 @@ struct LoopState {
 /// The body of worker thread `index`.
 pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     let _enter = context::enter(Arc::clone(&state));
+    let parker = Parker::with_reactor(Arc::clone(&state.io));
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {
         tick: 0,
@@ -145,7 +143,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         let _installed = context::enter_worker(&worker);
         loop {
             let turn = catch_unwind(AssertUnwindSafe(|| {
-                drive::drive(WorkerLoop::new(&worker, &mut st), &worker.state.io)
+                WorkerLoop::new(&worker, &mut st, &parker).run();
             }));
             match turn {
                 Ok(()) => break,
@@ -159,62 +157,49 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     task_count::holder_left(&worker.state, Some(index));
 }
 
-/// The worker loop as a future (module docs). Ready once the executor shuts down.
+/// The worker loop (module docs): run, search, park, until the executor shuts down.
 struct WorkerLoop<'a> {
     worker: &'a WorkerLocal,
     st: &'a mut LoopState,
-    /// Set while the worker sleeps (booked in the notifier, waiting for this listener).
+    /// Where this worker sleeps: the IO driver's OS poll when it gets it, else its
+    /// condition variable. The notifier's notification unparks it.
+    parker: &'a Parker<Driver>,
+    /// Set while the worker is booked as sleeping in the notifier (between
+    /// `prepare_park` and the end of its sleep): what its drop gives back.
     listener: Option<EventListener>,
 }
 
 impl<'a> WorkerLoop<'a> {
-    fn new(worker: &'a WorkerLocal, st: &'a mut LoopState) -> WorkerLoop<'a> {
+    fn new(
+        worker: &'a WorkerLocal,
+        st: &'a mut LoopState,
+        parker: &'a Parker<Driver>,
+    ) -> WorkerLoop<'a> {
         WorkerLoop {
             worker,
             st,
+            parker,
             listener: None,
         }
     }
 
-    /// Waits for the listener of a park; `true` once the worker is awake again.
-    fn wait(&mut self, cx: &mut Context<'_>) -> bool {
-        let Some(listener) = self.listener.as_mut() else {
-            return true;
-        };
-        if Pin::new(listener).poll(cx).is_pending() {
-            return false;
-        }
-        self.listener = None;
+    /// Runs until the executor shuts down.
+    fn run(&mut self) {
         let worker = self.worker;
-        worker.set_parked(false);
-        worker.after_park(self.st, worker.state.sleep.woken(worker.index));
-        true
-    }
-}
-
-impl Future for WorkerLoop<'_> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = &mut *self;
-        let worker = this.worker;
         let state = &*worker.state;
-        if !this.wait(cx) {
-            return Poll::Pending;
-        }
         let mut polls = 0u32;
         loop {
-            match worker.find_task_or_spin(this.st) {
+            match worker.find_task_or_spin(self.st) {
                 Some(task) => {
-                    worker.run_task(this.st, task);
+                    worker.run_task(self.st, task);
                     if state.is_shut_down() {
-                        worker.end_busy(this.st);
-                        return Poll::Ready(());
+                        worker.end_busy(self.st);
+                        return;
                     }
                     polls = polls.wrapping_add(1);
-                    worker.maybe_turn_driver(this.st, polls);
+                    worker.maybe_turn_driver(self.st, polls);
                 }
-                None if state.is_shut_down() => return Poll::Ready(()),
+                None if state.is_shut_down() => return,
                 // Out of tasks (step 6): first what the OS has ready (without blocking, and
                 // only if no other worker holds the driver), then park. The tasks the turn
                 // wakes are placed as from a running worker.
@@ -224,39 +209,47 @@ impl Future for WorkerLoop<'_> {
                 // only to take it back at once. A shortcut only: `prepare_park`'s re-check
                 // is what rules out a lost wake-up.
                 None if state.has_work() => std::hint::spin_loop(),
-                None => {
-                    worker.set_parked(true);
-                    // The deferred list counts as work in the re-check: a task held there
-                    // has no one to release it while its worker sleeps. (Step 4 emptied it
-                    // before `find_task` came back empty, and no task has run since.)
-                    match state
-                        .sleep
-                        .prepare_park(worker.index, this.st.searching, || {
-                            state.has_work() || worker.has_deferred()
-                        }) {
-                        Prepared::Skipped(parked) => {
-                            worker.set_parked(false);
-                            worker.after_park(this.st, parked);
-                        }
-                        Prepared::Sleep(listener) => {
-                            this.listener = Some(listener);
-                            #[cfg(test)]
-                            if state
-                                .fault_next_park
-                                .swap(false, std::sync::atomic::Ordering::SeqCst)
-                            {
-                                panic!("filch test: a fault injected into a parked worker");
-                            }
-                            if !this.wait(cx) {
-                                // Asleep: `drive` waits in the driver or on its parker
-                                // until the listener is notified.
-                                return Poll::Pending;
-                            }
-                        }
-                    }
-                }
+                None => self.park(),
             }
         }
+    }
+
+    /// Step 6's park: book the worker as sleeping, re-check, and sleep until a notifier
+    /// wakes it (`park/README.md`).
+    fn park(&mut self) {
+        let worker = self.worker;
+        let state = &*worker.state;
+        let parker = self.parker;
+        // Tasks woken on this thread from here on (by the IO events it delivers while it
+        // waits in the driver) go through the inboxes, whose push wakes it.
+        worker.set_parked(true);
+        // The re-check, once the worker is booked as sleeping. The deferred list counts as
+        // work: a task held there has no one to release it while its worker sleeps. (Step
+        // 4 emptied it before `find_task` came back empty, and no task has run since.)
+        let recheck = || state.has_work() || worker.has_deferred();
+        let listener =
+            match state
+                .sleep
+                .prepare_park(worker.index, self.st.searching, parker, recheck)
+            {
+                Prepared::Skipped(parked) => {
+                    worker.set_parked(false);
+                    worker.after_park(self.st, parked);
+                    return;
+                }
+                Prepared::Booked(listener) => self.listener.insert(listener),
+            };
+        #[cfg(test)]
+        if state
+            .fault_next_park
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            panic!("filch test: a fault injected into a parked worker");
+        }
+        let parked = state.sleep.sleep(worker.index, listener, parker);
+        self.listener = None;
+        worker.set_parked(false);
+        worker.after_park(self.st, parked);
     }
 }
 
@@ -266,7 +259,10 @@ impl Drop for WorkerLoop<'_> {
             // Unwinding out of a park: give back the booking as a wake-up would, so that the
             // notifier's counts stay exact (module invariants).
             let worker = self.worker;
-            let parked = worker.state.sleep.unbook(worker.index, listener);
+            let parked = worker
+                .state
+                .sleep
+                .unbook(worker.index, listener, self.parker);
             worker.set_parked(false);
             worker.after_park(self.st, parked);
         }
