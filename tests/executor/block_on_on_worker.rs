@@ -6,11 +6,9 @@
 //! about the variable (no thread at all is started by the calls). Whether the global executor started is a property of the whole
 //! process, so the scenario runs in a child process with `FILCH_WORKERS` set.
 
-mod common;
-
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::{assert_child_passes, is_child, named_executor, panic_message, watchdog};
+use crate::common::{assert_child_passes, is_child, named_executor, panic_message, watchdog};
 
 /// The threads of this process other than the main one, as (thread id, name) from
 /// /proc/self/task/*/comm (names cut to 15 bytes by the kernel).
@@ -106,6 +104,7 @@ fn child_free_block_on_in_a_task_of_a_custom_executor() {
 #[test]
 fn free_block_on_on_a_worker_panics_without_starting_the_global_executor() {
     assert_child_passes(
+        module_path!(),
         "child_free_block_on_in_a_task_of_a_custom_executor",
         &[("FILCH_WORKERS", "2")],
         "CHILD_OK block_on on a worker",
@@ -115,6 +114,7 @@ fn free_block_on_on_a_worker_panics_without_starting_the_global_executor() {
 #[test]
 fn free_block_on_on_a_worker_panics_about_the_worker_despite_an_invalid_filch_workers() {
     assert_child_passes(
+        module_path!(),
         "child_free_block_on_in_a_task_of_a_custom_executor",
         &[("FILCH_WORKERS", "abc")],
         "CHILD_OK block_on on a worker",

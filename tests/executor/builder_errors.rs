@@ -3,12 +3,10 @@
 //! thread builder would panic on), are `Err(ErrorKind::InvalidInput)`; after such an error
 //! the next build works.
 
-mod common;
-
 use std::io::{self, ErrorKind};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::{panic_message, watchdog};
+use crate::common::{panic_message, watchdog};
 use filch::{Builder, Executor};
 
 /// Builds, turning a panic inside `build` into a test failure that quotes it.

@@ -4,13 +4,11 @@
 //! fails them); no timing is asserted. `JoinHandle`s and `JoinSet::join_next` spend the
 //! budget, and `block_on` polls with one.
 
-mod common;
-
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{executor, wait_until, watchdog};
+use crate::common::{self, executor, wait_until, watchdog};
 use futures::{AsyncReadExt, FutureExt};
 
 #[test]

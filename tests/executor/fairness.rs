@@ -9,8 +9,6 @@
 //! runs again only after its worker has looked at the IO driver and the timers, so an event
 //! that has already come reaches it on its next poll, and so does a timer that is due.
 
-mod common;
-
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -18,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use common::{executor_with, wait_until, watchdog, POLICIES};
+use crate::common::{executor_with, wait_until, watchdog, POLICIES};
 use filch::WakePolicy;
 use futures::FutureExt;
 

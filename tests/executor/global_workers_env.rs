@@ -2,9 +2,7 @@
 //! a clear panic naming the variable and the value. Each case runs in a child process (the
 //! global executor starts once per process).
 
-mod common;
-
-use common::{assert_child_passes, run_child_test};
+use crate::common::{assert_child_passes, run_child_test};
 
 /// Started by the tests below in a child process with `FILCH_WORKERS` set: uses the global
 /// executor and prints its number of workers.
@@ -31,6 +29,7 @@ fn the_variable_is_filch_workers() {
 fn a_valid_value_sets_the_global_worker_count() {
     for value in ["3", "1"] {
         assert_child_passes(
+            module_path!(),
             "child_uses_the_global_executor",
             &[("FILCH_WORKERS", value)],
             &format!("GLOBAL_WORKERS={value}"),
@@ -42,6 +41,7 @@ fn a_valid_value_sets_the_global_worker_count() {
 fn an_invalid_value_panics_naming_the_variable_and_the_value() {
     for value in ["lots", "0", "-3", "2x", "1.5"] {
         let out = run_child_test(
+            module_path!(),
             "child_uses_the_global_executor",
             &[("FILCH_WORKERS", value)],
         );

@@ -3,12 +3,10 @@
 //! tasks on different workers. Every test runs under a watchdog: a lost wake-up fails with
 //! "hung: ..." instead of hanging the suite.
 
-mod common;
-
 use std::sync::{mpsc, Arc, Barrier};
 use std::thread;
 
-use common::{executor_with, watchdog, POLICIES};
+use crate::common::{executor_with, watchdog, POLICIES};
 use filch::WakePolicy;
 use futures::channel::oneshot;
 

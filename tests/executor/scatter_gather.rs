@@ -5,15 +5,13 @@
 //! Each run happens under a watchdog: a lost wake-up would hang the coordinator, and the
 //! test fails with a message instead of hanging.
 
-#[path = "../examples/scatter_gather/workload.rs"]
+#[path = "../../examples/scatter_gather/workload.rs"]
 mod workload;
-
-mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{executor_with, watchdog};
+use crate::common::{executor_with, watchdog};
 use filch::WakePolicy;
 use workload::{Deliveries, Params};
 

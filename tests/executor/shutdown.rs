@@ -3,16 +3,14 @@
 //! wake or spawn during shutdown; dropping the executor from inside one of its own tasks;
 //! spawning after shutdown.
 
-mod common;
-
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use common::{
-    assert_each_once, executor, executor_with, wait_until, watchdog, Probe, Tally, POLICIES,
+use crate::common::{
+    self, assert_each_once, executor, executor_with, wait_until, watchdog, Probe, Tally, POLICIES,
 };
 use filch::{Executor, Handle, JoinHandle};
 use futures::channel::oneshot;

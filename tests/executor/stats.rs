@@ -1,12 +1,10 @@
 //! `Stats`: one entry per worker; polls, steal attempts, steals and parks move as the
 //! workers do their work.
 
-mod common;
-
 use std::thread;
 use std::time::Duration;
 
-use common::{executor, wait_until, watchdog};
+use crate::common::{executor, wait_until, watchdog};
 use filch::{Stats, WorkerStats};
 
 #[test]

@@ -3,12 +3,10 @@
 //! runs anything and the stop hook as it exits (also when the executor is dropped); a
 //! panicking hook does not take the thread down; the stack size reaches the threads.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use common::{thread_name, wait_until, watchdog};
+use crate::common::{thread_name, wait_until, watchdog};
 
 /// What the hooks saw: per thread name, the events in order.
 type Log = Arc<Mutex<BTreeMap<String, Vec<&'static str>>>>;

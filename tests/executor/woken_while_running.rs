@@ -9,9 +9,7 @@
 //!
 //! The companion case, that a task that wakes itself (`yield_now`, or
 //! `cx.waker().wake_by_ref(); Pending`) lets the other ready tasks of its single worker run
-//! first, is `yield_now_and_self_wakes_go_behind_other_ready_work` in tests/fairness.rs.
-
-mod common;
+//! first, is `yield_now_and_self_wakes_go_behind_other_ready_work` in `fairness.rs`.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -21,7 +19,7 @@ use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{executor_with, watchdog};
+use crate::common::{executor_with, watchdog};
 use filch::{JoinHandle, WakePolicy};
 
 /// How long B waits for A's second poll before it reports A as stranded.

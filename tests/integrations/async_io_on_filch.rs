@@ -2,13 +2,11 @@
 //! park in filch's own driver), and an `async_io::Async<TcpStream>` echo and an
 //! `async_io::Timer` complete on filch's workers and in its `block_on`.
 
-mod common;
-
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
+use crate::common::{executor, watchdog};
 use async_io::{Async, Timer};
-use common::{executor, watchdog};
 use futures::{AsyncReadExt, AsyncWriteExt};
 
 #[test]

@@ -6,13 +6,10 @@
 //!
 //! The client is hyper's own (HTTP/1.1 over tokio), so no test code parses HTTP. Every test
 //! runs under a watchdog. Only 127.0.0.1.
-#![cfg(feature = "axum")]
 
 #[allow(dead_code)]
-#[path = "../examples/axum_app/app.rs"]
+#[path = "../../examples/axum_app/app.rs"]
 mod app;
-
-mod common;
 
 use std::net::SocketAddr;
 use std::thread;
@@ -22,7 +19,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
 
-use common::{named_executor, watchdog};
+use crate::common::{named_executor, watchdog};
 
 /// The app on its own filch executor (2 workers, threads `axum-test-*`), served from a std
 /// thread until `stop` is sent.

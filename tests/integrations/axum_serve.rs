@@ -7,9 +7,6 @@
 //! waiting client once descriptors free up.
 //!
 //! The HTTP clients are hyper's own, on a tokio runtime; every test runs under a watchdog.
-#![cfg(feature = "axum")]
-
-mod common;
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -25,7 +22,7 @@ use http_body_util::{BodyExt, Empty};
 use hyper::{Request, StatusCode, Version};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
-use common::{assert_child_passes, executor, is_child, wait_until, watchdog};
+use crate::common::{assert_child_passes, executor, is_child, wait_until, watchdog};
 
 /// What the `/slow` route has done.
 #[derive(Default)]
@@ -320,7 +317,12 @@ fn open_fds() -> usize {
 #[test]
 fn out_of_descriptors_the_server_goes_on_and_serves_everyone() {
     watchdog(150, "EMFILE", || {
-        assert_child_passes("emfile_child", &[], "emfile scenario passed");
+        assert_child_passes(
+            module_path!(),
+            "emfile_child",
+            &[],
+            "emfile scenario passed",
+        );
     });
 }
 

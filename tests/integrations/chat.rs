@@ -11,10 +11,8 @@
 //! watchdog, and every client read under a socket timeout.
 
 #[allow(dead_code)]
-#[path = "../examples/chat.rs"]
-mod chat;
-
-mod common;
+#[path = "../../examples/chat.rs"]
+mod server;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -23,7 +21,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{held, named_executor, wait_until, watchdog};
+use crate::common::{held, named_executor, wait_until, watchdog};
 
 /// The chat server on its own 2-worker executor, run by a std thread until `stop`.
 struct Server {
@@ -33,7 +31,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(config: chat::Config) -> Server {
+    fn start(config: server::Config) -> Server {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = async_channel::bounded::<()>(1);
@@ -41,7 +39,7 @@ impl Server {
             let ex = named_executor(2, "chat-test");
             ex.block_on(async move {
                 let listener = filch::net::TcpListener::from_std(listener).unwrap();
-                chat::serve(listener, config, async move {
+                server::serve(listener, config, async move {
                     let _ = stopped.recv().await;
                 })
                 .await;
@@ -97,8 +95,8 @@ impl Drop for Server {
     }
 }
 
-fn config(idle_ms: u64, drain_ms: u64) -> chat::Config {
-    chat::Config {
+fn config(idle_ms: u64, drain_ms: u64) -> server::Config {
+    server::Config {
         idle_timeout: Duration::from_millis(idle_ms),
         drain_timeout: Duration::from_millis(drain_ms),
     }
@@ -122,7 +120,7 @@ impl Client {
             reader: BufReader::new(stream.try_clone().unwrap()),
             writer: stream,
         };
-        assert_eq!(client.line(), chat::WELCOME);
+        assert_eq!(client.line(), server::WELCOME);
         client.say(name);
         client.wait_for(&format!("* you are {expect}\n"));
         client
@@ -190,7 +188,7 @@ fn lines_reach_every_other_client() {
         bob.wait_for("* guest3 left\n");
 
         // A line longer than the limit ends its sender's connection.
-        bob.say(&"x".repeat(chat::MAX_LINE + 1));
+        bob.say(&"x".repeat(server::MAX_LINE + 1));
         bob.assert_closed();
         alice.wait_for("* bob left\n");
         drop((alice, bob));
@@ -266,7 +264,7 @@ fn a_graceful_shutdown_waits_for_every_client_to_close() {
         }
         let mut told = String::new();
         anonymous.read_to_string(&mut told).unwrap();
-        assert_eq!(told, format!("{}* server shutting down\n", chat::WELCOME));
+        assert_eq!(told, format!("{}* server shutting down\n", server::WELCOME));
         // Every connection is closed on the server's side: no new connection is accepted.
         assert!(TcpStream::connect(server.addr).is_err());
 

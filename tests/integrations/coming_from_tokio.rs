@@ -4,11 +4,9 @@
 //! `tokio::task_local!`, tracing's `Instrument`, async-executor's `LocalExecutor` for `!Send`
 //! work on a thread of one's own).
 
-mod common;
-
 use std::time::Duration;
 
-use common::{leak_checked, watchdog};
+use crate::common::{leak_checked, watchdog};
 
 #[test]
 fn tokio_sync_works_without_a_tokio_runtime() {

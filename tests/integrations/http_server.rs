@@ -8,20 +8,17 @@
 //! responses with a small reader below (status, headers, a `Content-Length` body); every
 //! test runs under a watchdog, so a hang fails the test instead of the CI job. Only
 //! 127.0.0.1.
-#![cfg(feature = "hyper")]
 
 #[allow(dead_code)]
-#[path = "../examples/http_server/server.rs"]
+#[path = "../../examples/http_server/server.rs"]
 mod server;
-
-mod common;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{named_executor, watchdog};
+use crate::common::{named_executor, watchdog};
 use server::{Server, Stopper, HELLO_BODY, JSON_BODY, SHUTDOWN_BODY};
 
 const GET_HELLO: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";

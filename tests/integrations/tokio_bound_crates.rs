@@ -3,11 +3,10 @@
 //! "running your stack on filch" describes; without that they panic (no reactor), which
 //! shows that the hook is what makes it work.
 
-mod common;
-#[path = "common/hello_server.rs"]
+#[path = "../common/hello_server.rs"]
 mod hello_server;
 
-use common::watchdog;
+use crate::common::{self, watchdog};
 use hello_server::serve_hello;
 
 fn tokio_runtime() -> tokio::runtime::Runtime {

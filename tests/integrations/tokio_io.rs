@@ -1,10 +1,7 @@
 //! With the cargo feature `tokio-io`: filch's streams work through tokio's `AsyncRead` and
 //! `AsyncWrite` (an echo through `tokio::io::copy` and `read_exact`).
-#![cfg(feature = "tokio-io")]
 
-mod common;
-
-use common::{executor, watchdog};
+use crate::common::{executor, watchdog};
 use filch::net::{TcpListener, TcpStream};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

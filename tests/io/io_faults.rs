@@ -5,15 +5,15 @@
 //! error and panic clearly instead of hanging; an IO object made on one executor works
 //! when polled from a plain thread or from another executor.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::net::Shutdown;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{assert_child_passes, executor, is_child, panic_message, wait_until, watchdog};
+use crate::common::{
+    self, assert_child_passes, executor, is_child, panic_message, wait_until, watchdog,
+};
 use filch::net::{TcpListener, TcpStream};
 use futures::{AsyncReadExt, AsyncWriteExt};
 
@@ -90,7 +90,12 @@ fn a_peer_reset_mid_write_fails_that_connection_only() {
 /// concurrently, which would blur the count.
 #[test]
 fn ten_thousand_connections_opened_and_closed_leak_no_descriptor() {
-    assert_child_passes("ten_thousand_child", &[], "10k scenario passed");
+    assert_child_passes(
+        module_path!(),
+        "ten_thousand_child",
+        &[],
+        "10k scenario passed",
+    );
 }
 
 #[test]
@@ -181,7 +186,12 @@ fn ten_thousand_child() {
 /// limit cannot disturb other tests.
 #[test]
 fn a_listener_out_of_descriptors_backs_off_and_serves_again() {
-    assert_child_passes("emfile_child", &[], "emfile scenario passed");
+    assert_child_passes(
+        module_path!(),
+        "emfile_child",
+        &[],
+        "emfile scenario passed",
+    );
 }
 
 #[test]
@@ -382,7 +392,12 @@ fn a_udp_socket_error_is_reported_once_and_later_reads_wait() {
 /// descriptors concurrently, which would blur the count.
 #[test]
 fn dropped_executors_close_every_descriptor() {
-    assert_child_passes("descriptors_child", &[], "descriptor scenario passed");
+    assert_child_passes(
+        module_path!(),
+        "descriptors_child",
+        &[],
+        "descriptor scenario passed",
+    );
 }
 
 #[test]

@@ -13,8 +13,6 @@
 //! `"localhost"` is read from /etc/hosts by the system resolver (no network); the failing
 //! lookup uses `"a..b"`, a malformed name that the resolver rejects without asking DNS.
 
-mod common;
-
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::pin::pin;
@@ -22,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use common::{thread_name, watchdog};
+use crate::common::{self, thread_name, watchdog};
 use filch::net::{TcpListener, TcpStream, ToSocketAddrs, UdpSocket};
 use filch::Executor;
 

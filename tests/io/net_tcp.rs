@@ -3,11 +3,9 @@
 //! connection still delivers the reply, and connecting to a closed port reports an error.
 //! Loopback only; every test runs under the watchdog.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{executor, watchdog, POLICIES};
+use crate::common::{self, executor, watchdog, POLICIES};
 use filch::net::{TcpListener, TcpStream};
 use futures::{AsyncReadExt, AsyncWriteExt};
 use std::io::Write as _;

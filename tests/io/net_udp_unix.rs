@@ -1,9 +1,7 @@
 //! `filch::net::UdpSocket`, `UnixListener` and `UnixStream` on filch's driver: datagrams and
 //! a Unix-domain echo arrive intact.
 
-mod common;
-
-use common::{executor, watchdog};
+use crate::common::{self, executor, watchdog};
 use filch::net::UdpSocket;
 use futures::{AsyncReadExt, AsyncWriteExt};
 

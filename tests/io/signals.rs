@@ -11,14 +11,12 @@
 //! got through. Waits that pass are bounded by a timeout of seconds; the checks that a `recv`
 //! is still pending use a short timeout (its length asserts nothing about speed).
 
-mod common;
-
 use std::future::Future;
 use std::pin::pin;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{assert_child_passes, executor, is_child, watchdog};
+use crate::common::{assert_child_passes, executor, is_child, watchdog};
 use filch::signal::unix::{signal, Signal, SignalKind};
 use filch::time::timeout;
 
@@ -64,7 +62,7 @@ async fn stays_pending<F: Future>(fut: F, what: &str) {
 const PASSED: &str = "signal scenario passed";
 
 fn run_child(name: &str) {
-    assert_child_passes(name, &[], PASSED);
+    assert_child_passes(module_path!(), name, &[], PASSED);
 }
 
 /// Marks the body of an ignored child test: returns at once outside a child, runs `body`

@@ -1,7 +1,7 @@
-//! Helpers shared by the data-parallel loop tests (`tests/par_*.rs`): per-index counters that
-//! check "every index exactly once", a record of which thread ran each index, and CPU work
-//! that cannot be optimised away. The watchdog, the executors and the mixer are the ones in
-//! `tests/common` (a test using this module declares `mod common;` too).
+//! Helpers shared by the data-parallel loop tests (the modules of `tests/par/`): per-index
+//! counters that check "every index exactly once", a record of which thread ran each index,
+//! and CPU work that cannot be optimised away. The watchdog, the executors and the mixer are the ones in
+//! `tests/common`, which `main.rs` declares beside this module.
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;

@@ -7,15 +7,13 @@
 //! million fast ones; once the event under test happened, or after [`SLOW_LIMIT`] slow items
 //! in any case, they turn fast again, so a failing run ends quickly too.
 
-mod common;
-
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use common::{executor, wait_until, watchdog};
+use crate::common::{executor, wait_until, watchdog};
 
 /// Fast items before the cost jump: enough for any adaptive probe to grow large.
 const FAST: usize = 1_000_000;

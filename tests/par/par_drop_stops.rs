@@ -2,15 +2,12 @@
 //! future is dropped directly after one poll, by aborting the task that awaits it, and by
 //! dropping the whole executor.
 
-mod common;
-mod par_common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{named_executor, wait_until, watchdog};
+use crate::common::{named_executor, wait_until, watchdog};
 
 const N: usize = 100_000;
 

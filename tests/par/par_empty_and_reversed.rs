@@ -2,13 +2,10 @@
 //! `identity` (for `par_reduce`): the body is never called, `par_map` gives an empty Vec and
 //! `par_reduce` gives `identity()`.
 
-mod common;
-mod par_common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{named_executor, watchdog};
+use crate::common::{named_executor, watchdog};
 use futures::FutureExt;
 
 const M: usize = usize::MAX;

@@ -2,13 +2,10 @@
 //! whichever way the loop is started: the free function inside `block_on`, a `Handle` method
 //! awaited on a thread foreign to filch, or from inside a spawned task.
 
-mod common;
-mod par_common;
-
 use std::sync::Arc;
 
-use common::{named_executor, watchdog};
-use par_common::{Counters, Threads};
+use crate::common::{named_executor, watchdog};
+use crate::par_common::{Counters, Threads};
 
 const SIZES: [usize; 9] = [0, 1, 2, 3, 7, 64, 1000, 4099, 100_003];
 const WORKERS: [usize; 3] = [1, 2, 3];

@@ -2,15 +2,13 @@
 //! same allocation) comes back; on a panic, an early drop of the future or the executor's
 //! shutdown, every element is dropped exactly once (per-element drop counters).
 
-mod common;
-
 use std::cell::Cell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Waker};
 
-use common::{executor, poll_to_end_catching, wait_until, watchdog};
+use crate::common::{executor, poll_to_end_catching, wait_until, watchdog};
 
 /// An element that counts its visits and its drop.
 struct Elem {

@@ -1,16 +1,13 @@
 //! The loop futures are lazy: nothing runs until the first poll, and the free functions pick
 //! their executor at that poll (the polling thread's current one), not where they were built.
 
-mod common;
-mod par_common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{named_executor, watchdog};
-use par_common::Threads;
+use crate::common::{named_executor, watchdog};
+use crate::par_common::Threads;
 
 #[test]
 fn building_without_polling_calls_nothing() {

@@ -1,14 +1,11 @@
 //! Many loops at once: 50 tasks each awaiting a `par_map` (and a `par_reduce`) on a
 //! 2-worker executor, plus loops started from several foreign threads at the same time.
 
-mod common;
-mod par_common;
-
 use std::sync::Arc;
 use std::thread;
 
-use common::{named_executor, watchdog};
-use par_common::Counters;
+use crate::common::{named_executor, watchdog};
+use crate::par_common::Counters;
 
 #[test]
 fn fifty_tasks_each_awaiting_a_par_map() {

@@ -2,16 +2,13 @@
 //! over-aligned values, and drops every produced value exactly once: with the Vec, after a
 //! panic in `f`, and when the loop's future is dropped half-way.
 
-mod common;
-mod par_common;
-
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{named_executor, wait_until, watchdog, Tally};
+use crate::common::{named_executor, wait_until, watchdog, Tally};
 
 #[test]
 fn results_are_in_index_order() {

@@ -2,15 +2,13 @@
 //! on a panic, an early drop of the future or the executor's shutdown, every item and every
 //! result is dropped exactly once (per-element drop counters).
 
-mod common;
-
 use std::cell::Cell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Waker};
 
-use common::{executor, poll_to_end_catching, wait_until, watchdog};
+use crate::common::{executor, poll_to_end_catching, wait_until, watchdog};
 
 /// Per element: how many times it was moved into `f`, and how many times the item and
 /// the result made from it were dropped.

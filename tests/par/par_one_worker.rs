@@ -2,13 +2,10 @@
 //! must still complete (the awaiting task yields the worker to the loop's helpers instead of
 //! blocking it), including loops awaited one after another and from several tasks.
 
-mod common;
-mod par_common;
-
 use std::sync::Arc;
 
-use common::{named_executor, watchdog};
-use par_common::{Counters, Threads};
+use crate::common::{named_executor, watchdog};
+use crate::par_common::{Counters, Threads};
 
 #[test]
 fn a_task_on_the_only_worker_awaits_a_loop() {

@@ -4,15 +4,12 @@
 //! and the timers are looked at as the loop runs, so a timer fires and a socket's data is
 //! delivered within a few items.
 
-mod common;
-mod par_common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{named_executor, wait_until, watchdog};
+use crate::common::{named_executor, wait_until, watchdog};
 
 /// The most items the loop may run, per worker, between a task's spawn and its poll: a
 /// helper returns to its worker after a few milliseconds of body time (a few of these 1 ms

@@ -3,9 +3,6 @@
 //! once the bodies already running have returned; items not yet started are skipped; the
 //! executor keeps working.
 
-mod common;
-mod par_common;
-
 use std::any::Any;
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,8 +10,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{named_executor, watchdog};
-use par_common::Counters;
+use crate::common::{named_executor, watchdog};
+use crate::par_common::Counters;
 
 /// Runs `f` and returns its panic payload; fails the test if it returns.
 fn panic_of<R>(what: &str, f: impl FnOnce() -> R) -> Box<dyn Any + Send> {

@@ -2,8 +2,6 @@
 //! with a value (issue 9, defect 1: `par_map` used to return a `Vec` of uninitialised
 //! elements, `par_reduce` a partial result and `par_range` success).
 
-mod common;
-
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::pin;
@@ -11,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 
-use common::{executor, watchdog};
+use crate::common::{executor, watchdog};
 
 /// Wakes the test thread.
 struct Unpark(Thread);

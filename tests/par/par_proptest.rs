@@ -3,15 +3,12 @@
 //! map and `par_reduce` equals the sequential sum. Executors are started once per width and
 //! reused across cases.
 
-mod common;
-mod par_common;
-
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use common::{mix, named_executor};
+use crate::common::{self, mix, named_executor};
+use crate::par_common::Counters;
 use filch::Executor;
-use par_common::Counters;
 use proptest::prelude::*;
 
 /// One executor per width 1..=4, shared by all cases.

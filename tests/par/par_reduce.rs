@@ -3,13 +3,10 @@
 //! `identity()` (a non-neutral-looking identity such as `u64::MAX` for `min` is honoured),
 //! and calls `reduce` only on values made by `identity`/`fold`/`reduce`.
 
-mod common;
-mod par_common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{mix, named_executor, watchdog};
+use crate::common::{mix, named_executor, watchdog};
 
 #[test]
 fn sums_are_exact() {

@@ -2,9 +2,7 @@
 //! be associative (issue 9, defect 2: partials used to be combined per helper, so a
 //! concatenation came out scrambled).
 
-mod common;
-
-use common::{executor, watchdog};
+use crate::common::{executor, watchdog};
 
 /// Concatenating one-element Vecs gives `0..n` back, for sizes where helpers steal.
 #[test]

@@ -2,15 +2,12 @@
 //! workers steal heavy items. On a loaded two-core machine a worker may be descheduled for a
 //! while, so the check is "at least two distinct workers ran heavy items", with a few attempts.
 
-mod common;
-mod par_common;
-
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{named_executor, watchdog};
-use par_common::{spin, Counters, Threads};
+use crate::common::{named_executor, watchdog};
+use crate::par_common::{spin, Counters, Threads};
 
 const N: usize = 4000;
 const HEAVY: Duration = Duration::from_micros(100);

@@ -2,17 +2,14 @@
 //! `0..=usize::MAX`, every index exactly once, sums computed exactly in `u128`; a range too
 //! long to run (`0..usize::MAX`) still stops at a panic or when its future is dropped.
 
-mod common;
-mod par_common;
-
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use common::{named_executor, wait_until, watchdog};
-use par_common::Counters;
+use crate::common::{named_executor, wait_until, watchdog};
+use crate::par_common::Counters;
 
 const M: usize = usize::MAX;
 

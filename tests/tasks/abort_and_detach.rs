@@ -1,8 +1,6 @@
 //! `JoinHandle::abort` (pending, queued and running tasks, after completion), detaching by
 //! dropping the handle, and `is_finished`.
 
-mod common;
-
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
@@ -11,7 +9,7 @@ use std::task::{Context, Poll};
 use std::thread;
 use std::time::Duration;
 
-use common::{executor, executor_with, wait_until, watchdog, Probe, Tally, POLICIES};
+use crate::common::{executor, executor_with, wait_until, watchdog, Probe, Tally, POLICIES};
 use futures::channel::oneshot;
 
 #[test]

@@ -1,12 +1,10 @@
 //! Exact wake-ups of `yield_now` and `JoinHandle`, observed with tokio-test's mock task:
 //! woken when (and only when) there is something new to see.
 
-mod common;
-
 use std::thread;
 use std::time::Duration;
 
-use common::{executor, wait_until, watchdog};
+use crate::common::{executor, wait_until, watchdog};
 use futures::channel::oneshot;
 use tokio_test::task;
 use tokio_test::{assert_pending, assert_ready};

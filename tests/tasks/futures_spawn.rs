@@ -1,11 +1,9 @@
 //! The `futures::task::Spawn` impls of `Handle` and `Executor`.
 
-mod common;
-
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{executor, watchdog, Tally};
+use crate::common::{executor, watchdog, Tally};
 use futures::task::{Spawn, SpawnExt};
 
 /// Generic code that only knows `Spawn`.

@@ -4,12 +4,10 @@
 //! task whatever state it is in when the handle is made (queued, waiting, finished), from
 //! any thread, and reports `is_finished`.
 
-mod common;
-
 use std::sync::Arc;
 use std::thread;
 
-use common::{executor, mix, wait_until, watchdog, Tally, POLICIES};
+use crate::common::{self, executor, mix, wait_until, watchdog, Tally, POLICIES};
 use filch::JoinSet;
 
 #[test]

@@ -2,7 +2,6 @@
 //! executor of its own, with the number of workers asked for; `spawn` inside reaches that
 //! executor; a `Result` body becomes the function's value. The misuse errors are
 //! compile-fail tests in `macros/tests/`.
-#![cfg(feature = "macros")]
 
 use futures::channel::oneshot;
 

@@ -9,8 +9,6 @@
 //! `child_*` tests, started by the test of the same scenario): the parent asserts that the
 //! child exited successfully and printed that it got through.
 
-mod common;
-
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -18,7 +16,9 @@ use std::sync::{mpsc, Arc, Barrier};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use common::{assert_child_passes, executor, is_child, panic_message, wait_until, watchdog, Tally};
+use crate::common::{
+    assert_child_passes, executor, is_child, panic_message, wait_until, watchdog, Tally,
+};
 use filch::{Executor, JoinError};
 use futures::channel::oneshot;
 
@@ -141,6 +141,7 @@ fn child_abort_of_a_task_whose_future_panics_on_drop() {
 #[test]
 fn abort_of_a_task_whose_future_panics_on_drop() {
     assert_child_passes(
+        module_path!(),
         "child_abort_of_a_task_whose_future_panics_on_drop",
         &[],
         "CHILD_OK abort",
@@ -211,6 +212,7 @@ fn child_shutdown_drops_a_task_whose_future_panics_on_drop() {
 #[test]
 fn shutdown_drops_a_task_whose_future_panics_on_drop() {
     assert_child_passes(
+        module_path!(),
         "child_shutdown_drops_a_task_whose_future_panics_on_drop",
         &[],
         "CHILD_OK shutdown",
@@ -252,6 +254,7 @@ fn child_a_detached_task_whose_output_panics_on_drop() {
 #[test]
 fn a_detached_task_whose_output_panics_on_drop() {
     assert_child_passes(
+        module_path!(),
         "child_a_detached_task_whose_output_panics_on_drop",
         &[],
         "CHILD_OK detached output",
@@ -303,6 +306,7 @@ fn child_a_completed_future_that_panics_on_drop() {
 #[test]
 fn a_completed_future_that_panics_on_drop() {
     assert_child_passes(
+        module_path!(),
         "child_a_completed_future_that_panics_on_drop",
         &[],
         "CHILD_OK completed future",

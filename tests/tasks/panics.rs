@@ -1,12 +1,10 @@
 //! A panic inside a task: caught, the worker survives, and the JoinHandle resolves to a panic
 //! JoinError carrying the original payload.
 
-mod common;
-
 use std::panic::{catch_unwind, panic_any, resume_unwind, AssertUnwindSafe};
 use std::thread;
 
-use common::{executor, watchdog};
+use crate::common::{executor, watchdog};
 use filch::JoinError;
 
 #[test]

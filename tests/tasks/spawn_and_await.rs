@@ -1,14 +1,12 @@
 //! Spawning and awaiting from inside tasks and from outside (block_on, foreign threads with a
 //! Handle); `Handle::current`; thread names; the worker count; `block_on` on a worker. (Bad
-//! builder input is in builder_errors.rs.)
-
-mod common;
+//! builder input is in tests/executor/builder_errors.rs.)
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use common::{executor, named_executor, panic_message, thread_name, watchdog};
+use crate::common::{executor, named_executor, panic_message, thread_name, watchdog};
 use filch::{Handle, JoinHandle};
 
 #[test]

@@ -6,12 +6,10 @@
 //! hanging. The pool's growth limit and idle exit are also tested white-box in
 //! `src/blocking.rs`; here through `Builder::max_blocking_threads` and `thread_keep_alive`.
 
-mod common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};
 
-use common::{executor, named_executor, thread_name, watchdog};
+use crate::common::{self, executor, named_executor, thread_name, watchdog};
 use filch::Handle;
 
 /// A gate that blocking jobs wait on until someone opens it.

@@ -1,9 +1,7 @@
 //! 100,000-long chains of wake-ups (each task woken by the completion of the previous one):
 //! no stack overflow, no lost link, and a long pending chain drops cleanly at shutdown.
 
-mod common;
-
-use common::{executor, watchdog, Tally};
+use crate::common::{executor, watchdog, Tally};
 use filch::JoinHandle;
 use futures::channel::oneshot;
 

@@ -8,8 +8,6 @@
 //! the real one, or on the wheel in `src/time/wheel.rs`). No timing upper bounds: the
 //! watchdog catches a timer that never fires.
 
-mod common;
-
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,7 +15,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use common::{executor, watchdog};
+use crate::common::{self, executor, watchdog};
 use filch::time::{interval, sleep, sleep_until, timeout};
 
 #[test]
