@@ -28,7 +28,7 @@
 //! - `tokio::task::JoinSet`: `filch::JoinSet`, to join every connection task at shutdown.
 //! - `tokio::signal::ctrl_c`: `filch::signal::ctrl_c` (through the executor's own driver).
 //!
-//! `tests/chat.rs` runs [`serve`] in-process (it includes this file).
+//! `tests/integrations/chat.rs` runs [`serve`] in-process (it includes this file).
 
 use std::future::Future;
 use std::io;

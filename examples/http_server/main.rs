@@ -12,7 +12,7 @@
 //! it listens on); `--workers` defaults to the number of CPUs. On `/shutdown` or Ctrl-C the
 //! server stops accepting, lets the open connections finish the request in hand (waiting up
 //! to 5 s), and exits. The handler and the accept loop live in `server.rs`, shared with
-//! `tests/http_server.rs` and `benches/http.rs`.
+//! `tests/integrations/http_server.rs` and `benches/http.rs`.
 
 mod server;
 

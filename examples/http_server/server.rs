@@ -2,7 +2,7 @@
 //! filch task per connection ([`Server`]), and the request handler ([`handle`]), which the
 //! benchmark (`benches/http.rs`) also serves on tokio and on async-executor + async-io.
 //!
-//! Shared by `examples/http_server/main.rs`, `tests/http_server.rs` and `benches/http.rs`
+//! Shared by `examples/http_server/main.rs`, `tests/integrations/http_server.rs` and `benches/http.rs`
 //! (they include this file with `#[path]`), so the test and the benchmark drive exactly the
 //! code of the example. There is no HTTP parsing here: hyper does it.
 //!

@@ -4,11 +4,12 @@
 //! `par_range(0..n, body).await` splits the index space across the executor's workers and
 //! the awaiting task simply waits: it never blocks a worker (rayon's loops block the calling
 //! thread; tokio and smol have none). The split is the work-stealing range of
-//! `steal_range.rs`: each worker's helper task takes adaptive batches from the low end of
-//! its own slice, idle helpers steal from the high end of the others' slices, and the loop
-//! ends when the shared remaining count reaches zero (Huba's partitioner). `run.rs` holds
-//! the running loop and its helper tasks, `kinds.rs` and `owned.rs` what each loop does per
-//! index, `tick.rs` the coarse clock that makes helpers look up between items.
+//! `steal_range.rs`: each worker's helper task takes batches from the low end of its own
+//! slice (sized by its controller, `batch.rs`), idle helpers steal from the high end of the
+//! others' slices, and the loop ends when the shared remaining count reaches zero (Huba's
+//! partitioner). `run.rs` holds the running loop and its helper tasks, `kinds.rs` and
+//! `owned.rs` what each loop does per index, `tick.rs` the coarse clock that makes helpers
+//! look up between items.
 //!
 //! The futures are lazy: nothing starts until the first poll. The free functions
 //! (`global.rs`) pick the executor then (the current one of the polling thread, else the
@@ -20,12 +21,13 @@
 //! **Invariant:** a loop future completes with a value at most once, and never after it
 //! resumed a panic: it is then `Failed`, and a further poll panics.
 
+mod batch;
 mod kinds;
 #[cfg(all(test, loom))]
 mod loom_model;
 mod owned;
 mod run;
-pub(crate) mod steal_range;
+mod steal_range;
 mod tick;
 
 use std::fmt;

@@ -72,6 +72,7 @@ use std::time::{Duration, Instant};
 
 use futures::task::AtomicWaker;
 
+use super::batch::BatchSize;
 use super::steal_range::Partition;
 #[cfg(doc)]
 use super::tick::TICK;
@@ -86,11 +87,6 @@ use crate::sync::{AtomicBool, Ordering};
 /// one [`BLOCK`](tick::BLOCK) of items, if the cost of an item jumped from below
 /// [`SLOW_ITEM`] since the last look-up).
 pub(crate) const HELPER_BUDGET: Duration = Duration::from_millis(2);
-
-/// The time an owner's batch should take, at the items' cost measured at the last look-up:
-/// a claimed batch cannot be stolen, so this bounds the imbalance it can cause at the end of
-/// a loop, while a claim (a compare-and-swap) costs well under 1% of it.
-const BATCH_TIME: Duration = Duration::from_micros(20);
 
 /// Items that took at least this long on average since the last look-up are checked for
 /// one by one; cheaper ones in blocks of [`BLOCK`](tick::BLOCK) (a few microseconds a
@@ -278,10 +274,9 @@ struct Helper<K: Kind> {
     /// Whether items ran cheaply at the last look-up: they then run in blocks between
     /// checks of the epoch.
     blocks: bool,
-    /// The most indices to claim in one batch from the own slice: about [`BATCH_TIME`] at
-    /// the cost measured at the last look-up (unlimited before the first one; the owner's
-    /// batches start at one index and double).
-    batch_limit: usize,
+    /// How many indices to claim at a time from the own slice (`batch.rs`), told the
+    /// items' cost at each look-up.
+    batch: BatchSize,
     /// Set when the helper has left the loop normally.
     left: bool,
 }
@@ -299,7 +294,7 @@ impl<K: Kind> Helper<K> {
             run_end: None,
             finished: 0,
             blocks: true,
-            batch_limit: usize::MAX,
+            batch: BatchSize::default(),
             left: false,
         }
     }
@@ -347,8 +342,7 @@ impl<K: Kind> Future for Helper<K> {
         let mut ran = 0usize;
         loop {
             if this.held.is_empty() {
-                let (index, limit) = (this.index, this.batch_limit);
-                match (this.lp.partition).next_batch_at_most(index, &mut this.rng, limit) {
+                match (this.lp.partition).next_batch(this.index, &mut this.rng, &mut this.batch) {
                     Some(batch) => {
                         if this.run_end != Some(batch.start) {
                             // Not adjacent to the run (a steal): publish the run first.
@@ -400,12 +394,8 @@ impl<K: Kind> Future for Helper<K> {
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.
             let window = (now - looked).as_nanos().max(1);
-            let ran_128 = ran as u128;
-            this.blocks = ran_128 * SLOW_ITEM.as_nanos() > window;
-            // ran * BATCH_TIME / window items take about BATCH_TIME (0 if none finished in
-            // the window: one at a time).
-            let limit = ran_128 * BATCH_TIME.as_nanos() / window;
-            this.batch_limit = usize::try_from(limit).unwrap_or(usize::MAX).max(1);
+            this.blocks = ran as u128 * SLOW_ITEM.as_nanos() > window;
+            this.batch.measured(ran, now - looked);
             watch.blocks = this.blocks;
             (looked, ran) = (now, 0);
             if this.lp.partition.is_stopped() {

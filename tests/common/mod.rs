@@ -272,10 +272,23 @@ pub fn is_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
 
-/// Re-runs the ignored test `name` of the current test binary in a child process with the
-/// extra environment `envs`, and returns its output. The child is killed, and this panics,
-/// if it has not exited after [`CHILD_TIMEOUT`].
-pub fn run_child_test(name: &str, envs: &[(&str, &str)]) -> Output {
+/// The name the test harness gives the test function `name` of the module whose
+/// `module_path!()` is `module`: the module path without the test crate's name, then `name`
+/// (`io_faults::emfile_child` for `emfile_child` in `tests/io/io_faults.rs`).
+pub fn test_name(module: &str, name: &str) -> String {
+    match module.split_once("::") {
+        Some((_crate, path)) => format!("{path}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// Re-runs the ignored test `name` of the module `module` (the caller's `module_path!()`) of
+/// the current test binary in a child process with the extra environment `envs`, and returns
+/// its output. Panics if the child did not run exactly that one test (a filter that matches
+/// nothing would pass silently). The child is killed, and this panics, if it has not exited
+/// after [`CHILD_TIMEOUT`].
+pub fn run_child_test(module: &str, name: &str, envs: &[(&str, &str)]) -> Output {
+    let name = &test_name(module, name);
     let exe = std::env::current_exe().expect("no path to the test binary");
     let mut cmd = Command::new(exe);
     cmd.args([
@@ -326,19 +339,33 @@ pub fn run_child_test(name: &str, envs: &[(&str, &str)]) -> Output {
             None => thread::sleep(Duration::from_millis(10)),
         }
     };
-    Output {
+    let out = Output {
         status,
         stdout: out_reader.join().unwrap_or_default(),
         stderr: err_reader.join().unwrap_or_default(),
-    }
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().any(|line| line == "running 1 test"),
+        "child test {name}: the harness did not run exactly one test (no such test?)\n\
+         --- stdout ---\n{}\n--- stderr ---\n{}",
+        head(&stdout),
+        head(&String::from_utf8_lossy(&out.stderr))
+    );
+    out
 }
 
-/// Runs the child test `name` (see [`run_child_test`]) and asserts that it exited
-/// successfully and printed `marker` (which it does once it got through its scenario);
-/// returns its stdout. On failure the message holds the child's exit status, stdout and
-/// stderr (where an abort or a panic message shows).
-pub fn assert_child_passes(name: &str, envs: &[(&str, &str)], marker: &str) -> String {
-    let out = run_child_test(name, envs);
+/// Runs the child test `name` of the module `module` (see [`run_child_test`]) and asserts
+/// that it exited successfully and printed `marker` (which it does once it got through its
+/// scenario); returns its stdout. On failure the message holds the child's exit status,
+/// stdout and stderr (where an abort or a panic message shows).
+pub fn assert_child_passes(
+    module: &str,
+    name: &str,
+    envs: &[(&str, &str)],
+    marker: &str,
+) -> String {
+    let out = run_child_test(module, name, envs);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -1,0 +1,105 @@
+//! `#[filch::test]` and `#[filch::main]` (the `macros` feature): the body runs on an
+//! executor of its own, with the number of workers asked for; `spawn` inside reaches that
+//! executor; a `Result` body becomes the function's value. The misuse errors are
+//! compile-fail tests in `macros/tests/`.
+
+use futures::channel::oneshot;
+
+fn workers() -> usize {
+    filch::Handle::current()
+        .expect("the body runs inside an executor")
+        .stats()
+        .workers
+        .len()
+}
+
+#[filch::test]
+async fn a_test_runs_on_one_worker_by_default() {
+    assert_eq!(workers(), 1);
+    // The body really is awaited: a task spawned on the worker comes back.
+    assert_eq!(filch::spawn(async { 6 * 7 }).await.unwrap(), 42);
+}
+
+// Three workers and, below, five: numbers a machine's CPU count (the default when the
+// argument is ignored) is unlikely to be.
+#[filch::test(worker_threads = 3)]
+async fn worker_threads_sets_the_number_of_workers() {
+    assert_eq!(workers(), 3);
+}
+
+/// While a spawned task waits, the test's own executor counts it: `spawn` went there, not
+/// to the global executor, which has one worker per CPU.
+#[filch::test(worker_threads = 3)]
+async fn spawn_reaches_the_tests_executor() {
+    let here = filch::Handle::current().unwrap();
+    assert_eq!(here.stats().alive_tasks, 0);
+    let (release, released) = oneshot::channel::<()>();
+    let task = filch::spawn(async move {
+        released.await.unwrap();
+        workers()
+    });
+    assert_eq!(here.stats().alive_tasks, 1);
+    release.send(()).unwrap();
+    assert_eq!(task.await.unwrap(), 3);
+}
+
+#[filch::test]
+async fn a_test_may_return_ok() -> Result<(), std::io::Error> {
+    let socket = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    socket.local_addr()?;
+    Ok(())
+}
+
+// The body runs on the test's thread: its panic is the test's, and other attributes stay.
+#[filch::test]
+#[should_panic(expected = "the body panicked")]
+async fn a_panic_in_the_body_fails_the_test() {
+    panic!("the body panicked");
+}
+
+// `#[filch::main]` works on any `async fn` without arguments, which lets a plain test call
+// it: it blocks on the body and returns the body's value, an `Err` included.
+#[filch::main(worker_threads = 5)]
+async fn main_with_an_error() -> Result<usize, String> {
+    let n = filch::spawn(async { workers() }).await.unwrap();
+    Err(format!("{n} workers"))
+}
+
+#[filch::main]
+async fn main_with_the_default_workers() -> usize {
+    workers()
+}
+
+/// Each `#[filch::test]` above is a test of the harness: a function that the attribute left
+/// a plain `fn` would be skipped without a word (not even a dead-code warning, as the
+/// lint passes over macro output).
+#[test]
+fn the_attribute_makes_tests() {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .arg("--list")
+        .output()
+        .unwrap();
+    let list = String::from_utf8(out.stdout).unwrap();
+    for name in [
+        "a_test_runs_on_one_worker_by_default",
+        "worker_threads_sets_the_number_of_workers",
+        "spawn_reaches_the_tests_executor",
+        "a_test_may_return_ok",
+        "a_panic_in_the_body_fails_the_test",
+    ] {
+        assert!(
+            list.contains(&format!("{name}: test")),
+            "{name} is not in:\n{list}"
+        );
+    }
+}
+
+#[test]
+fn main_returns_the_bodys_value() {
+    assert_eq!(main_with_an_error(), Err("5 workers".to_string()));
+    let default = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(main_with_the_default_workers(), default);
+    // Each call had its own executor, gone once it returned.
+    assert!(filch::Handle::current().is_none());
+}

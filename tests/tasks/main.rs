@@ -1,0 +1,19 @@
+//! Tasks, one module per scenario: spawning and awaiting, `JoinHandle` (abort, detach,
+//! exact wake-ups), `JoinSet`, panics in tasks and in their destructors, long wake chains,
+//! `spawn_blocking`, the `futures` `Spawn` impls, and the `#[filch::test]`/`#[filch::main]`
+//! attributes.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod abort_and_detach;
+mod exact_wakeups;
+mod futures_spawn;
+mod join_set;
+#[cfg(feature = "macros")]
+mod macros;
+mod panicking_destructors;
+mod panics;
+mod spawn_and_await;
+mod spawn_blocking;
+mod wake_chain;
