@@ -1,5 +1,5 @@
-//! The two thread-locals of filch and everything that reads them: which executor the
-//! current thread is in (for `Handle::current`, the free functions and the loops), and which
+//! The two thread-locals that say where the current thread is, and everything that reads
+//! them: which executor the current thread is in (for `Handle::current`, the free functions and the loops), and which
 //! worker it is (for the schedule function, the task count and `block_on`'s check).
 //!
 //! - A worker thread enters its executor and installs its [`WorkerLocal`] for its whole

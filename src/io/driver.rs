@@ -5,37 +5,10 @@
 //!
 //! The driver needs edge-triggered registration (`EPOLLET`: registered once per descriptor,
 //! never re-armed), one `epoll_wait` per turn, and a waker (an eventfd) that interrupts it.
-//! mio (what tokio stands on) and smol's `polling` 3.x both offer that: `polling`'s
-//! `PollMode::Edge` (`Poller::add_with_mode`, `modify_with_mode`) is not oneshot and needs no
-//! re-arm after an event either. We chose by measurement: `benches/os_poll.rs` runs the
-//! operations this driver does on both (mio 1.2.4, polling 3.11.0, Linux 6.18, 2 shared
-//! vCPUs), interleaved in one run; polling's time over mio's, the median of 41 rounds, four
-//! runs:
-//!
-//! | operation | polling / mio |
-//! |---|---:|
-//! | register + deregister one TCP stream (per connection) | 1.01-1.03 |
-//! | ping-pong over 1 TCP pair, per message | 1.29-1.30 |
-//! | ping-pong over 64 TCP pairs, per message | 1.00-1.01 |
-//! | waker: another thread wakes the blocked wait | 1.60-1.61 (one run 7.4: bimodal, see `docs/http.md`) |
-//!
-//! The gap is in `polling`'s wait, not in its edge mode. On Linux each `Poller::wait` also
-//! re-arms two descriptors of its own that it registers oneshot: its timerfd
-//! (`timerfd_settime` and `epoll_ctl`, even for an infinite or zero timeout) and its notifier
-//! eventfd (a `read` and an `epoll_ctl`): four syscalls beyond the `epoll_wait`, which mio does
-//! alone (`bash benches/os_poll_syscalls.sh`: 16 syscalls per message against 8 with one
-//! pair, 6 per wake against 2). A wait that serves many events (64 pairs) hides them; one
-//! that serves one event (a lightly loaded server, a wake-up) pays 30-60 %. Registration is
-//! the same two `epoll_ctl`s on both. mio is never the slower, so the driver stays on it.
-//! Under the HTTP load of `docs/http.md` a turn serves about 45 requests, so `polling` would
-//! add only about 0.1 syscall per request there. (`polling`'s `add` is also `unsafe`: the
-//! source must be deleted before it is closed; and its `wait` takes a lock of its own that
-//! duplicates [`Driver::try_lock`].)
-//!
-//! ```text
-//! cargo bench --bench os_poll          # the table at the end; quote its interleaved column
-//! bash benches/os_poll_syscalls.sh     # syscalls per message and per wake (strace -c -f)
-//! ```
+//! mio (what tokio stands on) and smol's `polling` 3.x both offer that; mio's wait makes
+//! fewer syscalls (`polling` re-arms a timerfd and its notifier eventfd on every wait), and
+//! was never the slower of the two in `benches/os_poll.rs` (`docs/benchmarks.md` has the
+//! table).
 //!
 //! # Who polls
 //!

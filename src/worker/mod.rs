@@ -95,12 +95,10 @@ const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
 /// A worker whose last spin found nothing skips the spin, except on every this many
 /// fruitless searches, when it spins again to see whether spinning pays off now. Spinning
 /// pays off for fine-grained compute (the scatter-gather barrier); under IO load the next
-/// task comes from the driver, not from a peer, and on a machine shared with the load
-/// generator a spinning worker takes the CPU that the peer (or the client) needs: the HTTP
-/// benchmark used 25 % more CPU per request with an unconditional spin, and served 8-25 %
-/// fewer requests/s. The price is paid by a thread outside the pool that hands work over in
-/// bursts (`chained_spawn` finds a worker parked more often); `docs/http.md` has the
-/// measured trade ("What moved the numbers").
+/// task comes from the driver, not from a peer, and a spinning worker takes the CPU that
+/// the client or a peer needs. The price is paid by a thread outside the pool that hands
+/// work over in bursts (it finds a worker parked more often). `docs/http.md` has the
+/// measured trade.
 const SPIN_PROBE_INTERVAL: u32 = 16;
 
 /// The loop's private state, kept across restarts of the loop.
@@ -425,8 +423,8 @@ impl WorkerLocal {
     ///
     /// Out of line, and `run_task`, `find_task_or_spin` and `maybe_turn_driver` marked
     /// `#[inline]`: the turn comes once per dozens of polls, and the per-poll path stays
-    /// inside the loop's poll (left to itself, the compiler called all three out of line,
-    /// about 5 % more CPU time per yield in a `yield_many`-shaped loop).
+    /// inside the worker's loop (left to itself, the compiler called all three out of line,
+    /// which cost measurable time per yield in a `yield_many`-shaped loop).
     #[inline(never)]
     fn turn_driver(&self) -> Turn {
         let driver = &self.state.io;
