@@ -133,6 +133,10 @@
 //! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`.
 //! - `macros` (default): the attributes [`main`] and [`test`] (`#[filch::main]`,
 //!   `#[filch::test]`), from the filch-macros crate.
+//! - `test-util`: a test clock, `time::{pause, resume, advance}` and
+//!   `#[filch::test(start_paused = true)]`: a paused executor's clock jumps to its next
+//!   timer whenever the executor is idle, on any number of workers, so a test that sleeps
+//!   an hour ends at once.
 //!
 //! (The former `async-io` feature, which ran each worker inside async-io's reactor, is
 //! gone: the workers park in filch's own driver, so there is one worker loop and one

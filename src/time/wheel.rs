@@ -253,6 +253,25 @@ impl Wheel {
         self.next_expiration().map(|(deadline, _, _)| deadline)
     }
 
+    /// The earliest deadline of an armed timer, in ms, even where it lies beyond the
+    /// horizon (`None`: no armed timer). The timers of a level all come after those of the
+    /// levels below, and the slots of a level in the order [`Wheel::next_expiration`] finds
+    /// them (module invariants), so the earliest is in the first slot it finds; a slot above
+    /// level 0 is scanned, so this is O(timers in that slot) (only the paused clock's
+    /// auto-advance asks, once per jump).
+    #[cfg(feature = "test-util")]
+    pub(crate) fn earliest_deadline(&self) -> Option<u64> {
+        let (_, level, slot) = self.next_expiration()?;
+        let mut key = self.heads[level * SLOTS + slot];
+        let mut earliest = u64::MAX;
+        while key != NONE {
+            let entry = &self.entries[key as usize];
+            earliest = earliest.min(entry.deadline);
+            key = entry.next;
+        }
+        Some(earliest)
+    }
+
     /// Advances the wheel to `now` (ms), firing every timer whose deadline is at or before
     /// it; their wakers are pushed onto `wakers`, to be called outside the wheel's lock.
     pub(crate) fn advance(&mut self, now: u64, wakers: &mut Vec<Waker>) {
@@ -586,8 +605,9 @@ mod tests {
 
         /// Runs `ops` on a wheel and on the model, checking after each one that the wheel
         /// fired exactly the timers whose deadline is at or before its time (none early,
-        /// none missed, each once), and that its next deadline is after its time and no
-        /// later than the earliest pending deadline.
+        /// none missed, each once), that its next deadline is after its time and no later
+        /// than the earliest pending deadline, and (`test-util`) that it knows that earliest
+        /// deadline.
         fn run(ops: &[Op]) {
             let waker = noop_waker();
             let mut wheel = Wheel::new();
@@ -667,6 +687,12 @@ mod tests {
                         _ => None,
                     })
                     .min();
+                #[cfg(feature = "test-util")]
+                assert_eq!(
+                    wheel.earliest_deadline(),
+                    earliest,
+                    "the earliest deadline at {now}"
+                );
                 let next = wheel.next_deadline();
                 match earliest {
                     Some(e) => assert!(

@@ -221,11 +221,15 @@ impl Future for WorkerLoop<'_> {
                     worker.set_parked(true);
                     // The deferred list counts as work in the re-check: a task held there
                     // has no one to release it while its worker sleeps. (Step 4 emptied it
-                    // before `find_task` came back empty, and no task has run since.)
+                    // before `find_task` came back empty, and no task has run since.) On a
+                    // paused clock (`test-util`), the last worker to park jumps the clock
+                    // to the next timer and looks again (`time/auto_advance.rs`).
                     match state
                         .sleep
                         .prepare_park(worker.index, this.st.searching, || {
-                            state.has_work() || worker.has_deferred()
+                            state.has_work()
+                                || worker.has_deferred()
+                                || crate::time::auto_advance::on_park(state)
                         }) {
                         Prepared::Skipped(parked) => {
                             worker.set_parked(false);
