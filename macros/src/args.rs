@@ -66,9 +66,10 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> syn::Result<Config> {
             },
             (Some("start_paused"), Meta::NameValue(nv)) if kind == Kind::Test => {
                 match start_paused(&nv.value) {
-                    Ok(_) if config.start_paused.is_some() => errors.push(
-                        syn::Error::new_spanned(&meta, "`start_paused` is given twice: keep one"),
-                    ),
+                    Ok(_) if config.start_paused.is_some() => errors.push(syn::Error::new_spanned(
+                        &meta,
+                        "`start_paused` is given twice: keep one",
+                    )),
                     Ok(paused) => config.start_paused = Some(paused),
                     Err(e) => errors.push(e),
                 }
