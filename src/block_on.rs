@@ -86,11 +86,11 @@ pub(crate) use counted::block_on_counted;
 mod counted {
     use std::future::Future;
     use std::pin::pin;
-    use std::sync::atomic::{AtomicU8, Ordering};
     use std::sync::Arc;
     use std::task::{Context, Poll, Wake, Waker};
-    use std::thread::{self, Thread};
 
+    use crate::sync::thread::{self, Thread};
+    use crate::sync::{AtomicU8, Ordering};
     use crate::time::clock::Activity;
 
     /// The thread polls (or is about to poll) its future; counted by itself.
@@ -132,8 +132,9 @@ mod counted {
                         Err(actual) => state = actual,
                     },
                     WAITING => {
-                        // Count the thread before it may run: never a moment uncounted.
-                        self.activity.begin();
+                        // Count the thread before it may run: never a moment uncounted, and
+                        // never in the middle of a jump of the clock.
+                        self.activity.begin_fresh();
                         match self.state.compare_exchange(
                             WAITING,
                             NOTIFIED,
@@ -185,7 +186,7 @@ mod counted {
     /// [`block_on`](super::block_on), counting this thread in `activity` while it polls or
     /// has been woken (module docs).
     pub(crate) fn block_on_counted<F: Future>(future: F, activity: &Arc<Activity>) -> F::Output {
-        activity.begin();
+        activity.begin_fresh();
         let signal = Arc::new(Signal {
             state: AtomicU8::new(RUNNING),
             thread: thread::current(),

@@ -22,11 +22,18 @@
 //!
 //! The count and the bookings are a Dekker pair: a worker books, then reads the count; a
 //! thread lowers the count, then reads the bookings, all SeqCst; so of a worker that parks
-//! and a thread that goes idle at the same time, at least one sees the other. Two threads
-//! that both see the executor idle take the clock's `advancing` lock in turn, and the second
-//! tests again under it, after the first one's wakers ran: a task they woke is booked
-//! unparked (or queued) and a `block_on` they woke is counted before the lock is let go, so
-//! the clock jumps once per idle spell, never past a timer whose task has not run yet.
+//! and a thread that goes idle at the same time, at least one sees the other.
+//!
+//! **One jump at a time, never seen half done.** A jump (test, move, fire) holds the jumps'
+//! lock (`Activity::jumping`, `time/clock.rs`): two threads that both saw the executor idle
+//! jump it in turn, the second testing again after the first one's wakers ran (a task they
+//! woke is booked unparked or queued, a `block_on` they woke is counted, before the lock is
+//! let go), so the clock never jumps past a timer whose task has not run yet. A `block_on`
+//! that starts, or that a waker from outside a jump wakes, is counted under the same lock
+//! (`Activity::begin_fresh`), so it never runs during a jump: its next look at the clock
+//! comes before the jump's idle test, or after the jump's timers fired. The loom models in
+//! `time/loom_model.rs` check both, on the shipped notifier, count, counted `block_on` and
+//! jump loop (`advance_while_idle`).
 //!
 //! A jump goes to the earliest timer's deadline in the wheel's whole ms, keeping the clock's
 //! fraction of a ms (`Clock::advance_to_ms`), and fires the timers due then; a timer whose
@@ -59,52 +66,55 @@ pub(crate) fn on_park(state: &State) -> bool {
 
 #[cfg(feature = "test-util")]
 pub(crate) use paused::advance_if_idle;
+#[cfg(all(test, loom, feature = "test-util"))]
+pub(crate) use paused::advance_while_idle;
 
 #[cfg(feature = "test-util")]
 mod paused {
-    use std::cell::Cell;
-
     use crate::state::State;
     use crate::sync::{fence, Ordering};
-
-    thread_local! {
-        /// Set while this thread advances a clock: a waker it calls may end an activity and
-        /// reach [`advance_if_idle`] again, which then returns at once (the outer loop tests
-        /// again after the wakers ran).
-        static ADVANCING: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// Clears [`ADVANCING`] when dropped (also on unwind).
-    struct NotNested;
-
-    impl Drop for NotNested {
-        fn drop(&mut self) {
-            ADVANCING.with(|a| a.set(false));
-        }
-    }
+    use crate::time::clock::Activity;
 
     /// While `state`'s clock is paused and the executor idle (module docs), jumps the clock
     /// to the next timer's deadline and fires the timers due then. Returns whether it fired
     /// or moved anything.
     pub(crate) fn advance_if_idle(state: &State) -> bool {
         let clock = state.io.clock();
-        if !clock.is_paused() || ADVANCING.with(|a| a.replace(true)) {
+        if !clock.is_paused() {
             return false;
         }
-        let _not_nested = NotNested;
-        let _advancing = clock.advancing();
+        advance_while_idle(
+            clock.activity(),
+            || is_idle(state),
+            || {
+                let Some(next) = state.io.earliest_timer_ms() else {
+                    return false;
+                };
+                // False once the clock was resumed, or if the deadline lies where an
+                // `Instant` barely holds it (it then never comes).
+                if !clock.advance_to_ms(next) {
+                    return false;
+                }
+                state.io.fire_due_timers();
+                true
+            },
+        )
+    }
+
+    /// The loop of [`advance_if_idle`] (and of the loom model's executor): under the jumps'
+    /// lock, not nested on one thread, while `is_idle`, `jump` (to the next timer, firing it;
+    /// `false` if there is none). Returns whether it jumped.
+    pub(crate) fn advance_while_idle(
+        activity: &Activity,
+        is_idle: impl Fn() -> bool,
+        mut jump: impl FnMut() -> bool,
+    ) -> bool {
+        let Some(_jumping) = activity.jumping() else {
+            return false;
+        };
         let mut acted = false;
-        while is_idle(state) {
-            let Some(next) = state.io.earliest_timer_ms() else {
-                break;
-            };
-            // False once the clock was resumed, or if the deadline lies where an `Instant`
-            // barely holds it (it then never comes).
-            if !clock.advance_to_ms(next) {
-                break;
-            }
+        while is_idle() && jump() {
             acted = true;
-            state.io.fire_due_timers();
         }
         acted
     }

@@ -17,7 +17,9 @@
 //! busy (a `block_on` whose future is being polled or was woken, a blocking-pool job from its
 //! spawn to its end). The executor is idle, for the paused clock, only while that count is
 //! zero; the one who brings it to zero runs the idle hook, which the executor sets to its
-//! auto-advance (`time/auto_advance.rs`).
+//! auto-advance (`time/auto_advance.rs`). The activity also holds the lock of the jumps: a
+//! jump holds it throughout, and a thread that starts to be busy on its own, or is woken
+//! from outside a jump, is counted under it.
 //!
 //! **Invariants** (test-util):
 //! - the clock's value never decreases; while paused it changes only under the clock's lock,
@@ -104,12 +106,15 @@ fn whole_ms(d: Duration) -> u64 {
 mod test_util {
     //! The paused clock and the activity count (the parent module's docs).
 
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+    use std::cell::Cell;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::{Arc, Mutex, OnceLock};
     use std::time::{Duration, Instant};
 
     use super::{whole_ms, Clock};
-    use crate::sync::LockUnpoisoned;
+    // The activity count is part of a cross-thread protocol (`time/loom_model.rs`); the
+    // clock's own state is not.
+    use crate::sync::{lock, AtomicUsize, LockUnpoisoned, MutexGuard, Ordering};
 
     /// The test-util part of a [`Clock`].
     pub(super) struct Paused {
@@ -121,9 +126,6 @@ mod test_util {
         /// it acts on it).
         is_paused: AtomicBool,
         state: Mutex<State>,
-        /// Held by whoever jumps the clock on its own (`time/auto_advance.rs`), for its whole
-        /// test-and-jump, so that two threads that both saw the executor idle jump it once.
-        advancing: Mutex<()>,
         pub(super) activity: Arc<Activity>,
     }
 
@@ -154,7 +156,6 @@ mod test_util {
                     frozen: None,
                     advanced: Duration::ZERO,
                 }),
-                advancing: Mutex::new(()),
                 activity: Arc::new(Activity::new()),
             }
         }
@@ -266,30 +267,59 @@ mod test_util {
             self.paused.is_paused.load(Ordering::SeqCst)
         }
 
-        /// The lock held around a whole auto-advance (see the field).
-        pub(crate) fn advancing(&self) -> MutexGuard<'_, ()> {
-            self.paused.advancing.lock_unpoisoned()
-        }
-
         /// The executor's count of busy threads that are no workers (module docs).
         pub(crate) fn activity(&self) -> &Arc<Activity> {
             &self.paused.activity
         }
     }
 
-    /// The busy threads of an executor that are no workers (module docs), and what to run
-    /// when the last of them goes idle.
+    /// The busy threads of an executor that are no workers (module docs), what to run when
+    /// the last of them goes idle, and the lock of the jumps.
     pub(crate) struct Activity {
         count: AtomicUsize,
         /// Set once, when the executor is built: its auto-advance.
         on_idle: OnceLock<Box<dyn Fn() + Send + Sync>>,
+        /// Held by whoever jumps the clock on its own (`time/auto_advance.rs`) for its whole
+        /// test-jump-fire ([`Activity::jumping`]), so that two threads that both saw the
+        /// executor idle jump it once; and taken to count a thread that starts to be busy on
+        /// its own or is woken from outside a jump ([`Activity::begin_fresh`]), so that no
+        /// busy thread sees a jump half done.
+        advancing: crate::sync::Mutex<()>,
+    }
+
+    // Loom runs its threads on one OS thread: its own thread-locals keep them apart.
+    #[cfg(not(loom))]
+    std::thread_local! {
+        /// The activity whose clock this thread jumps now ([`Activity::jumping`]; null:
+        /// none): the wakers the jump calls count the threads they wake without the lock it
+        /// holds, and a jump of the same clock reached again from inside them (an activity
+        /// that ends) returns at once (the outer loop tests again after its wakers ran).
+        static JUMPING: Cell<*const Activity> = const { Cell::new(std::ptr::null()) };
+    }
+    #[cfg(loom)]
+    loom::thread_local! {
+        static JUMPING: Cell<*const Activity> = Cell::new(std::ptr::null());
+    }
+
+    /// Held while this thread jumps a clock: the jumps' lock, and [`JUMPING`] set to its
+    /// activity (the one before is put back at the drop).
+    pub(crate) struct Jumping<'a> {
+        _lock: MutexGuard<'a, ()>,
+        outer: *const Activity,
+    }
+
+    impl Drop for Jumping<'_> {
+        fn drop(&mut self) {
+            JUMPING.with(|j| j.set(self.outer));
+        }
     }
 
     impl Activity {
-        fn new() -> Activity {
+        pub(crate) fn new() -> Activity {
             Activity {
                 count: AtomicUsize::new(0),
                 on_idle: OnceLock::new(),
+                advancing: crate::sync::Mutex::new(()),
             }
         }
 
@@ -298,7 +328,39 @@ mod test_util {
             let _ = self.on_idle.set(hook);
         }
 
-        /// One more busy thread.
+        /// A thread starts to be busy on its own (a `block_on` starts), or a waker counts
+        /// the `block_on` it wakes: counted between two jumps, never during one, so that the
+        /// thread sees no jump half done (its next look at the clock comes before the jump's
+        /// idle test, or after its timers fired). A waker that the jump itself calls counts
+        /// at once (this thread holds the lock).
+        pub(crate) fn begin_fresh(&self) {
+            if self.jumped_here() {
+                return self.begin();
+            }
+            let _no_jump = lock(&self.advancing);
+            self.begin();
+        }
+
+        /// Takes the jumps' lock for a jump by this thread; `None` if this thread is jumping
+        /// this clock already (a waker of its jump ended the last activity: the outer jump
+        /// looks again).
+        pub(crate) fn jumping(&self) -> Option<Jumping<'_>> {
+            if self.jumped_here() {
+                return None;
+            }
+            let lock = lock(&self.advancing);
+            let outer = JUMPING.with(|j| j.replace(self));
+            Some(Jumping { _lock: lock, outer })
+        }
+
+        /// Whether this thread is inside a jump of this clock.
+        fn jumped_here(&self) -> bool {
+            JUMPING.with(|j| std::ptr::eq(j.get(), self))
+        }
+
+        /// One more busy thread: one that is counted on behalf of another that was busy (a
+        /// waker counting the `block_on` it wakes), or that starts from a thread already
+        /// counted busy (a blocking job spawned by a task or a `block_on`).
         pub(crate) fn begin(&self) {
             // SeqCst: the auto-advance's idle test reads the count after the workers'
             // bookings (SeqCst) and the queues; the count and the parked workers are one

@@ -28,6 +28,8 @@
 
 pub(crate) mod auto_advance;
 pub(crate) mod clock;
+#[cfg(all(test, loom, feature = "test-util"))]
+mod loom_model;
 #[cfg(feature = "test-util")]
 mod paused;
 mod start_paused;
