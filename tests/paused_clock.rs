@@ -437,6 +437,7 @@ fn advance_in_a_task_lets_the_woken_tasks_run_first() {
 // ---------------------------------------------------------------------------------------
 
 /// tokio's `rt_time_start_paused.rs`: the clock stands still while std's runs on.
+#[cfg(feature = "macros")]
 #[filch::test(start_paused = true)]
 async fn start_paused_stops_the_clock() {
     let start = now();
@@ -449,6 +450,7 @@ async fn start_paused_stops_the_clock() {
     assert_eq!(now() - start, day);
 }
 
+#[cfg(feature = "macros")]
 #[filch::test(start_paused = true, worker_threads = 4)]
 async fn start_paused_on_four_workers() {
     let start = now();

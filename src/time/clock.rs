@@ -290,27 +290,28 @@ mod test_util {
     // Loom runs its threads on one OS thread: its own thread-locals keep them apart.
     #[cfg(not(loom))]
     std::thread_local! {
-        /// The activity whose clock this thread jumps now ([`Activity::jumping`]; null:
-        /// none): the wakers the jump calls count the threads they wake without the lock it
-        /// holds, and a jump of the same clock reached again from inside them (an activity
-        /// that ends) returns at once (the outer loop tests again after its wakers ran).
-        static JUMPING: Cell<*const Activity> = const { Cell::new(std::ptr::null()) };
+        /// Set while this thread jumps a clock ([`Activity::jumping`]). The wakers the jump
+        /// calls then take no jumps' lock: they count the threads they wake at once, and a
+        /// jump reached from inside them (an activity that ends) returns at once (for this
+        /// clock, the outer loop tests again after its wakers ran). So a thread never waits
+        /// for a jumps' lock while it holds one, and two clocks' locks cannot deadlock; the
+        /// price is that a jump of another clock, due only because such a waker ended that
+        /// clock's last activity, waits for that clock's next idle moment.
+        static JUMPING: Cell<bool> = const { Cell::new(false) };
     }
     #[cfg(loom)]
     loom::thread_local! {
-        static JUMPING: Cell<*const Activity> = Cell::new(std::ptr::null());
+        static JUMPING: Cell<bool> = Cell::new(false);
     }
 
-    /// Held while this thread jumps a clock: the jumps' lock, and [`JUMPING`] set to its
-    /// activity (the one before is put back at the drop).
+    /// Held while this thread jumps a clock: the jumps' lock, and [`JUMPING`] set.
     pub(crate) struct Jumping<'a> {
         _lock: MutexGuard<'a, ()>,
-        outer: *const Activity,
     }
 
     impl Drop for Jumping<'_> {
         fn drop(&mut self) {
-            JUMPING.with(|j| j.set(self.outer));
+            JUMPING.with(|j| j.set(false));
         }
     }
 
@@ -331,31 +332,25 @@ mod test_util {
         /// A thread starts to be busy on its own (a `block_on` starts), or a waker counts
         /// the `block_on` it wakes: counted between two jumps, never during one, so that the
         /// thread sees no jump half done (its next look at the clock comes before the jump's
-        /// idle test, or after its timers fired). A waker that the jump itself calls counts
-        /// at once (this thread holds the lock).
+        /// idle test, or after its timers fired). A waker that a jump calls counts at once
+        /// (see [`JUMPING`]).
         pub(crate) fn begin_fresh(&self) {
-            if self.jumped_here() {
+            if JUMPING.with(Cell::get) {
                 return self.begin();
             }
             let _no_jump = lock(&self.advancing);
             self.begin();
         }
 
-        /// Takes the jumps' lock for a jump by this thread; `None` if this thread is jumping
-        /// this clock already (a waker of its jump ended the last activity: the outer jump
-        /// looks again).
+        /// Takes the jumps' lock for a jump by this thread; `None` if this thread is inside a
+        /// jump already (see [`JUMPING`]).
         pub(crate) fn jumping(&self) -> Option<Jumping<'_>> {
-            if self.jumped_here() {
+            if JUMPING.with(Cell::get) {
                 return None;
             }
             let lock = lock(&self.advancing);
-            let outer = JUMPING.with(|j| j.replace(self));
-            Some(Jumping { _lock: lock, outer })
-        }
-
-        /// Whether this thread is inside a jump of this clock.
-        fn jumped_here(&self) -> bool {
-            JUMPING.with(|j| std::ptr::eq(j.get(), self))
+            JUMPING.with(|j| j.set(true));
+            Some(Jumping { _lock: lock })
         }
 
         /// One more busy thread: one that is counted on behalf of another that was busy (a

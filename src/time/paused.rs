@@ -50,6 +50,13 @@ fn message(e: PauseError) -> &'static str {
 /// waiting in `block_on` does not count, nor does one that only entered the executor
 /// ([`Handle::enter`](crate::Handle::enter)), nor a filch timer polled by another executor.
 ///
+/// A jump goes to the next deadline, in whole milliseconds, and a task woken by it runs
+/// before the clock moves on: a sleep of whole milliseconds wakes with the clock exactly at
+/// its deadline. Waiting for IO is idle too (a socket's readiness does not hold the clock),
+/// so a `timeout` around real IO may elapse at once on a paused clock; a blocking-pool job
+/// holds it (as in tokio), so a blocking job that waits for a timer of its own paused
+/// executor waits until something else moves the clock.
+///
 /// The clock stops at the next whole millisecond of the executor's timers (so that the
 /// jumps land on the same instants in every run); it never goes back, and the time it
 /// shows is std's `Instant::now()` plus the time it was moved while paused. Deadlines are
@@ -109,17 +116,17 @@ pub fn resume() {
     }
 }
 
-/// Moves the current executor's paused clock forward by `by` at once, and fires the timers
-/// due by then (their wakers are called before the first poll returns); then yields once,
-/// so that the tasks they woke get a chance to run before `advance` returns: on one worker,
-/// a task calling `advance` runs again only after the ready tasks of its worker. Elsewhere
-/// (a `block_on`, other workers) they run in parallel: await what they produce rather than
-/// assume it is there.
+/// Moves the current executor's paused clock forward by `by` in one jump, and fires every
+/// timer due by then, in deadline order (their wakers are called before the first poll
+/// returns); then yields once, so that the tasks they woke get a chance to run before
+/// `advance` returns: a task calling `advance` runs again only after the ready tasks of its
+/// worker. Tasks on other workers, and all of them when `advance` is called in `block_on`,
+/// run in parallel: await what they produce rather than assume it is there.
 ///
-/// The timers fire together, in deadline order, each task seeing the clock at its new time
-/// (as tokio's `advance`). To let time pass step by step, each timer's task running at its
-/// own deadline, [`sleep`](super::sleep) instead, and let the auto-advance of [`pause`]
-/// move the clock.
+/// As with tokio's `advance`, the timers due fire together, and their tasks all see the
+/// clock at its new time. To let time pass step by step, each timer's task running with the
+/// clock at its own deadline, [`sleep`](super::sleep) instead, and let the auto-advance of
+/// [`pause`] move the clock.
 ///
 /// ```
 /// use std::time::Duration;
