@@ -81,12 +81,12 @@ impl Clock {
         whole_ms(self.origin.elapsed())
     }
 
-    /// Counts a blocking-pool job as busy, from its spawn to its end ([`Clock::job_ended`]);
-    /// nothing without `test-util`.
+    /// Counts a blocking-pool job as busy, from its spawn to its end ([`Clock::job_ended`]),
+    /// between two jumps of a paused clock; nothing without `test-util`.
     #[inline]
     pub(crate) fn job_started(&self) {
         #[cfg(feature = "test-util")]
-        self.paused.activity.begin();
+        self.paused.activity.begin_fresh();
     }
 
     /// A job counted by [`Clock::job_started`] ended (ran, or was dropped unrun).
@@ -329,11 +329,11 @@ mod test_util {
             let _ = self.on_idle.set(hook);
         }
 
-        /// A thread starts to be busy on its own (a `block_on` starts), or a waker counts
-        /// the `block_on` it wakes: counted between two jumps, never during one, so that the
-        /// thread sees no jump half done (its next look at the clock comes before the jump's
-        /// idle test, or after its timers fired). A waker that a jump calls counts at once
-        /// (see [`JUMPING`]).
+        /// A thread starts to be busy (a `block_on` starts, a blocking job is spawned), or a
+        /// waker counts the `block_on` it wakes: counted between two jumps, never during one,
+        /// so that the thread sees no jump half done (its next look at the clock comes before
+        /// the jump's idle test, or after its timers fired). A waker that a jump calls counts
+        /// at once (see [`JUMPING`]).
         pub(crate) fn begin_fresh(&self) {
             if JUMPING.with(Cell::get) {
                 return self.begin();
@@ -353,10 +353,9 @@ mod test_util {
             Some(Jumping { _lock: lock })
         }
 
-        /// One more busy thread: one that is counted on behalf of another that was busy (a
-        /// waker counting the `block_on` it wakes), or that starts from a thread already
-        /// counted busy (a blocking job spawned by a task or a `block_on`).
-        pub(crate) fn begin(&self) {
+        /// One more busy thread, counted at once: from inside a jump (a `block_on` woken by
+        /// the jump's own waker), or for a thread that is busy already.
+        fn begin(&self) {
             // SeqCst: the auto-advance's idle test reads the count after the workers'
             // bookings (SeqCst) and the queues; the count and the parked workers are one
             // Dekker pair (a worker books, then reads the count; a thread ends, then reads
