@@ -286,6 +286,17 @@ impl Builder {
         ));
         #[cfg(all(test, not(loom)))]
         tests::built(&state);
+        #[cfg(feature = "test-util")]
+        {
+            // The last busy thread that is no worker to go idle advances a paused clock
+            // (`time/auto_advance.rs`). Weak: the clock belongs to the state.
+            let weak = Arc::downgrade(&state);
+            state.io.clock().activity().set_on_idle(Box::new(move || {
+                if let Some(state) = weak.upgrade() {
+                    crate::time::auto_advance::advance_if_idle(&state);
+                }
+            }));
+        }
         let mut executor = Executor {
             handle: Handle::from_state(Arc::clone(&state)),
             threads: Vec::with_capacity(n),
@@ -821,6 +832,14 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
         let _enter = context::enter(Arc::clone(&self.state));
+        // With `test-util` the thread counts as busy while it polls, for the paused clock
+        // (`block_on.rs`).
+        #[cfg(feature = "test-util")]
+        return block_on::block_on_counted(
+            crate::coop::budgeted(future),
+            self.state.io.clock().activity(),
+        );
+        #[cfg(not(feature = "test-util"))]
         block_on::block_on(crate::coop::budgeted(future))
     }
 

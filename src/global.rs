@@ -54,6 +54,12 @@ pub(crate) fn global() -> &'static Executor {
     })
 }
 
+/// The global executor, if it has started (it is not started for this).
+#[cfg(feature = "test-util")]
+pub(crate) fn started_global() -> Option<&'static Executor> {
+    GLOBAL.get()
+}
+
 /// The current executor's handle, else the global one's.
 pub(crate) fn current_or_global() -> Handle {
     Handle::current().unwrap_or_else(|| global().handle())

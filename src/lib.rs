@@ -133,6 +133,10 @@
 //! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`.
 //! - `macros` (default): the attributes [`main`] and [`test`] (`#[filch::main]`,
 //!   `#[filch::test]`), from the filch-macros crate.
+//! - `test-util`: a test clock, `time::{pause, resume, advance}` and
+//!   `#[filch::test(start_paused = true)]`: a paused executor's clock jumps to its next
+//!   timer whenever the executor is idle, on any number of workers, so a test that sleeps
+//!   an hour ends at once.
 //!
 //! (The former `async-io` feature, which ran each worker inside async-io's reactor, is
 //! gone: the workers park in filch's own driver, so there is one worker loop and one
@@ -263,13 +267,28 @@ pub use filch_macros::main;
 ///
 /// - `worker_threads = N`: the number of worker threads, a positive integer literal
 ///   (default 1).
-/// - `start_paused = true`: start with the clock paused, once filch has a paused clock (the
-///   `test-util` feature). It does not yet: the argument is a compile error that says so.
+/// - `start_paused = true`: the body starts with the executor's clock paused
+///   ([`time::pause`](crate::time) and its auto-advance: timers fire at once, in order,
+///   whenever the executor is idle). It needs the `test-util` feature; without it the
+///   argument is a compile error that says so.
 ///
 /// ```
 /// #[filch::test(worker_threads = 4)]
 /// async fn on_four_workers() {
 ///     assert_eq!(filch::Handle::current().unwrap().stats().workers.len(), 4);
+/// }
+/// # fn main() {}
+/// ```
+///
+/// With filch's `test-util` feature in `[dev-dependencies]`:
+///
+#[cfg_attr(feature = "test-util", doc = "```")]
+#[cfg_attr(not(feature = "test-util"), doc = "```ignore")]
+/// #[filch::test(start_paused = true)]
+/// async fn an_hour_at_once() {
+///     let start = filch::time::now();
+///     filch::time::sleep(std::time::Duration::from_secs(3600)).await;
+///     assert_eq!(filch::time::now() - start, std::time::Duration::from_secs(3600));
 /// }
 /// # fn main() {}
 /// ```

@@ -131,10 +131,15 @@ impl<F: FnOnce() -> T, T> Future for BlockingJob<F> {
 fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
     // Our own reference: the executor must outlive the push even if the job is dropped.
     let state = runnable.metadata().home_arc();
+    // Busy for a paused clock from here to the job's end (`test-util`, `time/clock.rs`).
+    state.io.clock().job_started();
     match state.blocking.push(runnable) {
         Pushed::Queued => {}
         // Dropped outside the pool's lock: that cancels the job.
-        Pushed::Refused(runnable) => drop(runnable),
+        Pushed::Refused(runnable) => {
+            drop(runnable);
+            state.io.clock().job_ended();
+        }
         Pushed::StartThread(id) => {
             let thread_state = Arc::clone(&state);
             let name = format!("{}-blocking-{id}", state.threads.prefix);
@@ -144,7 +149,10 @@ fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
             if let Err(err) = started {
                 // No thread will run the jobs that only this one would have: cancel them
                 // and say why.
-                drop(state.blocking.thread_failed());
+                for job in state.blocking.thread_failed() {
+                    drop(job);
+                    state.io.clock().job_ended();
+                }
                 panic!("filch: cannot start a blocking-pool thread: {err}");
             }
         }
@@ -158,12 +166,13 @@ fn run_blocking_thread(state: Arc<State>) {
         if runnable.metadata().is_aborted() {
             // Dropping the runnable drops the closure unrun; the handle reports cancelled.
             drop(runnable);
-            return;
-        }
-        // `TaskFuture` catches the closure's panic and its destructors'; this is a second
-        // line for a panic from the runtime itself, so that the thread survives.
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| runnable.run())) {
+        } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| runnable.run())) {
+            // `TaskFuture` catches the closure's panic and its destructors'; this is a
+            // second line for a panic from the runtime itself, so that the thread survives.
             drop_quietly(payload);
         }
+        // After the job's output (and the wake of whoever awaits it): the task it wakes is
+        // queued, or the `block_on` counted, before the count may reach zero.
+        state.io.clock().job_ended();
     });
 }

@@ -24,6 +24,13 @@ pub(crate) use loom::sync::atomic::{
 #[cfg(loom)]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 
+#[cfg(all(feature = "test-util", loom))]
+pub(crate) use loom::{sync::atomic::AtomicU8, thread};
+/// The paused clock's counted `block_on` (`test-util`): its state word, and the thread it
+/// parks and unparks, which loom must see too.
+#[cfg(all(feature = "test-util", not(loom)))]
+pub(crate) use std::{sync::atomic::AtomicU8, thread};
+
 /// `lock` without the poisoning: every critical section in filch leaves its data consistent
 /// at each step (no user code runs while a filch lock is held, and a user panic caught
 /// elsewhere cannot leave half-made state behind), so a poisoned lock still holds valid data.

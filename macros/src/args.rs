@@ -2,11 +2,12 @@
 //! `#[filch::test(worker_threads = 2)]`.
 //!
 //! Both macros take `worker_threads = N`, a positive integer literal. `#[filch::test]` also
-//! knows `start_paused = true`, which asks for a paused clock: filch has none yet, so the
-//! argument is recognised only to say so. Every other argument is an error naming the ones
-//! there are. Each error is spanned on the argument at fault.
+//! takes `start_paused = true` (or `false`), which starts the test with its executor's clock
+//! paused (filch's `test-util` feature; without it, the expansion is a compile error that
+//! says to turn it on, `expand.rs`). Every other argument is an error naming the ones there
+//! are. Each error is spanned on the argument at fault.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Lit, Meta, Token};
@@ -43,6 +44,8 @@ impl Kind {
 pub(crate) struct Config {
     /// `worker_threads = N`, at least 1; `None` when not given.
     pub(crate) worker_threads: Option<usize>,
+    /// `start_paused = true` or `false`, with the span of the value; `None` when not given.
+    pub(crate) start_paused: Option<(bool, Span)>,
 }
 
 /// Reads the attribute's arguments. The error, if any, holds every problem found.
@@ -62,7 +65,14 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> syn::Result<Config> {
                 Err(e) => errors.push(e),
             },
             (Some("start_paused"), Meta::NameValue(nv)) if kind == Kind::Test => {
-                errors.push(start_paused(&nv.value))
+                match start_paused(&nv.value) {
+                    Ok(_) if config.start_paused.is_some() => errors.push(syn::Error::new_spanned(
+                        &meta,
+                        "`start_paused` is given twice: keep one",
+                    )),
+                    Ok(paused) => config.start_paused = Some(paused),
+                    Err(e) => errors.push(e),
+                }
             }
             (Some(name @ "worker_threads"), _) => errors.push(syn::Error::new_spanned(
                 &meta,
@@ -117,21 +127,17 @@ fn worker_threads(value: &Expr) -> syn::Result<usize> {
     }
 }
 
-/// The error for `start_paused = ...`: the paused clock it needs does not exist yet.
-fn start_paused(value: &Expr) -> syn::Error {
+/// The value of `start_paused = ...`: a boolean literal, with its span.
+fn start_paused(value: &Expr) -> syn::Result<(bool, Span)> {
     match value {
         Expr::Lit(ExprLit {
-            lit: Lit::Bool(_), ..
-        }) => syn::Error::new_spanned(
+            lit: Lit::Bool(b), ..
+        }) => Ok((b.value, b.span)),
+        _ => Err(syn::Error::new_spanned(
             value,
-            "`start_paused` needs filch's paused clock (the `test-util` feature), which filch \
-             does not have yet: remove `start_paused`; the test runs on the real clock",
-        ),
-        _ => syn::Error::new_spanned(
-            value,
-            "`start_paused` takes `true` or `false` (and needs filch's paused clock, the \
-             `test-util` feature, which filch does not have yet: remove `start_paused`)",
-        ),
+            "`start_paused` takes `true` or `false`: write `start_paused = true` to start the \
+             test with the clock paused",
+        )),
     }
 }
 

@@ -12,7 +12,10 @@
 //! ```
 //!
 //! `#[filch::test]` writes the same with `#[::core::prelude::v1::test]` in front and one
-//! worker unless `worker_threads` says otherwise. The return type is kept, so a body that
+//! worker unless `worker_threads` says otherwise; with `start_paused = true` the async block
+//! starts with `::filch::__start_paused!(pause);`, which pauses the executor's clock, and
+//! `::filch::__start_paused!(check);` stands before the function: a compile error that says
+//! so without filch's `test-util` feature (a `#[test]` body is compiled only by `cargo test`). The return type is kept, so a body that
 //! returns a `Result` makes a `main` or a test that returns it.
 //!
 //! The generated call that produces the function's value carries the location of the body's
@@ -131,6 +134,16 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
         Kind::Test => quote!(#[::core::prelude::v1::test]),
         Kind::Main => quote!(),
     };
+    // `start_paused = true`: the body's first act pauses its executor's clock; beside the
+    // function, a check that is a compile error (on the `true`) without filch's `test-util`
+    // (filch's `__start_paused!`).
+    let (check, pause) = match config.start_paused {
+        Some((true, span)) => (
+            quote_spanned!(span=> ::filch::__start_paused!(check);),
+            quote_spanned!(span=> ::filch::__start_paused!(pause);),
+        ),
+        _ => (quote!(), quote!()),
+    };
     let ItemFn {
         attrs,
         vis,
@@ -138,10 +151,11 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
         block,
     } = func;
     quote! {
+        #check
         #test_attr
         #(#attrs)*
         #vis #sig {
-            let #body = async move #block;
+            let #body = async move { #pause #block };
             #run
         }
     }

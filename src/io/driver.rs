@@ -24,6 +24,13 @@
 //! a turn every few dozen polls (`worker/mod.rs`), where the `epoll_wait` would be most of
 //! the cost of a yield.
 //!
+//! Timers are due by the driver's [`Clock`] (`time/clock.rs`): std's clock, or with the
+//! `test-util` feature a clock that may be paused. A paused clock moves only by an advance
+//! (`time::advance`, which fires what fell due itself) or by the executor's auto-advance
+//! when it is idle (`time/auto_advance.rs`); the wait of the OS poll is still bounded by the
+//! next deadline's distance on that clock, in real time. The busy threads' turns
+//! ([`Driver::turn_if_due`]) are paced by std's clock, paused or not.
+//!
 //! # Sources
 //!
 //! Each registered source has a slab key and an `Arc<ScheduledIo>`; its mio token is the
@@ -51,6 +58,7 @@ use super::scheduled_io::{
     ScheduledIo, ERROR, PRIORITY, READABLE, READ_CLOSED, SHUTDOWN, WRITABLE, WRITE_CLOSED,
 };
 use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
+use crate::time::clock::Clock;
 use crate::time::wheel::{TimerKey, Wheel};
 
 /// A source's token holds its slab key and its generation, 32 bits each.
@@ -105,11 +113,12 @@ pub(crate) struct Driver {
     /// without the lock by a turn that does not block, to skip the OS poll when it is 0.
     registered: AtomicUsize,
     timers: Mutex<Timers>,
-    /// The wheel's time zero.
-    origin: Instant,
-    /// When the last [`Driver::turn_if_due`] turn was taken, in ms since `origin`: tells a
-    /// busy thread whether another is due. A hint, read and written Relaxed: a stale value only
-    /// makes a turn come a little early or late.
+    /// The time of the timers, with the wheel's time zero (`time/clock.rs`).
+    clock: Clock,
+    /// When the last [`Driver::turn_if_due`] turn was taken, in std's ms since the clock's
+    /// origin (the wall clock, paused or not): tells a busy thread whether another is due. A
+    /// hint, read and written Relaxed: a stale value only makes a turn come a little early
+    /// or late.
     last_turn_ms: AtomicU64,
     /// Set once by [`Driver::shutdown`]. SeqCst: checked by `register` after it inserted
     /// its source, and set before shutdown empties the slab (one of the two sees the other).
@@ -154,7 +163,7 @@ impl Driver {
                 wheel: Wheel::new(),
                 waiting_until: None,
             }),
-            origin: Instant::now(),
+            clock: Clock::new(),
             last_turn_ms: AtomicU64::new(0),
             shutdown: AtomicBool::new(false),
         })
@@ -245,17 +254,27 @@ impl Driver {
         }
     }
 
+    /// The clock of the timers (`time/clock.rs`).
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// The current time on the clock of the timers.
+    #[inline]
+    pub(crate) fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
     /// The time in whole ms since the wheel's origin, rounded down.
     fn now_ms(&self) -> u64 {
-        // Saturates (never wraps) after 2^64 ms, half a billion years.
-        u64::try_from(self.origin.elapsed().as_millis()).unwrap_or(u64::MAX)
+        self.clock.now_ms()
     }
 
     /// `deadline` in the wheel's ms, rounded up (a timer never fires early). A deadline
     /// 2^64 ms or more after the origin, beyond what the wheel's clock holds, is `u64::MAX`,
     /// which the wheel never fires.
     pub(crate) fn deadline_ms(&self, deadline: Instant) -> u64 {
-        let d = deadline.saturating_duration_since(self.origin);
+        let d = deadline.saturating_duration_since(self.clock.origin());
         // `as_nanos` is below 2^94, so the division cannot overflow the u128; the result
         // saturates rather than wraps.
         u64::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX)
@@ -358,7 +377,7 @@ impl Driver {
     /// woke. A thread waiting in the OS poll holds the poller and serves them itself. Only
     /// these turns are timed (the worker loop's own turns read no clock for it).
     pub(crate) fn turn_if_due(&self) -> usize {
-        let now = self.now_ms();
+        let now = self.clock.real_ms();
         // Relaxed: a hint (see the field).
         let last = self.last_turn_ms.load(Ordering::Relaxed);
         if now < last.saturating_add(TURN_INTERVAL_MS) {
@@ -373,6 +392,21 @@ impl Driver {
             Some(poller) => self.turn(poller, Some(Duration::ZERO), || {}),
             None => 0,
         }
+    }
+
+    /// Fires the timers that are due on the clock now, calling their wakers on this thread
+    /// (the paused clock's advances, `time/`); returns how many.
+    #[cfg(feature = "test-util")]
+    pub(crate) fn fire_due_timers(&self) -> usize {
+        self.fire_timers(&mut Vec::new())
+    }
+
+    /// The earliest deadline of a timer, in the wheel's ms; `None` if no timer is armed, or
+    /// if the earliest never comes (`u64::MAX`).
+    #[cfg(feature = "test-util")]
+    pub(crate) fn earliest_timer_ms(&self) -> Option<u64> {
+        let earliest = self.timers.lock_unpoisoned().wheel.earliest_deadline();
+        earliest.filter(|&ms| ms != u64::MAX)
     }
 
     /// Fires the due timers; returns how many.
@@ -568,7 +602,7 @@ mod tests {
                 tx.send(what.to_owned()).unwrap();
             };
             step("re-arm", &|d| assert!(d.timer_arm(timer, far, &noop)), 1);
-            let past = driver.origin;
+            let past = driver.clock().origin();
             step(
                 "re-arm for the past",
                 &|d| assert!(!d.timer_arm(timer, past, &noop)),

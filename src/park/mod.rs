@@ -323,6 +323,16 @@ impl Idle {
         }
     }
 
+    /// Whether every worker is booked as sleeping: the paused clock's test that the workers
+    /// are idle (`time/auto_advance.rs`), made by a worker in its re-check (after its own
+    /// booking and fence) or by a thread that just went idle.
+    #[cfg(feature = "test-util")]
+    pub(crate) fn all_parked(&self) -> bool {
+        // SeqCst: the booking's decrement and this load order a parking worker against a
+        // thread that goes idle (`time/auto_advance.rs`, "Who advances").
+        unparked(self.state.load(Ordering::SeqCst)) == 0
+    }
+
     /// `(searching, unparked)` (the loom models' end-of-run check).
     #[cfg(all(test, loom))]
     pub(crate) fn counts(&self) -> (usize, usize) {

@@ -20,8 +20,23 @@
 //!
 //! Once the timer's executor has shut down, polling it panics with a message that says so
 //! (its task is woken at shutdown, so it never hangs).
+//!
+//! Deadlines are read on the clock of the timer's executor (`clock.rs`, [`now`]): std's
+//! clock, or, with the `test-util` feature, a clock that `pause` stops and `advance` moves,
+//! and that jumps to the next timer whenever its executor is idle (`auto_advance.rs`).
+//! `paused.rs` holds the public functions of that test clock.
 
+pub(crate) mod auto_advance;
+pub(crate) mod clock;
+#[cfg(all(test, loom, feature = "test-util"))]
+mod loom_model;
+#[cfg(feature = "test-util")]
+mod paused;
+mod start_paused;
 pub(crate) mod wheel;
+
+#[cfg(feature = "test-util")]
+pub use paused::{advance, pause, resume};
 
 use std::fmt;
 use std::future::Future;
@@ -32,6 +47,8 @@ use std::time::{Duration, Instant};
 
 use crate::coop;
 use crate::global::current_driver;
+#[cfg(feature = "test-util")]
+use crate::global::started_global;
 use crate::io::Driver;
 use wheel::TimerKey;
 
@@ -60,22 +77,26 @@ pub struct Sleep {
 /// # });
 /// ```
 pub fn sleep(duration: Duration) -> Sleep {
-    sleep_until(after(Instant::now(), duration))
+    let driver = current_driver();
+    let deadline = after(driver.now(), duration);
+    Sleep::new(driver, deadline)
 }
 
-/// `at + duration`, or, where an `Instant` cannot hold that, [`far_future`] (a deadline that
-/// never comes, for the wheel).
+/// `at + duration`, or, where an `Instant` cannot hold that, [`far_future`] from `at` (a
+/// deadline that never comes, for the wheel).
 fn after(at: Instant, duration: Duration) -> Instant {
-    at.checked_add(duration).unwrap_or_else(far_future)
+    at.checked_add(duration).unwrap_or_else(|| far_future(at))
 }
 
-/// An instant about 30 years from now (as tokio's `Instant::far_future`): the deadline of a
-/// timer whose true deadline an `Instant` cannot hold. It is beyond the wheel's horizon, so
-/// the wheel never fires it early; it comes only after 30 years of uptime.
-fn far_future() -> Instant {
+/// An instant about 30 years after `at` (as tokio's `Instant::far_future`): the deadline of
+/// a timer whose true deadline an `Instant` cannot hold. It is beyond the wheel's horizon,
+/// so the wheel never fires it early; it comes only after 30 years of uptime (or of a paused
+/// clock's jumps).
+fn far_future(at: Instant) -> Instant {
     // Cannot overflow: `Instant` counts whole seconds in an i64 or u64 on the platforms
-    // std supports, starting near boot, so it holds centuries beyond any present value.
-    Instant::now() + Duration::from_secs(86_400 * 365 * 30)
+    // std supports, starting near boot, so it holds centuries beyond any present value (and
+    // a paused clock stays a century inside it, `clock.rs`).
+    at + Duration::from_secs(86_400 * 365 * 30)
 }
 
 /// Waits until `deadline`. See [`Sleep`].
@@ -86,15 +107,19 @@ fn far_future() -> Instant {
 /// assert!(std::time::Instant::now() >= deadline);
 /// ```
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep {
-        driver: current_driver(),
-        deadline,
-        key: None,
-        armed: false,
-    }
+    Sleep::new(current_driver(), deadline)
 }
 
 impl Sleep {
+    fn new(driver: Arc<Driver>, deadline: Instant) -> Sleep {
+        Sleep {
+            driver,
+            deadline,
+            key: None,
+            armed: false,
+        }
+    }
+
     /// The deadline.
     ///
     /// ```
@@ -114,7 +139,7 @@ impl Sleep {
     /// assert!(!filch::time::sleep(std::time::Duration::from_secs(60)).is_elapsed());
     /// ```
     pub fn is_elapsed(&self) -> bool {
-        now() >= self.deadline
+        self.driver.now() >= self.deadline
     }
 
     /// Moves the deadline, earlier or later, even after the sleep completed (it then
@@ -141,13 +166,27 @@ impl Sleep {
     }
 }
 
-/// The current time on the clock filch's timers use: `Instant::now()`.
+/// The current time on the clock of the current executor's timers (else the global
+/// executor's, if it has started): std's `Instant::now()`, plus, with the `test-util`
+/// feature, the time the clock was moved while paused (`time::pause`, `time::advance`).
+/// Outside any executor, and without `test-util`, it is `Instant::now()`. Deadlines, [`Sleep::is_elapsed`]
+/// and the ticks of an [`Interval`] are read on this clock.
 ///
 /// ```
 /// let before = std::time::Instant::now();
 /// assert!(filch::time::now() >= before);
 /// ```
 pub fn now() -> Instant {
+    #[cfg(feature = "test-util")]
+    {
+        let current = crate::context::with_state(|state| state.map(|s| s.io.now()));
+        if let Some(now) = current {
+            return now;
+        }
+        if let Some(global) = started_global() {
+            return global.handle().state().io.now();
+        }
+    }
     Instant::now()
 }
 
@@ -165,7 +204,7 @@ impl Sleep {
             ready!(coop::poll_proceed(cx));
         }
         let fired = if !self.armed {
-            if now() >= self.deadline {
+            if self.driver.now() >= self.deadline {
                 true
             } else {
                 let key = *self.key.get_or_insert_with(|| self.driver.timer_insert());
@@ -367,7 +406,9 @@ pub struct Interval {
 /// # Panics
 /// If `period` is zero.
 pub fn interval(period: Duration) -> Interval {
-    interval_at(now(), period)
+    let driver = current_driver();
+    let start = driver.now();
+    Interval::new(Sleep::new(driver, start), period)
 }
 
 /// An [`Interval`] of `period` whose first tick is at `start`.
@@ -385,18 +426,23 @@ pub fn interval(period: Duration) -> Interval {
 /// # Panics
 /// If `period` is zero.
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
-    assert!(
-        !period.is_zero(),
-        "filch: interval(period) needs a period above zero"
-    );
-    Interval {
-        period,
-        sleep: sleep_until(start),
-        missed: MissedTickBehavior::default(),
-    }
+    Interval::new(sleep_until(start), period)
 }
 
 impl Interval {
+    /// An interval of `period` whose first tick is `first`'s deadline.
+    fn new(first: Sleep, period: Duration) -> Interval {
+        assert!(
+            !period.is_zero(),
+            "filch: interval(period) needs a period above zero"
+        );
+        Interval {
+            period,
+            sleep: first,
+            missed: MissedTickBehavior::default(),
+        }
+    }
+
     /// Waits for the next tick and returns its scheduled time.
     pub async fn tick(&mut self) -> Instant {
         std::future::poll_fn(|cx| self.poll_tick(cx)).await
@@ -406,7 +452,7 @@ impl Interval {
     fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.sleep).poll(cx));
         let scheduled = self.sleep.deadline();
-        let now = now();
+        let now = self.sleep.driver.now();
         let next = if now > after(scheduled, LATE_GRACE) {
             self.missed.next(scheduled, now, self.period)
         } else {
@@ -429,7 +475,8 @@ impl Interval {
     /// });
     /// ```
     pub fn reset(&mut self) {
-        self.sleep.reset_to(after(now(), self.period));
+        let now = self.sleep.driver.now();
+        self.sleep.reset_to(after(now, self.period));
     }
 
     /// The period.

@@ -236,21 +236,74 @@ impl Wheel {
             // `occupied` is not zero, so `trailing_zeros` is below 64 and the sum below 128.
             let slot =
                 (occupied.rotate_right(now_slot).trailing_zeros() + now_slot) as usize % SLOTS;
-            // Cannot overflow: the start of a slot of the level range that holds `now`.
-            let mut deadline = (now & !(level_range(level) - 1)) + slot as u64 * slot_range(level);
-            if deadline <= now {
-                // Only the top level wraps: the slot is one turn ahead (module invariants).
-                // Saturates only in the last turn before 2^64 ms (see `link`).
-                debug_assert_eq!(level, LEVELS - 1);
-                deadline = deadline.saturating_add(level_range(level));
-            }
-            Some((deadline, level, slot))
+            Some((self.slot_start(level, slot), level, slot))
         })
+    }
+
+    /// The start of occupied slot `slot` of level `level`: in the level range that holds
+    /// `elapsed`, or (the top level only) one turn ahead.
+    fn slot_start(&self, level: usize, slot: usize) -> u64 {
+        let now = self.elapsed;
+        // Cannot overflow: the start of a slot of the level range that holds `now`.
+        let start = (now & !(level_range(level) - 1)) + slot as u64 * slot_range(level);
+        if start <= now {
+            // Only the top level wraps: the slot is one turn ahead (module invariants).
+            // Saturates only in the last turn before 2^64 ms (see `link`).
+            debug_assert_eq!(level, LEVELS - 1);
+            return start.saturating_add(level_range(level));
+        }
+        start
     }
 
     /// The earliest deadline the driver must wake up for, in ms.
     pub(crate) fn next_deadline(&self) -> Option<u64> {
         self.next_expiration().map(|(deadline, _, _)| deadline)
+    }
+
+    /// The earliest deadline of an armed timer, in ms, even where it lies beyond the
+    /// horizon (`None`: no armed timer). Only the paused clock's auto-advance asks, once per
+    /// jump.
+    ///
+    /// Every entry's deadline is at or after the start of its slot. Below the top level the
+    /// timers of a level all come before those of the levels above, and the slots of a level
+    /// in the order [`Wheel::next_expiration`] finds them, so the earliest is in the first
+    /// slot it finds (scanned: O(timers in that slot)). At the top level an entry clamped to
+    /// an earlier horizon may sit in a slot before one that holds an earlier deadline, so the
+    /// top level's slots are scanned in order until one starts after the earliest deadline
+    /// seen.
+    #[cfg(feature = "test-util")]
+    pub(crate) fn earliest_deadline(&self) -> Option<u64> {
+        let (_, level, slot) = self.next_expiration()?;
+        if level < LEVELS - 1 {
+            return Some(self.earliest_in(level, slot));
+        }
+        let now_slot = ((self.elapsed / TOP_SLOT) % SLOTS as u64) as usize;
+        let mut earliest = u64::MAX;
+        for k in 0..SLOTS {
+            let slot = (now_slot + k) % SLOTS;
+            if self.occupied[level] & (1 << slot) == 0 {
+                continue;
+            }
+            if self.slot_start(level, slot) > earliest {
+                break;
+            }
+            earliest = earliest.min(self.earliest_in(level, slot));
+        }
+        Some(earliest)
+    }
+
+    /// The earliest deadline in the list of slot `slot` of level `level` (`u64::MAX` if
+    /// empty).
+    #[cfg(feature = "test-util")]
+    fn earliest_in(&self, level: usize, slot: usize) -> u64 {
+        let mut key = self.heads[level * SLOTS + slot];
+        let mut earliest = u64::MAX;
+        while key != NONE {
+            let entry = &self.entries[key as usize];
+            earliest = earliest.min(entry.deadline);
+            key = entry.next;
+        }
+        earliest
     }
 
     /// Advances the wheel to `now` (ms), firing every timer whose deadline is at or before
@@ -497,6 +550,28 @@ mod tests {
         assert_eq!(wheel.len(), 0);
     }
 
+    /// A timer clamped to the horizon of an earlier time sits in a top-level slot before
+    /// the slot of a timer armed later, one turn ahead, whose deadline is earlier: the
+    /// earliest deadline is the later-armed timer's (a paused clock's jump goes there).
+    #[cfg(feature = "test-util")]
+    #[test]
+    fn the_earliest_deadline_looks_past_a_timer_clamped_to_an_earlier_horizon() {
+        let waker = noop_waker();
+        let mut wheel = Wheel::new();
+        let mut wakers = Vec::new();
+        let far = wheel.insert();
+        assert!(wheel.arm(far, 1_107_733_787_388, &waker).0);
+        wheel.advance(1 << 30, &mut wakers);
+        let near = wheel.insert();
+        let near_deadline = (1 << 30) + TURN - 64;
+        assert!(wheel.arm(near, near_deadline, &waker).0);
+        assert_eq!(wheel.earliest_deadline(), Some(near_deadline));
+        let _ = wheel.remove(near);
+        assert_eq!(wheel.earliest_deadline(), Some(1_107_733_787_388));
+        let _ = wheel.remove(far);
+        assert_eq!(wheel.earliest_deadline(), None);
+    }
+
     mod model {
         //! The wheel against a reference model (a map of deadlines): random sequences of
         //! inserts, arms and re-arms, removes and advances, small and huge, across top-level
@@ -586,8 +661,9 @@ mod tests {
 
         /// Runs `ops` on a wheel and on the model, checking after each one that the wheel
         /// fired exactly the timers whose deadline is at or before its time (none early,
-        /// none missed, each once), and that its next deadline is after its time and no
-        /// later than the earliest pending deadline.
+        /// none missed, each once), that its next deadline is after its time and no later
+        /// than the earliest pending deadline, and (`test-util`) that it knows that earliest
+        /// deadline.
         fn run(ops: &[Op]) {
             let waker = noop_waker();
             let mut wheel = Wheel::new();
@@ -667,6 +743,12 @@ mod tests {
                         _ => None,
                     })
                     .min();
+                #[cfg(feature = "test-util")]
+                assert_eq!(
+                    wheel.earliest_deadline(),
+                    earliest,
+                    "the earliest deadline at {now}"
+                );
                 let next = wheel.next_deadline();
                 match earliest {
                     Some(e) => assert!(

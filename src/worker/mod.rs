@@ -224,7 +224,11 @@ impl<'a> WorkerLoop<'a> {
         // The re-check, once the worker is booked as sleeping. The deferred list counts as
         // work: a task held there has no one to release it while its worker sleeps. (Step
         // 4 emptied it before `find_task` came back empty, and no task has run since.)
-        let recheck = || state.has_work() || worker.has_deferred();
+        // On a paused clock (`test-util`), the last worker to park jumps the clock to the
+        // next timer and looks again (`time/auto_advance.rs`).
+        let recheck = || {
+            state.has_work() || worker.has_deferred() || crate::time::auto_advance::on_park(state)
+        };
         let listener =
             match state
                 .sleep

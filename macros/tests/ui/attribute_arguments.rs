@@ -15,8 +15,11 @@ async fn workers_without_a_value() {}
 #[filch::test(worker_threads = 2, worker_threads = 3)]
 async fn workers_twice() {}
 
-#[filch::test(start_paused = true)]
-async fn paused_clock() {}
+#[filch::test(start_paused = "yes")]
+async fn paused_not_a_bool() {}
+
+#[filch::test(start_paused = false, start_paused = true)]
+async fn paused_twice() {}
 
 #[filch::main(start_paused = true)]
 async fn paused_main() {}
