@@ -137,10 +137,6 @@
 //!   `#[filch::test(start_paused = true)]`: a paused executor's clock jumps to its next
 //!   timer whenever the executor is idle, on any number of workers, so a test that sleeps
 //!   an hour ends at once.
-//!
-//! (The former `async-io` feature, which ran each worker inside async-io's reactor, is
-//! gone: the workers park in filch's own driver, so there is one worker loop and one
-//! poller per executor. async-io still works on filch, driven by its own thread.)
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
