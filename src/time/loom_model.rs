@@ -18,19 +18,18 @@ use std::pin::Pin;
 use std::sync::{Arc as StdArc, Weak};
 use std::task::{Context, Poll, Waker};
 
-use event_listener::Listener;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::sync::{Arc, Mutex};
 use loom::thread;
 
 use crate::block_on::block_on_counted;
-use crate::park::{Prepared, Sleep};
+use crate::park::{Idle, NoReactor, Parker, Prepared};
 use crate::time::auto_advance::advance_while_idle;
 use crate::time::clock::Activity;
 
 /// One worker, one timer, and the flags the checks read.
 struct Model {
-    sleep: Sleep,
+    sleep: Idle,
     activity: StdArc<Activity>,
     /// The armed timer's waker (`None`: not armed, or fired).
     timer: Mutex<Option<Waker>>,
@@ -46,7 +45,7 @@ struct Model {
 impl Model {
     fn new() -> StdArc<Model> {
         let model = StdArc::new(Model {
-            sleep: Sleep::new(1),
+            sleep: Idle::new(1),
             activity: StdArc::new(Activity::new()),
             timer: Mutex::new(None),
             polling: AtomicBool::new(false),
@@ -86,16 +85,16 @@ impl Model {
 
     /// A worker with no tasks: it parks, and its re-check may advance the clock.
     fn worker(&self) {
+        let parker = Parker::<NoReactor>::new();
         loop {
             if self.done.load(SeqCst) {
                 return;
             }
             let re_check = || self.done.load(SeqCst) || self.advance_if_idle();
-            match self.sleep.prepare_park(0, false, re_check) {
+            match self.sleep.prepare_park(0, false, &parker, re_check) {
                 Prepared::Skipped(_) => thread::yield_now(),
-                Prepared::Sleep(listener) => {
-                    listener.wait();
-                    let _ = self.sleep.woken(0);
+                Prepared::Booked(mut listener) => {
+                    let _ = self.sleep.sleep(0, &mut listener, &parker);
                 }
             }
         }
