@@ -78,7 +78,7 @@ const ACCEPT_ERROR_PAUSE: Duration = Duration::from_secs(1);
 /// ```
 pub fn serve(listener: TcpListener, app: Router) -> Serve {
     Serve {
-        stage: Stage::Parts((listener, app)),
+        stage: ServeStage::Parts((listener, app)),
         _pinned: PhantomPinned,
     }
 }
@@ -94,7 +94,7 @@ pin_project_lite::pin_project! {
     /// one that has not started.
     #[must_use = "a server does nothing unless it is awaited or spawned"]
     pub struct Serve {
-        stage: Stage<(TcpListener, Router)>,
+        stage: ServeStage<(TcpListener, Router)>,
         #[pin]
         _pinned: PhantomPinned,
     }
@@ -145,12 +145,12 @@ impl Serve {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let Stage::Parts((listener, app)) = self.stage else {
+        let ServeStage::Parts((listener, app)) = self.stage else {
             // Only reachable through an unchecked pin: a polled `Serve` cannot be moved.
             panic!("filch::axum: with_graceful_shutdown on a server that has started");
         };
         WithGracefulShutdown {
-            stage: Stage::Parts((listener, app, signal)),
+            stage: ServeStage::Parts((listener, app, signal)),
         }
     }
 }
@@ -175,7 +175,7 @@ impl fmt::Debug for Serve {
 /// completes, and then completes once every open connection has closed.
 #[must_use = "a server does nothing unless it is awaited or spawned"]
 pub struct WithGracefulShutdown<F> {
-    stage: Stage<(TcpListener, Router, F)>,
+    stage: ServeStage<(TcpListener, Router, F)>,
 }
 
 // The signal is moved into the boxed server at the first poll and pinned only there, never
@@ -204,44 +204,44 @@ impl<F> fmt::Debug for WithGracefulShutdown<F> {
 }
 
 /// A running server: the accept loop, boxed once at the first poll.
-type Running = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
+type RunningServer = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
 
 /// A server's parts until its first poll, then the running server.
-enum Stage<P> {
+enum ServeStage<P> {
     Parts(P),
-    Running(Running),
+    RunningServer(RunningServer),
     /// Completed (or between the two above, for an instant of `poll`).
     Done,
 }
 
-impl<P> Stage<P> {
+impl<P> ServeStage<P> {
     /// Starts the server with `start` at the first call, then polls it.
     fn poll(
         &mut self,
         cx: &mut Context<'_>,
-        start: impl FnOnce(P) -> Running,
+        start: impl FnOnce(P) -> RunningServer,
     ) -> Poll<io::Result<()>> {
-        if matches!(self, Stage::Parts(_)) {
-            let Stage::Parts(parts) = std::mem::replace(self, Stage::Done) else {
+        if matches!(self, ServeStage::Parts(_)) {
+            let ServeStage::Parts(parts) = std::mem::replace(self, ServeStage::Done) else {
                 unreachable!("matched just above");
             };
-            *self = Stage::Running(start(parts));
+            *self = ServeStage::RunningServer(start(parts));
         }
-        let Stage::Running(running) = self else {
+        let ServeStage::RunningServer(running) = self else {
             panic!("filch::axum: a server polled after it completed");
         };
         let result = ready!(running.as_mut().poll(cx));
-        *self = Stage::Done;
+        *self = ServeStage::Done;
         Poll::Ready(result)
     }
 }
 
-impl<P> fmt::Debug for Stage<P> {
+impl<P> fmt::Debug for ServeStage<P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Stage::Parts(_) => "not started",
-            Stage::Running(_) => "running",
-            Stage::Done => "completed",
+            ServeStage::Parts(_) => "not started",
+            ServeStage::RunningServer(_) => "running",
+            ServeStage::Done => "completed",
         })
     }
 }

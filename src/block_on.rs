@@ -71,13 +71,13 @@ mod counted {
     const DONE: u8 = 3;
 
     /// Wakes the thread blocked in [`block_on_counted`], counting it busy again.
-    struct Signal {
+    struct CountedWaker {
         state: AtomicU8,
         thread: Thread,
         activity: Arc<Activity>,
     }
 
-    impl Wake for Signal {
+    impl Wake for CountedWaker {
         fn wake(self: Arc<Self>) {
             self.wake_by_ref();
         }
@@ -140,7 +140,7 @@ mod counted {
     }
 
     /// Ends the thread's count when `block_on_counted` returns or unwinds.
-    struct Done<'a>(&'a Signal);
+    struct Done<'a>(&'a CountedWaker);
 
     impl Drop for Done<'_> {
         fn drop(&mut self) {
@@ -155,7 +155,7 @@ mod counted {
     /// has been woken (module docs).
     pub(crate) fn block_on_counted<F: Future>(future: F, activity: &Arc<Activity>) -> F::Output {
         activity.begin_fresh();
-        let signal = Arc::new(Signal {
+        let signal = Arc::new(CountedWaker {
             state: AtomicU8::new(RUNNING),
             thread: thread::current(),
             activity: Arc::clone(activity),

@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 use std::ptr;
 use std::sync::Arc;
 
-use crate::registry::Registry;
+use crate::live_tasks::LiveTasks;
 use crate::state::State;
 use crate::sync::lock;
 use crate::task::{Payload, TaskHome};
@@ -146,8 +146,8 @@ impl Counted for State {
 }
 
 impl TaskHome for State {
-    fn registry(&self) -> &Registry {
-        &self.registry
+    fn live_tasks(&self) -> &LiveTasks {
+        &self.live_tasks
     }
 
     fn registry_shard(&self) -> usize {

@@ -614,11 +614,11 @@ impl Executor {
         // here, outside the pool's lock; running ones finish on their threads).
         drop(state.blocking.shutdown());
         // Step 2: wakers are called with no lock held (the registry returns them).
-        for waker in state.registry.close() {
+        for waker in state.live_tasks.close() {
             waker.wake();
         }
         // Step 3.
-        state.sleep.wake_all();
+        state.idle.wake_all();
         // Step 4.
         let me = thread::current().id();
         for thread in self.threads.drain(..) {
@@ -631,7 +631,7 @@ impl Executor {
         }
         // Step 5: no other worker runs now, so every task still registered either waits
         // for a wake-up (this one drops it) or is queued (step 6 or its worker drops it).
-        for waker in state.registry.take_all() {
+        for waker in state.live_tasks.take_all() {
             waker.wake();
         }
         // Step 6.
@@ -1133,7 +1133,7 @@ mod tests {
         // Once it sleeps again it is booked once: the unwound parks gave their bookings back.
         let state_now = ex.handle().state().clone();
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while state_now.sleep.sleepers().is_empty() {
+        while state_now.idle.sleepers().is_empty() {
             assert!(
                 std::time::Instant::now() < deadline,
                 "the worker never slept again"
@@ -1141,7 +1141,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(1));
         }
         assert_eq!(
-            state_now.sleep.sleepers(),
+            state_now.idle.sleepers(),
             vec![0],
             "stale bookings in the notifier"
         );

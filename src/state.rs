@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use crate::blocking::BlockingPool;
 use crate::io::Driver;
+use crate::live_tasks::LiveTasks;
 use crate::park::Idle;
-use crate::registry::Registry;
 use crate::stats::{Counters, Stats};
 use crate::sync::{fence, AtomicBool, Mutex, Ordering};
 use crate::task::{Payload, TaskMeta};
@@ -50,11 +50,11 @@ pub(crate) struct WorkerPublic {
 pub(crate) struct State {
     pub(crate) injector: Injector<Runnable>,
     pub(crate) workers: Box<[CachePadded<WorkerPublic>]>,
-    pub(crate) sleep: Idle,
+    pub(crate) idle: Idle,
     /// The IO and timer driver; IO objects and timers hold their own `Arc` of it, so that
     /// they outlive neither it nor keep the executor's state alive.
     pub(crate) io: Arc<Driver>,
-    pub(crate) registry: Registry,
+    pub(crate) live_tasks: LiveTasks,
     /// The live tasks and holders, which keep this state alive through one anchor reference.
     pub(crate) tasks: TaskCount,
     /// Set once by `Executor::drop` (SeqCst; see the module docs for its pairings).
@@ -96,10 +96,10 @@ impl State {
                     })
                 })
                 .collect(),
-            sleep: Idle::new(n),
+            idle: Idle::new(n),
             io: Arc::new(io),
             // One shard per worker, one for every other thread.
-            registry: Registry::new(n + 1),
+            live_tasks: LiveTasks::new(n + 1),
             tasks: TaskCount::new(n),
             shutdown: AtomicBool::new(false),
             draining: AtomicBool::new(false),

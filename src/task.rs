@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use crate::abort::{AbortCell, AbortHandle, AbortSlot};
-use crate::registry::{Key, Registry};
+use crate::live_tasks::{Key, LiveTasks};
 use crate::sync::{fence, AtomicBool, AtomicU32, AtomicU64, LockUnpoisoned, Ordering};
 use crate::task_count::{Counted, CountedRef};
 
@@ -46,7 +46,7 @@ const NO_WORKER: u32 = u32::MAX;
 /// What a task needs from its executor's state.
 pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
     /// The live-task registry.
-    fn registry(&self) -> &Registry;
+    fn live_tasks(&self) -> &LiveTasks;
     /// The registry shard for a task registered by the current thread.
     fn registry_shard(&self) -> usize;
     /// Keeps the panic of the future of task `tag` (dropped outside a poll) until its
@@ -139,12 +139,12 @@ impl<H: TaskHome> TaskMeta<H> {
             // Relaxed: after the fence in `AbortSlot::handle`, which pairs with the one after
             // the task's key store in `TaskFuture::register` (`abort.rs`).
             let key = Key::from_bits(self.key.load(Ordering::Relaxed));
-            self.home().registry().waker(key, self.tag())
+            self.home().live_tasks().waker(key, self.tag())
         })
     }
 
     /// The tag of this task in the registry: its metadata's address, unique among live
-    /// tasks (registry module docs).
+    /// tasks (`live_tasks.rs`).
     fn tag(&self) -> usize {
         self as *const Self as usize
     }
@@ -160,7 +160,7 @@ impl<H: TaskHome> TaskMeta<H> {
         let key = Key::from_bits(self.key.load(Ordering::SeqCst));
         if key != Key::NONE {
             // Registered: it may be waiting for a wake-up that never comes.
-            self.home().registry().wake(key, self.tag());
+            self.home().live_tasks().wake(key, self.tag());
         }
     }
 
@@ -264,7 +264,7 @@ impl<F, H: TaskHome> Drop for TaskFuture<F, H> {
             // Relaxed: this thread wrote the key, or received the task from the thread that
             // did through a queue (which orders the two).
             let key = Key::from_bits(self.meta.key.swap(Key::NONE.to_bits(), Ordering::Relaxed));
-            self.meta.home().registry().remove(key);
+            self.meta.home().live_tasks().remove(key);
         }
     }
 }
@@ -322,7 +322,7 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
         let meta = self.meta;
         let home = meta.home();
         match home
-            .registry()
+            .live_tasks()
             .register(home.registry_shard(), meta.tag(), cx.waker().clone())
         {
             Some(key) => {

@@ -444,17 +444,17 @@ mod tests {
     }
 
     /// A waker that counts its wakes.
-    struct Count(std::sync::atomic::AtomicUsize);
-    impl std::task::Wake for Count {
+    struct WakeTally(std::sync::atomic::AtomicUsize);
+    impl std::task::Wake for WakeTally {
         fn wake(self: std::sync::Arc<Self>) {
             self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
     }
-    fn counter() -> (std::sync::Arc<Count>, Waker) {
-        let count = std::sync::Arc::new(Count(std::sync::atomic::AtomicUsize::new(0)));
+    fn counter() -> (std::sync::Arc<WakeTally>, Waker) {
+        let count = std::sync::Arc::new(WakeTally(std::sync::atomic::AtomicUsize::new(0)));
         (std::sync::Arc::clone(&count), Waker::from(count))
     }
-    fn wakes(count: &Count) -> usize {
+    fn wakes(count: &WakeTally) -> usize {
         count.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 

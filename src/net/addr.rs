@@ -207,15 +207,15 @@ impl Addrs {
 /// goes to that poll's executor.
 pub(crate) fn resolve<A: ToSocketAddrs>(addr: A) -> Resolve {
     let state = match parse(addr.target()) {
-        Ok(Parsed::Addrs(addrs)) => State::Ready(Some(Ok(addrs))),
+        Ok(Parsed::Addrs(addrs)) => ResolveStage::Ready(Some(Ok(addrs))),
         Ok(Parsed::Name(host, port)) => {
             let job_host = host.clone();
-            State::Lookup {
+            ResolveStage::Lookup {
                 handle: crate::spawn_blocking(move || look_up(&job_host, port)),
                 host,
             }
         }
-        Err(e) => State::Ready(Some(Err(e))),
+        Err(e) => ResolveStage::Ready(Some(Err(e))),
     };
     Resolve { state }
 }
@@ -283,10 +283,10 @@ fn invalid_input(message: String) -> io::Error {
 /// The future of [`resolve`]: the addresses of an argument.
 #[must_use = "a Resolve does nothing unless awaited"]
 pub(crate) struct Resolve {
-    state: State,
+    state: ResolveStage,
 }
 
-enum State {
+enum ResolveStage {
     /// A literal, or an argument that is no address: taken by the first poll.
     Ready(Option<io::Result<Addrs>>),
     /// A host name being looked up on the blocking pool.
@@ -301,12 +301,12 @@ impl Future for Resolve {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<Addrs>> {
         match &mut self.state {
-            State::Ready(result) => Poll::Ready(
+            ResolveStage::Ready(result) => Poll::Ready(
                 result
                     .take()
                     .expect("filch: a resolved address was polled after it completed"),
             ),
-            State::Lookup { handle, host } => match ready!(Pin::new(handle).poll(cx)) {
+            ResolveStage::Lookup { handle, host } => match ready!(Pin::new(handle).poll(cx)) {
                 Ok(result) => Poll::Ready(result),
                 Err(e) if e.is_cancelled() => Poll::Ready(Err(io::Error::other(format!(
                     "filch: the lookup of the host name {host:?} did not run: the executor \

@@ -15,11 +15,11 @@ use loom::thread;
 
 /// What one thread did: the batches it got and how many of its `complete`
 /// (or `stop`) calls returned `true`.
-type Outcome = (Vec<Range<usize>>, usize);
+type Split = (Vec<Range<usize>>, usize);
 
 /// Joins the threads and checks that `0..n` was handed out exactly once (or at
 /// most once, if `stopped`) and that exactly one call saw the end.
-fn check(n: usize, handles: Vec<thread::JoinHandle<Outcome>>, stopped: bool) {
+fn check(n: usize, handles: Vec<thread::JoinHandle<Split>>, stopped: bool) {
     let mut counts = vec![0u32; n];
     let mut ends = 0;
     for h in handles {
@@ -42,7 +42,7 @@ fn check(n: usize, handles: Vec<thread::JoinHandle<Outcome>>, stopped: bool) {
 
 /// A worker: take batches until none is left, completing each. A `me` beyond
 /// the partition's slices only steals.
-fn worker(p: &Partition, me: usize) -> Outcome {
+fn worker(p: &Partition, me: usize) -> Split {
     let (mut rng, mut sizes) = (me as u64 + 1, BatchSize::default());
     let mut got = Vec::new();
     let mut trues = 0;
@@ -93,7 +93,7 @@ fn stop_races_workers() {
     loom::model(|| {
         let n = 6;
         let p = Arc::new(Partition::new(0..n, 2));
-        let mut handles: Vec<thread::JoinHandle<Outcome>> = (0..2)
+        let mut handles: Vec<thread::JoinHandle<Split>> = (0..2)
             .map(|me| {
                 let p = Arc::clone(&p);
                 thread::spawn(move || worker(&p, me))

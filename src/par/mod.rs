@@ -43,14 +43,14 @@ use owned::{ForEachMut, MapVec};
 use run::{Kind, Loop, Outcome};
 
 /// A started loop, seen through its output type only.
-type Running<O> = Arc<dyn Outcome<O>>;
+type RunningLoop<O> = Arc<dyn Outcome<O>>;
 
 /// Builds the loop for its range on an executor, or gives the output of an empty range.
 type Start<O> = Box<dyn FnOnce(Range<usize>, Option<&Arc<State>>) -> Started<O> + Send>;
 
 enum Started<O> {
     Empty(O),
-    Running(Running<O>),
+    RunningLoop(RunningLoop<O>),
 }
 
 /// Where a loop runs: a given executor (the methods of `Handle` and `Executor`), or the one
@@ -63,7 +63,7 @@ pub(crate) enum On {
 }
 
 /// The state machine shared by the loop futures.
-enum Stage<O: Send + 'static> {
+enum LoopStage<O: Send + 'static> {
     /// Not polled yet: the loop's description and where it will run.
     Lazy {
         range: Range<usize>,
@@ -71,7 +71,7 @@ enum Stage<O: Send + 'static> {
         start: Start<O>,
     },
     /// Started: the running loop.
-    Running(StopOnDrop<O>),
+    RunningLoop(StopOnDrop<O>),
     /// The output was handed out.
     Done,
     /// A panic was resumed (or the executor shut down under the loop): there is no output,
@@ -88,7 +88,7 @@ fn start<K: Kind>(make: impl FnOnce(usize) -> K + Send + 'static) -> Start<K::Ou
                 let helpers = shared.num_workers().min(len);
                 let lp = Arc::new(Loop::new(range, helpers, make(helpers)));
                 lp.start(shared);
-                Started::Running(lp)
+                Started::RunningLoop(lp)
             }
             // No index will run: the output of an empty loop (for the owned loops, built
             // from the caller's empty Vec).
@@ -97,12 +97,13 @@ fn start<K: Kind>(make: impl FnOnce(usize) -> K + Send + 'static) -> Start<K::Ou
     })
 }
 
-impl<O: Send + 'static> Stage<O> {
+impl<O: Send + 'static> LoopStage<O> {
     fn poll(&mut self, cx: &mut Context<'_>) -> Poll<O> {
-        if let Stage::Lazy { range, .. } = self {
+        if let LoopStage::Lazy { range, .. } = self {
             // An empty or reversed range completes at once, on no executor at all.
             let empty = range.start >= range.end;
-            let Stage::Lazy { range, on, start } = std::mem::replace(self, Stage::Done) else {
+            let LoopStage::Lazy { range, on, start } = std::mem::replace(self, LoopStage::Done)
+            else {
                 unreachable!("matched above")
             };
             let state = match (empty, on) {
@@ -112,45 +113,45 @@ impl<O: Send + 'static> Stage<O> {
             };
             match start(range, state.as_ref()) {
                 Started::Empty(output) => return Poll::Ready(output),
-                Started::Running(lp) => *self = Stage::Running(StopOnDrop(lp)),
+                Started::RunningLoop(lp) => *self = LoopStage::RunningLoop(StopOnDrop(lp)),
             }
         }
         match self {
-            Stage::Running(StopOnDrop(lp)) => match std::task::ready!(lp.poll_done(cx)) {
+            LoopStage::RunningLoop(StopOnDrop(lp)) => match std::task::ready!(lp.poll_done(cx)) {
                 Ok(output) => {
-                    *self = Stage::Done;
+                    *self = LoopStage::Done;
                     Poll::Ready(output)
                 }
                 Err(failure) => {
                     // Leave the running state before resuming: polled again, the future
                     // must panic again, never read the (incomplete) results.
-                    *self = Stage::Failed;
+                    *self = LoopStage::Failed;
                     failure.resume()
                 }
             },
-            Stage::Done => {
+            LoopStage::Done => {
                 panic!("filch: a data-parallel loop future was polled after it completed")
             }
-            Stage::Failed => {
+            LoopStage::Failed => {
                 panic!("filch: a data-parallel loop future was polled again after it panicked")
             }
-            Stage::Lazy { .. } => unreachable!("started above"),
+            LoopStage::Lazy { .. } => unreachable!("started above"),
         }
     }
 
     fn state(&self) -> &'static str {
         match self {
-            Stage::Lazy { .. } => "not started",
-            Stage::Running(_) => "running",
-            Stage::Done => "done",
-            Stage::Failed => "failed",
+            LoopStage::Lazy { .. } => "not started",
+            LoopStage::RunningLoop(_) => "running",
+            LoopStage::Done => "done",
+            LoopStage::Failed => "failed",
         }
     }
 }
 
 /// Stops the loop when the future is dropped before completion: no new index starts.
 /// (After completion the stop finds nothing left and changes nothing.)
-struct StopOnDrop<O: Send + 'static>(Running<O>);
+struct StopOnDrop<O: Send + 'static>(RunningLoop<O>);
 
 impl<O: Send + 'static> Drop for StopOnDrop<O> {
     fn drop(&mut self) {
@@ -167,7 +168,7 @@ impl<O: Send + 'static> Drop for StopOnDrop<O> {
 /// ```
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct ParRange {
-    stage: Stage<()>,
+    stage: LoopStage<()>,
 }
 
 /// The future of [`par_map`](crate::par_map): resolves to the results in index order.
@@ -179,7 +180,7 @@ pub struct ParRange {
 /// ```
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct ParMap<T: Send + 'static> {
-    stage: Stage<Vec<T>>,
+    stage: LoopStage<Vec<T>>,
 }
 
 /// The future of [`par_reduce`](crate::par_reduce): resolves to the combination of every index's fold.
@@ -191,7 +192,7 @@ pub struct ParMap<T: Send + 'static> {
 /// ```
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct ParReduce<T: Send + 'static> {
-    stage: Stage<T>,
+    stage: LoopStage<T>,
 }
 
 /// The future of [`par_map_vec`](crate::par_map_vec): resolves to the results in the order of the items.
@@ -204,7 +205,7 @@ pub struct ParReduce<T: Send + 'static> {
 /// ```
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct ParMapVec<U: Send + 'static> {
-    stage: Stage<Vec<U>>,
+    stage: LoopStage<Vec<U>>,
 }
 
 /// The future of [`par_for_each_mut`](crate::par_for_each_mut): resolves to the same `Vec`, each element changed in
@@ -217,7 +218,7 @@ pub struct ParMapVec<U: Send + 'static> {
 /// ```
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct ParForEachMut<T: Send + 'static> {
-    stage: Stage<Vec<T>>,
+    stage: LoopStage<Vec<T>>,
 }
 
 impl<U: Send + 'static> Future for ParMapVec<U> {
@@ -305,7 +306,7 @@ where
     F: Fn(usize) + Send + Sync + 'static,
 {
     ParRange {
-        stage: Stage::Lazy {
+        stage: LoopStage::Lazy {
             range,
             on,
             start: start(move |_| ForEach { body }),
@@ -320,7 +321,7 @@ where
 {
     let bounds = range.clone();
     ParMap {
-        stage: Stage::Lazy {
+        stage: LoopStage::Lazy {
             range,
             on,
             start: start(move |helpers| Map::new(f, bounds, helpers)),
@@ -342,7 +343,7 @@ where
     R: Fn(T, T) -> T + Send + Sync + 'static,
 {
     ParReduce {
-        stage: Stage::Lazy {
+        stage: LoopStage::Lazy {
             range,
             on,
             start: start(move |helpers| Reduce::new(identity, fold, reduce, helpers)),
@@ -357,7 +358,7 @@ where
     F: Fn(T) -> U + Send + Sync + 'static,
 {
     ParMapVec {
-        stage: Stage::Lazy {
+        stage: LoopStage::Lazy {
             range: 0..items.len(),
             on,
             start: start(move |helpers| MapVec::new(f, items, helpers)),
@@ -371,7 +372,7 @@ where
     F: Fn(usize, &mut T) + Send + Sync + 'static,
 {
     ParForEachMut {
-        stage: Stage::Lazy {
+        stage: LoopStage::Lazy {
             range: 0..items.len(),
             on,
             start: start(move |_| ForEachMut::new(f, items)),

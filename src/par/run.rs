@@ -61,7 +61,6 @@
 //! - `done` is set exactly once, by the caller that observed the count reach zero;
 //! - the output is taken at most once, and only if no failure was recorded.
 
-use std::any::Any;
 use std::future::Future;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -81,6 +80,7 @@ use crate::io::Driver;
 use crate::state::State;
 use crate::sync::LockUnpoisoned;
 use crate::sync::{AtomicBool, Ordering};
+use crate::task::Payload;
 
 /// How long a helper runs before it yields to the other tasks of its worker. It notices the
 /// end of its budget at the next tick, so it runs up to this plus a tick plus one item (or
@@ -92,8 +92,6 @@ pub(crate) const HELPER_BUDGET: Duration = Duration::from_millis(2);
 /// one by one; cheaper ones in blocks of [`BLOCK`](tick::BLOCK) (a few microseconds a
 /// block at most), which only loops of nanosecond items need.
 const SLOW_ITEM: Duration = Duration::from_micros(1);
-
-pub(crate) type Payload = Box<dyn Any + Send + 'static>;
 
 /// What a loop does with each index, where its results go, and what it gives back.
 pub(crate) trait Kind: Send + Sync + 'static {

@@ -50,8 +50,8 @@ impl Queue {
 }
 
 /// What the workers and the pusher share.
-struct Model {
-    sleep: Idle,
+struct ParkModel {
+    idle: Idle,
     /// The injector: any worker takes from it in its own search step.
     injector: Queue,
     /// Per-worker inboxes (WS-LAST): the owner takes from its own, searchers from others'.
@@ -71,14 +71,14 @@ struct Model {
     unwinds: AtomicUsize,
 }
 
-impl Model {
-    fn new(total: usize, respawn: usize) -> Arc<Model> {
-        Model::with_unwinds(total, respawn, 0)
+impl ParkModel {
+    fn new(total: usize, respawn: usize) -> Arc<ParkModel> {
+        ParkModel::with_unwinds(total, respawn, 0)
     }
 
-    fn with_unwinds(total: usize, respawn: usize, unwinds: usize) -> Arc<Model> {
-        Arc::new(Model {
-            sleep: Idle::new(WORKERS),
+    fn with_unwinds(total: usize, respawn: usize, unwinds: usize) -> Arc<ParkModel> {
+        Arc::new(ParkModel {
+            idle: Idle::new(WORKERS),
             injector: Queue::new(),
             inboxes: [Queue::new(), Queue::new()],
             taken: AtomicUsize::new(0),
@@ -116,11 +116,11 @@ impl Model {
                 .is_ok()
         {
             self.injector.push();
-            self.sleep.notify_work();
+            self.idle.notify_work();
         }
         if self.taken.fetch_add(1, SeqCst) + 1 == self.total {
             self.done.store(true, SeqCst);
-            self.sleep.wake_all();
+            self.idle.wake_all();
         }
     }
 
@@ -145,7 +145,7 @@ impl Model {
             }
             let found = self.take_own(index) || {
                 if !searching {
-                    searching = self.sleep.try_start_search();
+                    searching = self.idle.try_start_search();
                 }
                 searching && self.steal(index)
             };
@@ -153,8 +153,8 @@ impl Model {
                 if searching {
                     searching = false;
                     // The last searcher to find work wakes another if work is left over.
-                    if self.sleep.end_search() && self.has_work() {
-                        self.sleep.notify_work();
+                    if self.idle.end_search() && self.has_work() {
+                        self.idle.notify_work();
                     }
                 }
                 self.process();
@@ -162,14 +162,14 @@ impl Model {
                 continue;
             }
             let parked = match self
-                .sleep
+                .idle
                 .prepare_park(index, searching, parker, || self.has_work())
             {
                 Prepared::Skipped(parked) => parked,
                 Prepared::Booked(listener) if self.take_unwind() => {
-                    self.sleep.unbook(index, listener, parker)
+                    self.idle.unbook(index, listener, parker)
                 }
-                Prepared::Booked(mut listener) => self.sleep.sleep(index, &mut listener, parker),
+                Prepared::Booked(mut listener) => self.idle.sleep(index, &mut listener, parker),
             };
             searching = parked.searching();
             if !parked.slept() {
@@ -180,26 +180,26 @@ impl Model {
             }
         }
         if searching {
-            let _ = self.sleep.end_search();
+            let _ = self.idle.end_search();
         }
     }
 }
 
 /// Starts the workers, runs `push` on the model's main thread (the pusher, no worker),
 /// joins the workers and checks that every item was taken exactly once.
-fn run_model(total: usize, respawn: usize, push: fn(&Model)) {
+fn run_model(total: usize, respawn: usize, push: fn(&ParkModel)) {
     run_model_unwinding(total, respawn, 0, push)
 }
 
 /// [`run_model`] where the first `unwinds` parks unwind out of their wait. Also checks that
 /// the notifier's counts are exact at the end: every worker unparked, none searching.
-fn run_model_unwinding(total: usize, respawn: usize, unwinds: usize, push: fn(&Model)) {
+fn run_model_unwinding(total: usize, respawn: usize, unwinds: usize, push: fn(&ParkModel)) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
         builder.preemption_bound = Some(2);
     }
     builder.check(move || {
-        let model = Model::with_unwinds(total, respawn, unwinds);
+        let model = ParkModel::with_unwinds(total, respawn, unwinds);
         let workers: Vec<_> = (0..WORKERS)
             .map(|index| {
                 let model = Arc::clone(&model);
@@ -214,7 +214,7 @@ fn run_model_unwinding(total: usize, respawn: usize, unwinds: usize, push: fn(&M
         assert!(model.injector.is_empty());
         assert!(model.inboxes.iter().all(Queue::is_empty));
         assert_eq!(
-            model.sleep.counts(),
+            model.idle.counts(),
             (0, WORKERS),
             "(searching, unparked) at the end"
         );
@@ -228,7 +228,7 @@ fn a_park_that_unwinds_gives_its_booking_back() {
     run_model_unwinding(2, 0, 1, |model| {
         for target in 0..2 {
             model.inboxes[target].push();
-            model.sleep.notify_worker(target);
+            model.idle.notify_worker(target);
         }
     });
 }
@@ -239,7 +239,7 @@ fn remote_pushes_are_never_lost() {
     run_model(2, 0, |model| {
         for _ in 0..2 {
             model.injector.push();
-            model.sleep.notify_work();
+            model.idle.notify_work();
         }
     });
 }
@@ -250,7 +250,7 @@ fn targeted_pushes_are_never_lost() {
     run_model(2, 0, |model| {
         for target in 0..2 {
             model.inboxes[target].push();
-            model.sleep.notify_worker(target);
+            model.idle.notify_worker(target);
         }
     });
 }
@@ -261,7 +261,7 @@ fn targeted_pushes_are_never_lost() {
 fn pushes_from_a_worker_are_never_lost() {
     run_model(2, 1, |model| {
         model.injector.push();
-        model.sleep.notify_work();
+        model.idle.notify_work();
     });
 }
 
@@ -341,9 +341,9 @@ struct Stub {
 }
 
 /// Holds [`Stub`]'s try-lock; lets go when dropped.
-struct Held<'a>(&'a AtomicBool);
+struct HeldFlag<'a>(&'a AtomicBool);
 
-impl Drop for Held<'_> {
+impl Drop for HeldFlag<'_> {
     fn drop(&mut self) {
         self.0.store(false, SeqCst);
     }
@@ -384,16 +384,16 @@ impl Stub {
 }
 
 impl Reactor for Stub {
-    type Held<'a> = Held<'a>;
+    type Held<'a> = HeldFlag<'a>;
 
-    fn try_hold(&self) -> Option<Held<'_>> {
+    fn try_hold(&self) -> Option<HeldFlag<'_>> {
         self.lock
             .compare_exchange(false, true, SeqCst, SeqCst)
             .is_ok()
-            .then(|| Held(&self.lock))
+            .then(|| HeldFlag(&self.lock))
     }
 
-    fn wait(&self, _held: &mut Held<'_>, woke: impl FnOnce()) {
+    fn wait(&self, _held: &mut HeldFlag<'_>, woke: impl FnOnce()) {
         self.poll.wait();
         woke();
         self.deliver();
@@ -417,12 +417,12 @@ fn driver_holder_is_never_lost() {
         builder.preemption_bound = Some(2);
     }
     builder.check(|| {
-        let model = Model::new(2, 0);
+        let model = ParkModel::new(2, 0);
         let driver = {
             let model = Arc::clone(&model);
             Stub::new(Box::new(move || {
                 model.inboxes[1].push();
-                model.sleep.notify_worker(1);
+                model.idle.notify_worker(1);
             }))
         };
         let workers: Vec<_> = (0..WORKERS)
@@ -438,7 +438,7 @@ fn driver_holder_is_never_lost() {
         driver.ready();
         // The remote push.
         model.injector.push();
-        model.sleep.notify_work();
+        model.idle.notify_work();
         for worker in workers {
             worker.join().unwrap();
         }

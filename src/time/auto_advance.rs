@@ -125,7 +125,7 @@ mod paused {
         // re-check does: a push we do not see here comes with a wake-up we see below, or
         // after our look (it then counts as coming after the jump).
         fence(Ordering::SeqCst);
-        state.sleep.all_parked()
+        state.idle.all_parked()
             && !state.has_work()
             && state.io.clock().activity().is_idle()
             && state.io.clock().is_paused()

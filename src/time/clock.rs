@@ -125,11 +125,11 @@ mod test_util {
         /// lock, read without it by the auto-advance's quick test (which takes the lock before
         /// it acts on it).
         is_paused: AtomicBool,
-        state: Mutex<State>,
+        state: Mutex<PausedTime>,
         pub(super) activity: Arc<Activity>,
     }
 
-    struct State {
+    struct PausedTime {
         /// While paused: the clock's time since the origin.
         frozen: Option<Duration>,
         /// The clock's lead over std's `Instant::now()`: the sum of every move made while
@@ -152,7 +152,7 @@ mod test_util {
             Paused {
                 ever_paused: AtomicBool::new(false),
                 is_paused: AtomicBool::new(false),
-                state: Mutex::new(State {
+                state: Mutex::new(PausedTime {
                     frozen: None,
                     advanced: Duration::ZERO,
                 }),

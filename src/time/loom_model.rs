@@ -28,7 +28,7 @@ use crate::time::auto_advance::advance_while_idle;
 use crate::time::clock::Activity;
 
 /// One worker, one timer, and the flags the checks read.
-struct Model {
+struct PausedClockModel {
     sleep: Idle,
     activity: StdArc<Activity>,
     /// The armed timer's waker (`None`: not armed, or fired).
@@ -42,9 +42,9 @@ struct Model {
     extra_wakes: AtomicUsize,
 }
 
-impl Model {
-    fn new() -> StdArc<Model> {
-        let model = StdArc::new(Model {
+impl PausedClockModel {
+    fn new() -> StdArc<PausedClockModel> {
+        let model = StdArc::new(PausedClockModel {
             sleep: Idle::new(1),
             activity: StdArc::new(Activity::new()),
             timer: Mutex::new(None),
@@ -54,7 +54,7 @@ impl Model {
             extra_wakes: AtomicUsize::new(0),
         });
         // As `Executor`'s build sets it: a weak reference, the hook belongs to the model.
-        let weak: Weak<Model> = StdArc::downgrade(&model);
+        let weak: Weak<PausedClockModel> = StdArc::downgrade(&model);
         model.activity.set_on_idle(Box::new(move || {
             if let Some(model) = weak.upgrade() {
                 model.advance_if_idle();
@@ -67,7 +67,7 @@ impl Model {
     fn advance_if_idle(&self) -> bool {
         advance_while_idle(
             &self.activity,
-            || self.sleep.all_parked() && self.activity.is_idle(),
+            || self.idle.all_parked() && self.activity.is_idle(),
             || {
                 let Some(waker) = self.timer.lock().unwrap().take() else {
                     return false;
@@ -91,10 +91,10 @@ impl Model {
                 return;
             }
             let re_check = || self.done.load(SeqCst) || self.advance_if_idle();
-            match self.sleep.prepare_park(0, false, &parker, re_check) {
+            match self.idle.prepare_park(0, false, &parker, re_check) {
                 Prepared::Skipped(_) => thread::yield_now(),
                 Prepared::Booked(mut listener) => {
-                    let _ = self.sleep.sleep(0, &mut listener, &parker);
+                    let _ = self.idle.sleep(0, &mut listener, &parker);
                 }
             }
         }
@@ -102,7 +102,7 @@ impl Model {
 }
 
 /// The `block_on`'s future: arms the timer on its first poll, ready once it fired.
-struct UntilFired(StdArc<Model>);
+struct UntilFired(StdArc<PausedClockModel>);
 
 impl Future for UntilFired {
     type Output = ();
@@ -137,7 +137,7 @@ fn check(f: impl Fn() + Sync + Send + 'static) {
 #[test]
 fn the_last_to_go_idle_jumps_the_clock() {
     check(|| {
-        let model = Model::new();
+        let model = PausedClockModel::new();
         let worker = {
             let model = StdArc::clone(&model);
             thread::spawn(move || model.worker())
@@ -145,7 +145,7 @@ fn the_last_to_go_idle_jumps_the_clock() {
         block_on_counted(UntilFired(StdArc::clone(&model)), &model.activity);
         assert!(model.fired.load(SeqCst));
         model.done.store(true, SeqCst);
-        model.sleep.wake_all();
+        model.idle.wake_all();
         worker.join().unwrap();
         assert!(model.activity.is_idle(), "a count was left behind");
     });
@@ -157,7 +157,7 @@ fn the_last_to_go_idle_jumps_the_clock() {
 #[test]
 fn two_wakers_count_the_block_on_once() {
     check(|| {
-        let model = Model::new();
+        let model = PausedClockModel::new();
         let (waker_tx, waker_rx) = loom::sync::mpsc::channel::<Waker>();
         let waker_thread = {
             let model = StdArc::clone(&model);
@@ -183,7 +183,7 @@ fn two_wakers_count_the_block_on_once() {
         };
         block_on_counted(first, &model.activity);
         model.done.store(true, SeqCst);
-        model.sleep.wake_all();
+        model.idle.wake_all();
         worker.join().unwrap();
         waker_thread.join().unwrap();
         assert_eq!(model.extra_wakes.load(SeqCst), 1);

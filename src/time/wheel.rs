@@ -39,7 +39,7 @@ const TOP_SLOT: u64 = 1 << (SLOT_BITS as usize * (LEVELS - 1));
 const NONE: u32 = u32::MAX;
 
 /// One timer.
-struct Entry {
+struct ArmedTimer {
     /// The deadline in ms (`u64::MAX`: never), also when it lies beyond the horizon.
     deadline: u64,
     waker: Option<Waker>,
@@ -52,7 +52,7 @@ struct Entry {
 
 /// The timing wheel (module docs).
 pub(crate) struct Wheel {
-    entries: Slab<Entry>,
+    entries: Slab<ArmedTimer>,
     heads: Box<[u32; LEVELS * SLOTS]>,
     occupied: [u64; LEVELS],
     /// The wheel's time in ms: every timer with a deadline up to it has fired.
@@ -99,7 +99,7 @@ impl Wheel {
             self.entries.len() < NONE as usize,
             "filch: 2^32 - 1 timers on one executor already"
         );
-        self.entries.insert(Entry {
+        self.entries.insert(ArmedTimer {
             deadline: 0,
             waker: None,
             prev: NONE,

@@ -231,7 +231,7 @@ impl<'a> WorkerLoop<'a> {
         };
         let listener =
             match state
-                .sleep
+                .idle
                 .prepare_park(worker.index, self.st.searching, parker, recheck)
             {
                 Prepared::Skipped(parked) => {
@@ -248,7 +248,7 @@ impl<'a> WorkerLoop<'a> {
         {
             panic!("filch test: a fault injected into a parked worker");
         }
-        let parked = state.sleep.sleep(worker.index, listener, parker);
+        let parked = state.idle.sleep(worker.index, listener, parker);
         self.listener = None;
         worker.set_parked(false);
         worker.after_park(self.st, parked);
@@ -263,7 +263,7 @@ impl Drop for WorkerLoop<'_> {
             let worker = self.worker;
             let parked = worker
                 .state
-                .sleep
+                .idle
                 .unbook(worker.index, listener, self.parker);
             worker.set_parked(false);
             worker.after_park(self.st, parked);
@@ -330,7 +330,7 @@ impl WorkerLocal {
             if let Some(task) = self.fairness_pick(st.tick / FAIRNESS_INTERVAL) {
                 if let Some(waiting) = self.take_lifo() {
                     self.deque.push(waiting);
-                    self.state.sleep.notify_work();
+                    self.state.idle.notify_work();
                 }
                 st.handoffs = 0;
                 return Some(task);
@@ -395,7 +395,7 @@ impl WorkerLocal {
             return None;
         }
         if self.turn_driver().released > 1 {
-            self.state.sleep.notify_work();
+            self.state.idle.notify_work();
         }
         self.deque.pop().or_else(|| self.pop_inbox())
     }
@@ -416,7 +416,7 @@ impl WorkerLocal {
             st.last_turn = Instant::now();
         }
         if self.turn_driver().released > 0 {
-            self.state.sleep.notify_work();
+            self.state.idle.notify_work();
         }
     }
 
@@ -454,7 +454,7 @@ impl WorkerLocal {
             return None;
         }
         if !st.searching {
-            if !self.state.sleep.try_start_search() {
+            if !self.state.idle.try_start_search() {
                 return None;
             }
             st.searching = true;
@@ -501,8 +501,8 @@ impl WorkerLocal {
             return;
         }
         st.searching = false;
-        if self.state.sleep.end_search() && (!self.deque.is_empty() || self.state.has_work()) {
-            self.state.sleep.notify_work();
+        if self.state.idle.end_search() && (!self.deque.is_empty() || self.state.has_work()) {
+            self.state.idle.notify_work();
         }
     }
 

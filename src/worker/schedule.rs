@@ -82,7 +82,7 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     if target == here {
         if let Some(displaced) = worker.put_lifo(runnable) {
             worker.deque.push(displaced);
-            state.sleep.notify_work();
+            state.idle.notify_work();
         }
     } else {
         push_to_worker(state, target, runnable);
@@ -95,7 +95,7 @@ pub(crate) fn push_to_worker(state: &State, index: usize, runnable: Runnable) {
         return discard(state, runnable);
     }
     state.workers[index].inbox.push(runnable);
-    state.sleep.notify_worker(index);
+    state.idle.notify_worker(index);
     after_shared_push(state);
 }
 
@@ -105,7 +105,7 @@ pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
         return discard(state, runnable);
     }
     state.injector.push(runnable);
-    state.sleep.notify_work();
+    state.idle.notify_work();
     after_shared_push(state);
 }
 

@@ -8,14 +8,14 @@
 //!
 //! Each entry carries its owner's *tag* (the address of the task's metadata, unique among
 //! live tasks): a key read from a task's metadata can be stale (the task was removed and its
-//! slab key reused by another task between the read and the use), so [`Registry::wake`]
+//! slab key reused by another task between the read and the use), so [`LiveTasks::wake`]
 //! wakes an entry only if the tag matches. A `JoinHandle` keeps its task's metadata alive, so
 //! no other live task can have the same tag: the tag works as a generation that never wraps.
 //!
 //! Invariants:
-//! - After [`Registry::close`] no task is registered again: `register` reports the shard
+//! - After [`LiveTasks::close`] no task is registered again: `register` reports the shard
 //!   closed, and the task wakes itself so that the schedule function drops it. `close` leaves the entries in place,
-//!   so that [`Registry::take_all`] can reach the tasks still alive after the workers stop.
+//!   so that [`LiveTasks::take_all`] can reach the tasks still alive after the workers stop.
 //! - Removal of a key that `take_all` took out is a no-op (the slab it lived in is gone,
 //!   and the closed shard never inserts again, so no key is reused).
 //! - No waker is called while a shard lock is held, so a task whose destructor spawns,
@@ -57,24 +57,24 @@ impl Key {
 }
 
 /// A registered task: its tag (module docs) and its waker.
-struct Entry {
+struct LiveTask {
     tag: usize,
     waker: Waker,
 }
 
 #[derive(Default)]
 struct Shard {
-    tasks: Slab<Entry>,
+    tasks: Slab<LiveTask>,
     closed: bool,
 }
 
-pub(crate) struct Registry {
+pub(crate) struct LiveTasks {
     shards: Box<[CachePadded<Mutex<Shard>>]>,
 }
 
-impl Registry {
-    pub(crate) fn new(shards: usize) -> Registry {
-        Registry {
+impl LiveTasks {
+    pub(crate) fn new(shards: usize) -> LiveTasks {
+        LiveTasks {
             shards: (0..shards)
                 .map(|_| CachePadded::new(Mutex::new(Shard::default())))
                 .collect(),
@@ -92,7 +92,7 @@ impl Registry {
             drop(waker);
             return None;
         }
-        let key = guard.tasks.insert(Entry { tag, waker });
+        let key = guard.tasks.insert(LiveTask { tag, waker });
         Some(Key {
             shard: shard_index as u32,
             // A shard holding 2^32 live tasks would need terabytes; the conversion is checked.
@@ -135,7 +135,7 @@ impl Registry {
     }
 
     /// Closes every shard and returns a clone of the waker of every task still registered.
-    /// The entries stay until the tasks are dropped or [`Registry::take_all`] takes them.
+    /// The entries stay until the tasks are dropped or [`LiveTasks::take_all`] takes them.
     pub(crate) fn close(&self) -> Vec<Waker> {
         let mut wakers = Vec::new();
         for shard in self.shards.iter() {
@@ -147,7 +147,7 @@ impl Registry {
         wakers
     }
 
-    /// Takes the wakers of all tasks still registered (after [`Registry::close`]).
+    /// Takes the wakers of all tasks still registered (after [`LiveTasks::close`]).
     pub(crate) fn take_all(&self) -> Vec<Waker> {
         let mut wakers = Vec::new();
         for shard in self.shards.iter() {
@@ -170,10 +170,9 @@ mod tests {
     use std::sync::Arc;
     use std::task::{Wake, Waker};
 
-    use super::Registry;
-
-    struct Count(AtomicUsize);
-    impl Wake for Count {
+    use super::LiveTasks;
+    struct WakeCount(AtomicUsize);
+    impl Wake for WakeCount {
         fn wake(self: Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
@@ -184,9 +183,9 @@ mod tests {
     /// reach that other task.
     #[test]
     fn a_stale_key_does_not_wake_the_task_that_reused_it() {
-        let registry = Registry::new(1);
-        let first = Arc::new(Count(AtomicUsize::new(0)));
-        let second = Arc::new(Count(AtomicUsize::new(0)));
+        let registry = LiveTasks::new(1);
+        let first = Arc::new(WakeCount(AtomicUsize::new(0)));
+        let second = Arc::new(WakeCount(AtomicUsize::new(0)));
         let key = registry
             .register(0, 1, Waker::from(Arc::clone(&first)))
             .unwrap();
