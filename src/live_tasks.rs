@@ -178,7 +178,7 @@ mod tests {
         }
     }
 
-    /// Issue 8, defect 7: `abort` reads a task's key, the task completes and is removed, and
+    /// `abort` reads a task's key, the task completes and is removed, and
     /// another task is registered under the same key before the wake. The wake must not
     /// reach that other task.
     #[test]

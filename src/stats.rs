@@ -3,13 +3,14 @@
 //! Each worker owns one [`Counters`] block on its own cache line and is its only writer, so
 //! an increment is a plain load and store (no read-modify-write, no shared cache line). A
 //! reader on any thread loads the counters without stopping the worker; a snapshot is not
-//! atomic across counters, and a poll is counted once it has returned.
+//! atomic across counters.
 //!
-//! What each costs the worker: `polls` one plain add per poll; `steal_attempts`, `steals`
-//! one add per search; `parks` one per sleep; `busy` two clock reads per stretch of polls
-//! (from the first poll after finding work to the moment the worker runs out of it) plus one
-//! every [`crate::worker`] fairness interval (61 polls), so that a worker that never runs out
-//! of work still reports its busy time without lagging. The executor-wide fields are read at
+//! What each costs the worker: `steal_attempts`, `steals` one add per search; `parks` one
+//! per sleep; `busy` two clock reads per stretch of polls (from the first poll after finding
+//! work to the moment the worker runs out of it) plus one every [`crate::worker`] fairness
+//! interval (61 polls), so that a worker that never runs out of work still reports its busy
+//! time without lagging; `polls` are counted in the worker's loop and added with the busy
+//! time, so a poll is counted once its stretch ended or its fairness interval passed. The executor-wide fields are read at
 //! snapshot time and cost the workers nothing.
 
 use crate::sync::{add_single_writer, AtomicU64, Ordering};
@@ -77,7 +78,9 @@ impl Stats {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WorkerStats {
-    /// Task polls run on this worker.
+    /// Task polls run on this worker. Counted per stretch of polls, as `busy`: it lags the
+    /// polls of a worker that is busy now by less than one fairness interval (61 polls),
+    /// and is exact once the worker has run out of work.
     pub polls: u64,
     /// Attempts to take work from another worker's deque or inbox.
     pub steal_attempts: u64,

@@ -308,11 +308,10 @@ mod tests {
         assert!(count.destroyed(None).is_some());
     }
 
-    /// The drift of issue 8: tasks created on a worker and destroyed on another thread. With
-    /// the old count (per-holder biases of 2^48, no folds) enough such pairs brought
-    /// `global` to zero while a task and every holder were still alive. Here the local count
-    /// is folded before it can drift, so the global count never goes below the bias minus
-    /// one fold per worker, however many pairs run.
+    /// Tasks created on a worker and destroyed on another thread: a count without folds would
+    /// drift with enough such pairs and bring `global` to zero while a task and every holder
+    /// are still alive. The local count is folded before it can drift, so the global count
+    /// never goes below the bias minus one fold per worker, however many pairs run.
     #[test]
     fn cross_thread_flow_never_drifts_the_global_count() {
         let count = TaskCount::new(2);

@@ -115,6 +115,10 @@ struct LoopState {
     rng: u64,
     /// When the current stretch of polls began (`WorkerStats::busy`), if one is going on.
     busy_since: Option<Instant>,
+    /// Polls not yet added to the worker's counters: reported with the busy time, at the
+    /// end of each stretch and every [`FAIRNESS_INTERVAL`] polls, rather than one shared
+    /// atomic add per poll.
+    unreported_polls: u32,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
     /// When the worker, busy with no deferred task, last took (or tried) a turn of the driver
@@ -134,6 +138,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         searching: false,
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
         busy_since: None,
+        unreported_polls: 0,
         dry_searches: 0,
         last_turn: Instant::now(),
     };
@@ -506,10 +511,13 @@ impl WorkerLocal {
         }
     }
 
-    /// Ends the current stretch of polls, adding it to the busy time.
+    /// Ends the current stretch of polls, adding it to the busy time and its polls to the
+    /// poll count.
     fn end_busy(&self, st: &mut LoopState) {
         if let Some(since) = st.busy_since.take() {
-            self.counters().add_busy(since.elapsed());
+            let counters = self.counters();
+            counters.add_busy(since.elapsed());
+            counters.add_polls(u64::from(std::mem::take(&mut st.unreported_polls)));
         }
     }
 
@@ -531,7 +539,7 @@ impl WorkerLocal {
         }
         st.last_pending = !self.take_completed();
         st.tick = st.tick.wrapping_add(1);
-        self.counters().add_polls(1);
+        st.unreported_polls += 1;
         if st.tick % FAIRNESS_INTERVAL == 0 {
             // A worker that never runs out of work still reports its busy time.
             self.end_busy(st);
