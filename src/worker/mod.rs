@@ -103,8 +103,13 @@ const SPIN_PROBE_INTERVAL: u32 = 16;
 
 /// The loop's private state, kept across restarts of the loop.
 struct LoopState {
-    /// Polls since the worker started (wrapping); drives the fairness interval.
-    tick: u32,
+    /// Polls left until the next maintenance ([`FAIRNESS_INTERVAL`]): the fairness check,
+    /// the busy worker's driver turn, the report of the counters.
+    until_maintenance: u32,
+    /// Set by the maintenance: the next search for a task starts with the fairness check.
+    fairness_due: bool,
+    /// Fairness checks so far (wrapping): which queue the next one looks at first.
+    fairness_round: u32,
     /// Consecutive LIFO-slot runs that count against [`MAX_LIFO_HANDOFFS`].
     handoffs: u32,
     /// Whether the task polled last is still alive (its poll did not complete it).
@@ -132,7 +137,9 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     let parker = Parker::with_reactor(Arc::clone(&state.io));
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {
-        tick: 0,
+        until_maintenance: FAIRNESS_INTERVAL,
+        fairness_due: false,
+        fairness_round: 0,
         handoffs: 0,
         last_pending: false,
         searching: false,
@@ -190,7 +197,6 @@ impl<'a> WorkerLoop<'a> {
     fn run(&mut self) {
         let worker = self.worker;
         let state = &*worker.state;
-        let mut polls = 0u32;
         loop {
             match worker.find_task_or_spin(self.st) {
                 Some(task) => {
@@ -199,8 +205,9 @@ impl<'a> WorkerLoop<'a> {
                         worker.end_busy(self.st);
                         return;
                     }
-                    polls = polls.wrapping_add(1);
-                    worker.maybe_turn_driver(self.st, polls);
+                    if self.st.until_maintenance == 0 {
+                        worker.maintenance(self.st);
+                    }
                 }
                 None if state.is_shut_down() => return,
                 // Out of tasks (step 6): first what the OS has ready (without blocking, and
@@ -330,9 +337,10 @@ impl WorkerLocal {
 
     /// Steps 1–4 of the search order (module docs).
     fn next_task(&self, st: &mut LoopState) -> Option<Runnable> {
-        if st.tick % FAIRNESS_INTERVAL == FAIRNESS_INTERVAL - 1 {
-            st.tick = st.tick.wrapping_add(1);
-            if let Some(task) = self.fairness_pick(st.tick / FAIRNESS_INTERVAL) {
+        if st.fairness_due {
+            st.fairness_due = false;
+            st.fairness_round = st.fairness_round.wrapping_add(1);
+            if let Some(task) = self.fairness_pick(st.fairness_round) {
                 if let Some(waiting) = self.take_lifo() {
                     self.deque.push(waiting);
                     self.state.idle.notify_work();
@@ -405,15 +413,17 @@ impl WorkerLocal {
         self.deque.pop().or_else(|| self.pop_inbox())
     }
 
-    /// A busy worker's turn of the driver, now and then, if nobody holds it (module docs):
-    /// every [`FAIRNESS_INTERVAL`] polls, if [`DRIVER_INTERVAL`] has passed since the last
-    /// one or tasks wait in the deferred list. The released tasks go onto the deque, where
-    /// idle workers may steal them (and are told so).
-    #[inline]
-    fn maybe_turn_driver(&self, st: &mut LoopState, polls: u32) {
-        if polls % FAIRNESS_INTERVAL != 0 {
-            return;
-        }
+    /// What a busy worker does every [`FAIRNESS_INTERVAL`] polls: it reports its busy time
+    /// and polls (so that a worker that never runs out of work does not lag), marks the
+    /// fairness check (step 1) due, and takes a turn of the driver if nobody holds it
+    /// (module docs), if [`DRIVER_INTERVAL`] has passed since the last one or tasks wait in
+    /// the deferred list. The released tasks go onto the deque, where idle workers may
+    /// steal them (and are told so).
+    #[inline(never)]
+    fn maintenance(&self, st: &mut LoopState) {
+        st.until_maintenance = FAIRNESS_INTERVAL;
+        st.fairness_due = true;
+        self.end_busy(st);
         if !self.has_deferred() {
             if st.last_turn.elapsed() < DRIVER_INTERVAL {
                 return;
@@ -430,10 +440,10 @@ impl WorkerLocal {
     /// another worker holds the driver, that one is turning it and delivers the events).
     /// Tasks the turn wakes go through the inboxes, in event order (`schedule.rs`).
     ///
-    /// Out of line, and `run_task`, `find_task_or_spin` and `maybe_turn_driver` marked
+    /// Out of line, as `maintenance`, and `run_task` and `find_task_or_spin` marked
     /// `#[inline]`: the turn comes once per dozens of polls, and the per-poll path stays
-    /// inside the worker's loop (left to itself, the compiler called all three out of line,
-    /// which cost measurable time per yield in a `yield_many`-shaped loop).
+    /// inside the worker's loop (left to itself, the compiler calls the per-poll functions
+    /// out of line, which costs time per yield in a `yield_many`-shaped loop).
     #[inline(never)]
     fn turn_driver(&self) -> Turn {
         let driver = &self.state.io;
@@ -527,9 +537,9 @@ impl WorkerLocal {
             st.busy_since = Some(Instant::now());
         }
         task.metadata().set_last_worker(self.index);
-        // A `yield_now` mark of an earlier poll that did not end in a self-wake.
-        self.take_yield();
-        self.take_completed();
+        // A `yield_now` mark of an earlier poll that did not end in a self-wake, and the
+        // completion mark of the last poll.
+        self.clear_marks();
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
         // second line for a panic from the runtime itself, so that the worker survives.
         if let Err(payload) =
@@ -537,13 +547,9 @@ impl WorkerLocal {
         {
             drop_quietly(payload);
         }
-        st.last_pending = !self.take_completed();
-        st.tick = st.tick.wrapping_add(1);
+        st.last_pending = !self.completed();
         st.unreported_polls += 1;
-        if st.tick % FAIRNESS_INTERVAL == 0 {
-            // A worker that never runs out of work still reports its busy time.
-            self.end_busy(st);
-        }
+        st.until_maintenance -= 1;
     }
 
     /// Drops every task left in this worker's private queues after shutdown, then helps
