@@ -1,30 +1,7 @@
 //! [`Executor`], [`Builder`] and [`Handle`]: every public method of the three (each a short
-//! delegation to the module that does the work), starting the workers, and the shutdown
-//! protocol.
-//!
-//! Shutdown (`Drop for Executor`), in order:
-//! 1. set `shutdown` (SeqCst) and fence: from here on every task that is scheduled is
-//!    dropped instead of queued, and a push that raced with the store is caught by the
-//!    push-then-check protocol (`worker/schedule.rs`); then stop the blocking pool
-//!    (idle threads exit, queued jobs are cancelled, running ones finish unawaited);
-//! 2. close the live-task registry and wake every task still in it: a task waiting for a
-//!    wake-up is scheduled, and so dropped; one in a queue stays there for step 6; one being
-//!    polled is dropped when its poll ends;
-//! 3. wake every parked worker; each finishes the task it is running, drops what is left in
-//!    its own LIFO slot and deque, and exits;
-//! 4. join the worker threads, except the current thread if the executor is dropped on one
-//!    of its own workers (that worker exits once the task it is running returns);
-//! 5. wake every task still registered once more: a task that was queued at step 2 (so that
-//!    wake-up was a no-op) but that a worker took and polled before it saw the flag is now
-//!    waiting for a wake-up that will never come; this one schedules, and so drops, it;
-//! 6. drain the injector and the inboxes;
-//! 7. shut the IO driver down: IO objects still alive return an error from now on, timers
-//!    still alive are woken and panic when polled (`io/driver.rs`), the OS poller closes.
-//!
-//! **Invariant:** after `Drop` returns, every task of the executor has completed or had its
-//! future dropped. The one exception is a drop from inside a task: the worker running it
-//! cannot be joined, so that task, and the tasks left in that worker's own LIFO slot, deque
-//! and deferred list, are dropped when that task's poll ends and the worker exits.
+//! delegation to the module that does the work), and starting the workers. The executor's
+//! drop, `shutdown_timeout` and `shutdown_background` run `State::shutdown` (`shutdown.rs`,
+//! which states the protocol), once.
 
 use std::fmt;
 use std::future::Future;
@@ -44,7 +21,6 @@ use crate::par::{self, On};
 use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 use crate::state::{Runnable, State};
 use crate::stats::Stats;
-use crate::sync::{fence, Ordering};
 use crate::task_count::{self, new_anchored};
 use crate::threads::ThreadConfig;
 use crate::wake_policy::WakePolicy;
@@ -351,8 +327,8 @@ fn start_thread(
 pub struct Executor {
     handle: Handle,
     threads: Vec<thread::JoinHandle<()>>,
-    /// Set once the shutdown steps ran (by `shutdown_timeout`), so that the drop does not
-    /// run them again.
+    /// Set once `State::shutdown` ran (by `shutdown_timeout`), so that the drop does not
+    /// run it again.
     shut_down: bool,
 }
 
@@ -477,8 +453,7 @@ impl Executor {
     /// ex.shutdown_timeout(Duration::from_secs(5)); // returns once the job has finished
     /// ```
     pub fn shutdown_timeout(mut self, timeout: Duration) {
-        self.shut_down_now();
-        self.handle.state.blocking.wait_for_threads(timeout);
+        self.shut_down(Some(timeout));
     }
 
     /// Shuts the executor down as dropping it does (every task's future is dropped before
@@ -596,50 +571,19 @@ impl Executor {
 
 impl Drop for Executor {
     fn drop(&mut self) {
-        if !self.shut_down {
-            self.shut_down_now();
-        }
+        self.shut_down(None);
     }
 }
 
 impl Executor {
-    /// The shutdown steps (see `Drop for Executor` and the module docs); run once.
-    fn shut_down_now(&mut self) {
+    /// Runs `State::shutdown` unless it ran already (see [`Executor::shutdown_timeout`]).
+    fn shut_down(&mut self, wait_for_blocking: Option<Duration>) {
+        if self.shut_down {
+            return;
+        }
         self.shut_down = true;
-        let state = Arc::clone(&self.handle.state);
-        // Step 1.
-        state.shutdown.store(true, Ordering::SeqCst);
-        fence(Ordering::SeqCst);
-        // Step 1b: idle blocking threads exit, queued blocking jobs are cancelled (dropped
-        // here, outside the pool's lock; running ones finish on their threads).
-        drop(state.blocking.shutdown());
-        // Step 2: wakers are called with no lock held (the registry returns them).
-        for waker in state.live_tasks.close() {
-            waker.wake();
-        }
-        // Step 3.
-        state.idle.wake_all();
-        // Step 4.
-        let me = thread::current().id();
-        for thread in self.threads.drain(..) {
-            if thread.thread().id() != me {
-                // A worker never panics out of its thread (task panics are caught, and a
-                // loop that unwinds restarts), so an error here could only come from a bug;
-                // there is nothing to recover.
-                let _ = thread.join();
-            }
-        }
-        // Step 5: no other worker runs now, so every task still registered either waits
-        // for a wake-up (this one drops it) or is queued (step 6 or its worker drops it).
-        for waker in state.live_tasks.take_all() {
-            waker.wake();
-        }
-        // Step 6.
-        state.drain_after_shutdown();
-        // Step 7: the IO objects and timers still alive report the shutdown.
-        state.io.shutdown();
-        // The executor no longer keeps its state alive for the tasks (`task_count.rs`).
-        task_count::holder_left(&state, None);
+        let workers = std::mem::take(&mut self.threads);
+        self.handle.state.shutdown(workers, wait_for_blocking);
     }
 }
 
