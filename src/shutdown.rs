@@ -24,9 +24,9 @@ impl State {
     /// The protocol, in order:
     /// 1. set `shutdown` (SeqCst) and fence: from here on every task that is scheduled is
     ///    dropped instead of queued, and a push to a shared queue that raced with the store
-    ///    is caught by push-then-check (`after_shared_push` in `worker/schedule.rs`, whose
-    ///    fence pairs with this one): either the pusher sees the flag and drains, or step 7
-    ///    sees its task;
+    ///    is caught by push-then-check (`after_shared_push` in `worker/schedule.rs`: the
+    ///    pusher's fence, in `notify_work` / `notify_worker`, pairs with this one): either
+    ///    the pusher sees the flag and drains, or step 7 sees its task;
     /// 2. stop the blocking pool: idle threads exit, queued jobs are cancelled (dropped
     ///    here, outside the pool's lock), running ones finish on their threads and are not
     ///    waited for (step 10);
