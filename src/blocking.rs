@@ -19,12 +19,13 @@
 //!   enters the owning executor's context on them (so `Handle::current()` is that executor
 //!   and `spawn` goes there), and does not mark them as workers (so `block_on` is allowed).
 //!
-//! Shutdown (`Executor::drop` calls [`BlockingPool::shutdown`]): idle threads exit at once;
+//! Shutdown (`State::shutdown` calls [`BlockingPool::shutdown`]): idle threads exit at once;
 //! a job already running runs to its end on its thread, and its `JoinHandle` gets its output
-//! (`Executor::drop` does not wait for it: a blocking call may never return); a job queued
-//! but not started is dropped without running, and so is one spawned after shutdown: their
-//! `JoinHandle`s resolve to a cancelled `JoinError`. `JoinHandle::abort` likewise cancels
-//! a job that has not started; one that runs cannot be interrupted.
+//! (only `Executor::shutdown_timeout` waits for it, and only so long: a blocking call may
+//! never return); a job queued but not started is dropped without running, and so is one
+//! spawned after shutdown: their `JoinHandle`s resolve to a cancelled `JoinError`.
+//! `JoinHandle::abort` likewise cancels a job that has not started; one that runs cannot be
+//! interrupted.
 //!
 //! Why not the `blocking` crate (smol-rs, well kept): its pool is one global per process, so
 //! it cannot name threads after the executor (`{prefix}-blocking-{n}`), cannot install the

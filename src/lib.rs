@@ -160,6 +160,7 @@ mod wake_policy;
 mod context;
 mod coop;
 mod join;
+mod shutdown;
 mod state;
 mod task;
 mod yield_now;

@@ -6,10 +6,8 @@
 //! Where a task goes when it is scheduled is decided by the schedule function, which lives
 //! with the worker loop (`worker/schedule.rs`); this module only holds the queues.
 //!
-//! Shutdown: once `shutdown` is set, a task that is scheduled is dropped instead of queued.
-//! A push that races with shutdown is caught by push-then-check (`worker/schedule.rs`):
-//! either the pusher sees the flag and drains, or the shutting-down thread's final drain
-//! sees the task.
+//! Shutdown is `State::shutdown` (`shutdown.rs`), whose doc states the protocol; this
+//! module holds the flag it sets and the drain it and the schedule function run.
 //!
 //! **Invariant:** a runnable in the injector or an inbox after shutdown is dropped by exactly
 //! one drainer, never while a filch lock is held, and never from inside another task's drop
@@ -57,7 +55,7 @@ pub(crate) struct State {
     pub(crate) live_tasks: LiveTasks,
     /// The live tasks and holders, which keep this state alive through one anchor reference.
     pub(crate) tasks: TaskCount,
-    /// Set once by `Executor::drop` (SeqCst; see the module docs for its pairings).
+    /// Set once by `State::shutdown` (SeqCst; its doc, step 1, gives the pairings).
     pub(crate) shutdown: AtomicBool,
     /// Held by the one thread dropping runnables after shutdown.
     draining: AtomicBool,
@@ -117,7 +115,7 @@ impl State {
     }
 
     pub(crate) fn is_shut_down(&self) -> bool {
-        // Acquire: pairs with the SeqCst store in `Executor::drop`.
+        // Acquire: pairs with the SeqCst store in `State::shutdown`.
         self.shutdown.load(Ordering::Acquire)
     }
 

@@ -13,7 +13,7 @@
 //!
 //! The futures are lazy: nothing starts until the first poll. The free functions
 //! (`global.rs`) pick the executor then (the current one of the polling thread, else the
-//! global one); the methods of `Handle` and `Executor` (`executor.rs`) use theirs.
+//! global one); the methods of `Handle` and `Executor` (`executor/`) use theirs.
 //!
 //! **Invariant:** every index of the range is processed exactly once, unless the loop is
 //! stopped (a panic, or the future dropped), after which no index starts.

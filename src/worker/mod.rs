@@ -52,6 +52,8 @@
 
 pub(crate) mod local;
 pub(crate) mod schedule;
+#[cfg(all(test, not(loom)))]
+mod tests;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;

@@ -19,10 +19,9 @@
 //!   wakes its worker if it sleeps.
 //! - On any other thread: the global injector.
 //!
-//! Shutdown: a task scheduled after `shutdown` is set is dropped instead of queued. A push
-//! to a shared queue that races with shutdown is caught by push-then-check
-//! ([`after_shared_push`]): either the pusher sees the flag and drains, or the
-//! shutting-down thread's final drain sees the task.
+//! Shutdown (the protocol is `State::shutdown`'s doc, `shutdown.rs`): this module's part is
+//! to drop instead of queue a task scheduled once the flag is set, and the pusher's half of
+//! push-then-check ([`after_shared_push`]).
 
 use async_task::ScheduleInfo;
 
@@ -111,8 +110,8 @@ pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
 
 /// The second half of push-then-check: called after a push to the injector or an inbox and
 /// after the SeqCst fence in `notify_work` / `notify_worker`. That fence pairs with the one
-/// in `Executor::drop` after it sets `shutdown`: if we read `false`, the shutting-down
-/// thread's final drain sees our push.
+/// in `State::shutdown` after it sets `shutdown` (step 1): if we read `false`, the
+/// shutting-down thread's drain (step 7) sees our push.
 fn after_shared_push(state: &State) {
     // Relaxed: ordered by the fence in `notify_*` (see above).
     if state.shutdown.load(Ordering::Relaxed) {

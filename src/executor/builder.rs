@@ -1,0 +1,382 @@
+//! [`Builder`]: the settings of an executor and [`Builder::build`], which checks them,
+//! makes the shared state and starts one thread per worker.
+//!
+//! **Invariant:** `build` returns either an [`Executor`] whose every worker thread runs, or
+//! an error with nothing left behind: the workers started before a failing start are
+//! stopped and joined (by the drop of the half-built `Executor`, which runs
+//! [`State::shutdown`]), and the holds of the workers that never started are given up, so
+//! the state is freed.
+
+use std::io;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use crossbeam_deque::Worker;
+
+use super::{Executor, Handle};
+use crate::blocking::BlockingPool;
+use crate::io::Driver;
+use crate::state::{Runnable, State};
+use crate::task_count::{self, new_anchored};
+use crate::threads::ThreadConfig;
+use crate::wake_policy::WakePolicy;
+
+/// Configures and starts an [`Executor`].
+///
+/// ```
+/// let ex = filch::Builder::new()
+///     .worker_threads(2)
+///     .thread_name("app")
+///     .wake_policy(filch::WakePolicy::LastWorker)
+///     .build()
+///     .unwrap();
+/// assert_eq!(ex.worker_threads(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Builder {
+    worker_threads: Option<usize>,
+    threads: ThreadConfig,
+    wake_policy: WakePolicy,
+    max_blocking_threads: usize,
+    thread_keep_alive: Duration,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// A builder with the defaults: one worker per available CPU, threads named
+    /// `filch-{index}`, [`WakePolicy::LastWorker`].
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().build().unwrap();
+    /// assert!(ex.worker_threads() >= 1);
+    /// ```
+    pub fn new() -> Builder {
+        Builder {
+            worker_threads: None,
+            threads: ThreadConfig::new(),
+            wake_policy: WakePolicy::default(),
+            max_blocking_threads: crate::blocking::MAX_BLOCKING_THREADS,
+            thread_keep_alive: crate::blocking::IDLE_TIMEOUT,
+        }
+    }
+
+    /// The number of worker threads (default: [`std::thread::available_parallelism`]).
+    /// Zero makes [`Builder::build`] fail with [`io::ErrorKind::InvalidInput`].
+    ///
+    /// ```
+    /// let err = filch::Builder::new().worker_threads(0).build().unwrap_err();
+    /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    /// ```
+    pub fn worker_threads(mut self, n: usize) -> Builder {
+        self.worker_threads = Some(n);
+        self
+    }
+
+    /// The prefix of the threads' names: workers are `{prefix}-{index}`, blocking-pool
+    /// threads `{prefix}-blocking-{n}`. Default `"filch"`.
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().worker_threads(1).thread_name("app").build().unwrap();
+    /// let name = ex.block_on(ex.spawn(async {
+    ///     std::thread::current().name().map(str::to_owned)
+    /// }));
+    /// assert_eq!(name.unwrap().as_deref(), Some("app-0"));
+    /// ```
+    pub fn thread_name(mut self, prefix: impl Into<String>) -> Builder {
+        self.threads.prefix = prefix.into();
+        self
+    }
+
+    /// Runs `f` on every worker and blocking-pool thread of the executor, on that thread,
+    /// before it runs anything (tokio's `on_thread_start`). A panic in `f` is caught; the
+    /// thread goes on.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&started);
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(2)
+    ///     .on_thread_start(move || {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(ex); // joins the workers
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_start(mut self, f: impl Fn() + Send + Sync + 'static) -> Builder {
+        self.threads.on_start = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on every worker and blocking-pool thread of the executor, on that thread, as
+    /// it exits (workers exit when the executor is dropped; blocking-pool threads when idle
+    /// for a while, or at shutdown once their job returns). A panic in `f` is caught.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let stopped = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&stopped);
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(2)
+    ///     .on_thread_stop(move || {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(ex);
+    /// assert_eq!(stopped.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn on_thread_stop(mut self, f: impl Fn() + Send + Sync + 'static) -> Builder {
+        self.threads.on_stop = Some(Arc::new(f));
+        self
+    }
+
+    /// The stack size, in bytes, of the worker and blocking-pool threads (default: std's,
+    /// 2 MiB unless `RUST_MIN_STACK` says otherwise). A size the system cannot give makes
+    /// [`Builder::build`] fail (or, for a blocking thread, `spawn_blocking` panic).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().thread_stack_size(4 << 20).build().unwrap();
+    /// ex.block_on(ex.spawn(async {
+    ///     // Deep recursion needs the bigger stack.
+    /// }))
+    /// .unwrap();
+    /// ```
+    pub fn thread_stack_size(mut self, bytes: usize) -> Builder {
+        self.threads.stack_size = Some(bytes);
+        self
+    }
+
+    /// The most threads the blocking pool runs at once (default 512, as tokio's): jobs of
+    /// [`spawn_blocking`](crate::spawn_blocking) beyond it wait, in the order they came,
+    /// for a thread to finish its job. Zero makes [`Builder::build`] fail with
+    /// [`io::ErrorKind::InvalidInput`].
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().max_blocking_threads(4).build().unwrap();
+    /// let jobs: Vec<_> = (0..32).map(|i| ex.spawn_blocking(move || i)).collect();
+    /// for (i, job) in jobs.into_iter().enumerate() {
+    ///     assert_eq!(ex.block_on(job).unwrap(), i);
+    /// }
+    /// assert!(ex.stats().blocking_threads <= 4);
+    /// ```
+    pub fn max_blocking_threads(mut self, n: usize) -> Builder {
+        self.max_blocking_threads = n;
+        self
+    }
+
+    /// How long an idle blocking-pool thread waits for a job before it exits (default
+    /// 10 s, as tokio's).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new()
+    ///     .thread_keep_alive(std::time::Duration::from_millis(10))
+    ///     .build()
+    ///     .unwrap();
+    /// ex.block_on(ex.spawn_blocking(|| ())).unwrap();
+    /// while ex.stats().blocking_threads > 0 {
+    ///     std::thread::sleep(std::time::Duration::from_millis(1)); // it exits soon
+    /// }
+    /// ```
+    pub fn thread_keep_alive(mut self, idle: Duration) -> Builder {
+        self.thread_keep_alive = idle;
+        self
+    }
+
+    /// Where woken tasks go (default [`WakePolicy::LastWorker`]).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new()
+    ///     .wake_policy(filch::WakePolicy::CurrentWorker)
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(ex);
+    /// ```
+    pub fn wake_policy(mut self, policy: WakePolicy) -> Builder {
+        self.wake_policy = policy;
+        self
+    }
+
+    /// Starts the worker threads.
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidInput`] if the number of workers or of blocking threads is
+    /// zero, or the thread name holds a NUL byte; the operating system's error if a thread
+    /// cannot be started (the threads already started are stopped and joined).
+    ///
+    /// ```
+    /// let ex = filch::Builder::new().worker_threads(3).build()?;
+    /// assert_eq!(ex.stats().workers.len(), 3);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn build(self) -> io::Result<Executor> {
+        let n = match self.worker_threads {
+            Some(n) => n,
+            None => thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
+            ));
+        }
+        if self.max_blocking_threads == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "filch: the blocking pool needs at least one thread (max_blocking_threads(0) \
+                 was given)",
+            ));
+        }
+        if self.threads.prefix.contains('\0') {
+            // std's thread builder would panic on it, for the workers and the blocking pool.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "filch: a thread name cannot hold a NUL byte (thread_name({:?}) was given)",
+                    self.threads.prefix
+                ),
+            ));
+        }
+        let driver = Driver::new()?;
+        let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let state = new_anchored(State::new(
+            deques.iter().map(Worker::stealer).collect(),
+            self.wake_policy,
+            self.threads.clone(),
+            driver,
+            BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
+        ));
+        #[cfg(all(test, not(loom)))]
+        tests::built(&state);
+        #[cfg(feature = "test-util")]
+        {
+            // The last busy thread that is no worker to go idle advances a paused clock
+            // (`time/auto_advance.rs`). Weak: the clock belongs to the state.
+            let weak = Arc::downgrade(&state);
+            state.io.clock().activity().set_on_idle(Box::new(move || {
+                if let Some(state) = weak.upgrade() {
+                    crate::time::auto_advance::advance_if_idle(&state);
+                }
+            }));
+        }
+        let mut executor = Executor {
+            handle: Handle::from_state(Arc::clone(&state)),
+            threads: Vec::with_capacity(n),
+            shut_down: false,
+        };
+        for (index, deque) in deques.into_iter().enumerate() {
+            let worker_state = Arc::clone(&state);
+            let name = format!("{}-{index}", self.threads.prefix);
+            let body = move || crate::worker::run(worker_state, index, deque);
+            match start_thread(&self.threads, name, body) {
+                Ok(thread) => executor.threads.push(thread),
+                Err(e) => {
+                    // The workers that will never run give up their holds (they counted
+                    // nothing); dropping `executor` stops and joins the started ones and
+                    // gives up the executor's hold, which frees the state.
+                    for never in index..n {
+                        task_count::holder_left(&state, Some(never));
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(executor)
+    }
+}
+
+/// Starts a worker thread. Under `cfg(test)` a test can make the `k`-th start of the
+/// current thread fail ([`tests::fail_thread_start_after`]).
+fn start_thread(
+    config: &ThreadConfig,
+    name: String,
+    body: impl FnOnce() + Send + 'static,
+) -> io::Result<thread::JoinHandle<()>> {
+    #[cfg(all(test, not(loom)))]
+    tests::injected_start_failure()?;
+    config.spawn(name, body)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::sync::{Arc, Weak};
+
+    use super::Builder;
+    use crate::state::State;
+
+    thread_local! {
+        /// Thread starts left before an injected failure (`None`: no injection).
+        static STARTS_BEFORE_FAILURE: Cell<Option<usize>> = const { Cell::new(None) };
+        /// The state of the last executor built on this thread.
+        static LAST_BUILT: RefCell<Option<Weak<State>>> = const { RefCell::new(None) };
+    }
+
+    /// Makes the `(k + 1)`-th worker-thread start of this thread fail, once.
+    fn fail_thread_start_after(k: usize) {
+        STARTS_BEFORE_FAILURE.with(|c| c.set(Some(k)));
+    }
+
+    pub(super) fn injected_start_failure() -> std::io::Result<()> {
+        STARTS_BEFORE_FAILURE.with(|c| match c.get() {
+            Some(0) => {
+                c.set(None);
+                Err(std::io::Error::other("injected thread start failure"))
+            }
+            Some(k) => {
+                c.set(Some(k - 1));
+                Ok(())
+            }
+            None => Ok(()),
+        })
+    }
+
+    pub(super) fn built(state: &Arc<State>) {
+        LAST_BUILT.with(|b| *b.borrow_mut() = Some(Arc::downgrade(state)));
+    }
+
+    /// Issue 8, defect 4: a thread-spawn failure part-way through `build` returns the error,
+    /// stops and joins the workers already started, and frees the state.
+    #[test]
+    fn a_thread_start_failure_part_way_stops_the_started_workers_and_frees_everything() {
+        fail_thread_start_after(2);
+        let err = Builder::new()
+            .worker_threads(4)
+            .thread_name("partway")
+            .build()
+            .unwrap_err();
+        assert_eq!(err.to_string(), "injected thread start failure");
+        let state = LAST_BUILT.with(|b| b.borrow_mut().take()).unwrap();
+        assert!(state.upgrade().is_none(), "a failed build leaked its state");
+        // The two started workers were joined before `build` returned.
+        let names: Vec<String> = std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .collect();
+        assert!(
+            !names.iter().any(|n| n.starts_with("partway")),
+            "workers left running: {names:?}"
+        );
+    }
+
+    /// Issue 8, defect 4: a NUL byte in the thread name is bad input, not a panic.
+    #[test]
+    fn a_thread_name_with_a_nul_byte_is_invalid_input() {
+        let err = Builder::new()
+            .worker_threads(2)
+            .thread_name("bad\0name")
+            .build()
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    }
+}

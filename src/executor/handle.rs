@@ -1,0 +1,294 @@
+//! [`Handle`], which spawns onto one executor from anywhere, and [`EnterGuard`], which keeps
+//! an executor current on a thread; the public methods of both (each a short delegation to
+//! the module that does the work: `spawn.rs`, `par/`, `block_on.rs`, `context.rs`).
+//!
+//! **Invariants:** a `Handle` holds an `Arc` of the executor's state, never its threads, so
+//! it keeps the state alive but not the workers: after shutdown what it spawns is dropped
+//! at once (its `JoinHandle` resolves to a cancelled error). `block_on` refuses to run on a
+//! worker thread ([`assert_not_on_worker`]). An `EnterGuard` is not `Send`: the context it
+//! restores on drop is its thread's.
+
+use std::fmt;
+use std::future::Future;
+use std::ops::Range;
+use std::sync::Arc;
+
+use futures::task::{FutureObj, Spawn, SpawnError};
+
+use crate::join::JoinHandle;
+use crate::par::{self, On};
+use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
+use crate::state::State;
+use crate::stats::Stats;
+use crate::{block_on, context, spawn};
+
+/// Spawns onto an executor from anywhere. `Clone + Send + Sync`; it does not keep the
+/// executor's threads alive: after the executor is dropped, spawned tasks are dropped at
+/// once and their [`JoinHandle`]s resolve to a cancelled error.
+///
+/// ```
+/// let ex = filch::Executor::new();
+/// let handle = ex.handle();
+/// let inner = ex.block_on(async { filch::Handle::current().unwrap().spawn(async { 1 }) });
+/// assert_eq!(ex.block_on(inner).unwrap(), 1);
+/// drop(ex);
+/// let late = handle.spawn(async { 2 });
+/// assert!(filch::block_on(late).unwrap_err().is_cancelled());
+/// ```
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) state: Arc<State>,
+}
+
+impl Handle {
+    pub(crate) fn from_state(state: Arc<State>) -> Handle {
+        Handle { state }
+    }
+
+    pub(crate) fn state(&self) -> &Arc<State> {
+        &self.state
+    }
+
+    /// The executor whose worker, blocking-pool thread or `block_on` this thread is in.
+    ///
+    /// ```
+    /// assert!(filch::Handle::current().is_none());
+    /// let ex = filch::Executor::new();
+    /// assert!(ex.block_on(async { filch::Handle::current() }).is_some());
+    /// ```
+    pub fn current() -> Option<Handle> {
+        context::current_state().map(Handle::from_state)
+    }
+
+    /// Spawns `future` onto this executor. The task is scheduled at once; await the
+    /// [`JoinHandle`] for its output, or drop it to let the task run detached.
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let handle = ex.handle();
+    /// let task = handle.spawn(async { 2 + 2 });
+    /// assert_eq!(ex.block_on(task).unwrap(), 4);
+    /// ```
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        spawn::spawn(&self.state, future)
+    }
+
+    /// Runs `f` on this executor's blocking pool, never on a worker; see
+    /// [`crate::spawn_blocking`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().thread_name("app").build().unwrap();
+    /// let handle = ex.handle();
+    /// let name = handle.spawn_blocking(|| std::thread::current().name().map(str::to_owned));
+    /// assert!(ex.block_on(name).unwrap().unwrap().starts_with("app-blocking-"));
+    /// ```
+    pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        spawn::spawn_blocking(&self.state, f)
+    }
+
+    /// [`par_range`](crate::par_range) on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let handle = ex.handle();
+    /// ex.block_on(handle.par_range(0..100, |i| assert!(i < 100)));
+    /// ```
+    pub fn par_range<F>(&self, range: Range<usize>, body: F) -> ParRange
+    where
+        F: Fn(usize) + Send + Sync + 'static,
+    {
+        par::range_loop(range, On::Fixed(Arc::clone(&self.state)), body)
+    }
+
+    /// [`par_map`](crate::par_map) on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let v = ex.block_on(ex.handle().par_map(0..3, |i| i + 1));
+    /// assert_eq!(v, vec![1, 2, 3]);
+    /// ```
+    pub fn par_map<T, F>(&self, range: Range<usize>, f: F) -> ParMap<T>
+    where
+        T: Send + 'static,
+        F: Fn(usize) -> T + Send + Sync + 'static,
+    {
+        par::map_loop(range, On::Fixed(Arc::clone(&self.state)), f)
+    }
+
+    /// [`par_reduce`](crate::par_reduce) on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let max = ex.block_on(ex.handle().par_reduce(0..10, || 0, |m, i| m.max(i), |a, b| a.max(b)));
+    /// assert_eq!(max, 9);
+    /// ```
+    pub fn par_reduce<T, I, F, R>(
+        &self,
+        range: Range<usize>,
+        identity: I,
+        fold: F,
+        reduce: R,
+    ) -> ParReduce<T>
+    where
+        T: Send + 'static,
+        I: Fn() -> T + Send + Sync + 'static,
+        F: Fn(T, usize) -> T + Send + Sync + 'static,
+        R: Fn(T, T) -> T + Send + Sync + 'static,
+    {
+        par::reduce_loop(
+            range,
+            On::Fixed(Arc::clone(&self.state)),
+            identity,
+            fold,
+            reduce,
+        )
+    }
+
+    /// [`par_map_vec`](crate::par_map_vec) on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let v = ex.block_on(ex.handle().par_map_vec(vec![1u8, 2, 3], |x| x as u32 * 100));
+    /// assert_eq!(v, vec![100, 200, 300]);
+    /// ```
+    pub fn par_map_vec<T, U, F>(&self, items: Vec<T>, f: F) -> ParMapVec<U>
+    where
+        T: Send + 'static,
+        U: Send + 'static,
+        F: Fn(T) -> U + Send + Sync + 'static,
+    {
+        par::map_vec_loop(items, On::Fixed(Arc::clone(&self.state)), f)
+    }
+
+    /// [`par_for_each_mut`](crate::par_for_each_mut) on this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let v = ex.block_on(ex.handle().par_for_each_mut(vec![String::new(); 3], |k, s| {
+    ///     s.push_str(&k.to_string())
+    /// }));
+    /// assert_eq!(v, ["0", "1", "2"]);
+    /// ```
+    pub fn par_for_each_mut<T, F>(&self, items: Vec<T>, f: F) -> ParForEachMut<T>
+    where
+        T: Send + 'static,
+        F: Fn(usize, &mut T) + Send + Sync + 'static,
+    {
+        par::for_each_mut_loop(items, On::Fixed(Arc::clone(&self.state)), f)
+    }
+
+    /// Polls `future` to completion on the calling thread, in this executor's context, as
+    /// [`Executor::block_on`](crate::Executor::block_on) does.
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let handle = ex.handle();
+    /// let four = std::thread::spawn(move || handle.block_on(async { 2 + 2 }))
+    ///     .join()
+    ///     .unwrap();
+    /// assert_eq!(four, 4);
+    /// ```
+    ///
+    /// # Panics
+    /// On a worker thread of a filch executor (blocking a worker can deadlock the pool).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        assert_not_on_worker();
+        let _enter = context::enter(Arc::clone(&self.state));
+        // With `test-util` the thread counts as busy while it polls, for the paused clock
+        // (`block_on.rs`).
+        #[cfg(feature = "test-util")]
+        return block_on::block_on_counted(
+            crate::coop::budgeted(future),
+            self.state.io.clock().activity(),
+        );
+        #[cfg(not(feature = "test-util"))]
+        block_on::block_on(crate::coop::budgeted(future))
+    }
+
+    /// Makes this executor the current one on this thread until the guard is dropped (see
+    /// [`Executor::enter`](crate::Executor::enter)).
+    ///
+    /// ```
+    /// let ex = filch::Executor::new();
+    /// let handle = ex.handle();
+    /// let _guard = handle.enter();
+    /// assert!(filch::Handle::current().is_some());
+    /// ```
+    pub fn enter(&self) -> EnterGuard<'_> {
+        EnterGuard {
+            _current: context::enter(Arc::clone(&self.state)),
+            _executor: std::marker::PhantomData,
+        }
+    }
+
+    /// The counters of every worker of this executor.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// assert_eq!(ex.handle().stats().workers.len(), 2);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        self.state.stats()
+    }
+}
+
+/// Keeps an executor current on this thread (from
+/// [`Executor::enter`](crate::Executor::enter) or [`Handle::enter`]) until it is dropped;
+/// then the executor that was current before is current again. Not `Send`: it belongs to
+/// the thread that made it.
+pub struct EnterGuard<'a> {
+    _current: context::CurrentGuard,
+    _executor: std::marker::PhantomData<&'a Handle>,
+}
+
+impl fmt::Debug for EnterGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnterGuard").finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("worker_threads", &self.state.num_workers())
+            .field("shut_down", &self.state.is_shut_down())
+            .finish()
+    }
+}
+
+/// Panics if the current thread is a worker of a filch executor: blocking a worker can
+/// deadlock the pool.
+pub(crate) fn assert_not_on_worker() {
+    if context::is_worker_thread() {
+        panic!(
+            "filch: `block_on` was called on a worker thread of a filch executor; blocking a \
+             worker can deadlock the pool. Use `.await` on the future instead."
+        );
+    }
+}
+
+impl Spawn for Handle {
+    fn spawn_obj(&self, future: FutureObj<'static, ()>) -> Result<(), SpawnError> {
+        if self.state.is_shut_down() {
+            return Err(SpawnError::shutdown());
+        }
+        drop(self.spawn(future));
+        Ok(())
+    }
+
+    fn status(&self) -> Result<(), SpawnError> {
+        if self.state.is_shut_down() {
+            Err(SpawnError::shutdown())
+        } else {
+            Ok(())
+        }
+    }
+}
