@@ -345,7 +345,7 @@ mod tests {
         LAST_BUILT.with(|b| *b.borrow_mut() = Some(Arc::downgrade(state)));
     }
 
-    /// Issue 8, defect 4: a thread-spawn failure part-way through `build` returns the error,
+    /// A thread-spawn failure part-way through `build` returns the error,
     /// stops and joins the workers already started, and frees the state.
     #[test]
     fn a_thread_start_failure_part_way_stops_the_started_workers_and_frees_everything() {
@@ -369,7 +369,7 @@ mod tests {
         );
     }
 
-    /// Issue 8, defect 4: a NUL byte in the thread name is bad input, not a panic.
+    /// A NUL byte in the thread name is bad input, not a panic.
     #[test]
     fn a_thread_name_with_a_nul_byte_is_invalid_input() {
         let err = Builder::new()

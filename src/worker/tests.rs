@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::Builder;
 
-/// Issue 8, defect 8: a worker whose loop unwinds while it is parked (as when a waker
+/// A worker whose loop unwinds while it is parked (as when a waker
 /// that the reactor calls panics) gives back its booking in the notifier and runs
 /// again: later tasks run (on a one-worker executor, only that worker can run them),
 /// later pushes still wake it, and shutdown frees the state.
