@@ -20,7 +20,6 @@ use std::sync::Arc;
 
 use crate::live_tasks::LiveTasks;
 use crate::state::State;
-use crate::sync::lock;
 use crate::task::{Payload, TaskHome};
 use crate::task_count::{Counted, TaskCount};
 use crate::worker::local::WorkerLocal;
@@ -155,7 +154,7 @@ impl TaskHome for State {
     }
 
     fn keep_drop_panic(&self, tag: usize, payload: Payload) {
-        lock(&self.drop_panics).push((tag, payload));
+        self.drop_panics.lock().push((tag, payload));
     }
 
     fn task_completed(&self) {
@@ -167,7 +166,7 @@ impl TaskHome for State {
     }
 
     fn take_drop_panic(&self, tag: usize) -> Option<Payload> {
-        let mut kept = lock(&self.drop_panics);
+        let mut kept = self.drop_panics.lock();
         let at = kept.iter().position(|(t, _)| *t == tag)?;
         Some(kept.swap_remove(at).1)
     }

@@ -46,7 +46,7 @@
 //!   a timer, whose drop takes that lock).
 
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::Arc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
@@ -57,7 +57,7 @@ use slab::Slab;
 use super::scheduled_io::{
     ScheduledIo, ERROR, PRIORITY, READABLE, READ_CLOSED, SHUTDOWN, WRITABLE, WRITE_CLOSED,
 };
-use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, LockUnpoisoned, Ordering};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex, MutexGuard, Ordering};
 use crate::time::clock::Clock;
 use crate::time::wheel::{TimerKey, Wheel};
 
@@ -187,7 +187,7 @@ impl Driver {
             return Err(gone());
         }
         let (key, io) = {
-            let mut sources = self.sources.lock_unpoisoned();
+            let mut sources = self.sources.lock();
             sources.generation = sources.generation.wrapping_add(1);
             let generation = sources.generation;
             let entry = sources.slab.vacant_entry();
@@ -203,7 +203,7 @@ impl Driver {
         debug_assert!(key < 1 << 32, "a slab key of {key} sources");
         let token = Token(key | (io.generation as usize) << 32);
         if let Err(e) = self.registry.register(source, token, interest()) {
-            let mut sources = self.sources.lock_unpoisoned();
+            let mut sources = self.sources.lock();
             sources.slab.remove(key);
             self.count_sources(&sources);
             return Err(e);
@@ -221,7 +221,7 @@ impl Driver {
         if !self.is_shut_down() {
             let _ = self.registry.deregister(source);
         }
-        let mut sources = self.sources.lock_unpoisoned();
+        let mut sources = self.sources.lock();
         if sources
             .slab
             .get(io.key)
@@ -247,11 +247,7 @@ impl Driver {
 
     /// Takes the poller if no other thread holds it.
     pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, Option<Poller>>> {
-        match self.poller.try_lock() {
-            Ok(guard) => Some(guard),
-            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(TryLockError::WouldBlock) => None,
-        }
+        self.poller.try_lock()
     }
 
     /// The clock of the timers (`time/clock.rs`).
@@ -295,7 +291,7 @@ impl Driver {
             timeout
         } else {
             let now = self.now_ms();
-            let mut timers = self.timers.lock_unpoisoned();
+            let mut timers = self.timers.lock();
             let next = timers.wheel.next_deadline();
             let until_timer = next.map(|d| Duration::from_millis(d.saturating_sub(now)));
             let timeout = match (timeout, until_timer) {
@@ -317,7 +313,7 @@ impl Driver {
                 poller.poll.poll(&mut poller.events, timeout)
             };
         if timeout != Some(Duration::ZERO) {
-            self.timers.lock_unpoisoned().waiting_until = None;
+            self.timers.lock().waiting_until = None;
         }
         woke();
         if let Err(e) = result {
@@ -325,7 +321,7 @@ impl Driver {
             debug_assert_eq!(e.kind(), io::ErrorKind::Interrupted, "{e}");
         }
         if !poller.events.is_empty() {
-            let sources = self.sources.lock_unpoisoned();
+            let sources = self.sources.lock();
             for event in poller.events.iter() {
                 let token = event.token();
                 if token == WAKE_TOKEN {
@@ -405,14 +401,14 @@ impl Driver {
     /// if the earliest never comes (`u64::MAX`).
     #[cfg(feature = "test-util")]
     pub(crate) fn earliest_timer_ms(&self) -> Option<u64> {
-        let earliest = self.timers.lock_unpoisoned().wheel.earliest_deadline();
+        let earliest = self.timers.lock().wheel.earliest_deadline();
         earliest.filter(|&ms| ms != u64::MAX)
     }
 
     /// Fires the due timers; returns how many.
     fn fire_timers(&self, wakers: &mut Vec<Waker>) -> usize {
         {
-            let mut timers = self.timers.lock_unpoisoned();
+            let mut timers = self.timers.lock();
             // The clock is read only when some timer is armed.
             let Some(next) = timers.wheel.next_deadline() else {
                 return 0;
@@ -432,7 +428,7 @@ impl Driver {
 
     /// A new timer (not armed). O(1), wakes nothing.
     pub(crate) fn timer_insert(&self) -> TimerKey {
-        self.timers.lock_unpoisoned().wheel.insert()
+        self.timers.lock().wheel.insert()
     }
 
     /// Arms timer `key` for `deadline`; `false` if it is already due. Wakes the thread in
@@ -444,7 +440,7 @@ impl Driver {
     pub(crate) fn timer_arm(&self, key: TimerKey, deadline: Instant, waker: &Waker) -> bool {
         let ms = self.deadline_ms(deadline);
         let (pending, wake, replaced) = {
-            let mut timers = self.timers.lock_unpoisoned();
+            let mut timers = self.timers.lock();
             let (pending, replaced) = timers.wheel.arm(key, ms, waker);
             let wake = pending && timers.waiting_until.is_some_and(|until| ms < until);
             (pending, wake, replaced)
@@ -459,7 +455,7 @@ impl Driver {
     /// Whether timer `key` fired; if not, `waker` replaces its waker.
     pub(crate) fn timer_poll(&self, key: TimerKey, waker: &Waker) -> bool {
         let replaced = {
-            let mut timers = self.timers.lock_unpoisoned();
+            let mut timers = self.timers.lock();
             if timers.wheel.is_fired(key) {
                 return true;
             }
@@ -472,18 +468,18 @@ impl Driver {
     /// Removes timer `key`. O(1), wakes nothing.
     pub(crate) fn timer_remove(&self, key: TimerKey) {
         // The guard is a temporary of this statement: the waker outlives the lock.
-        let waker = self.timers.lock_unpoisoned().wheel.remove(key);
+        let waker = self.timers.lock().wheel.remove(key);
         drop(waker);
     }
 
     /// The IO sources registered now (`Stats::io_sources`).
     pub(crate) fn sources_len(&self) -> usize {
-        self.sources.lock_unpoisoned().slab.len()
+        self.sources.lock().slab.len()
     }
 
     /// The timers the wheel holds now (`Stats::timers`).
     pub(crate) fn timers_len(&self) -> usize {
-        self.timers.lock_unpoisoned().wheel.len()
+        self.timers.lock().wheel.len()
     }
 
     /// Shuts the driver down (the executor is gone): every source reports an error from now
@@ -491,7 +487,7 @@ impl Driver {
     pub(crate) fn shutdown(&self) {
         self.shutdown.store(true, Ordering::SeqCst);
         let sources: Vec<Arc<ScheduledIo>> = {
-            let mut sources = self.sources.lock_unpoisoned();
+            let mut sources = self.sources.lock();
             let drained = sources.slab.drain().collect();
             self.count_sources(&sources);
             drained
@@ -500,13 +496,13 @@ impl Driver {
             io.set_readiness(SHUTDOWN);
         }
         let mut wakers = Vec::new();
-        self.timers.lock_unpoisoned().wheel.fire_all(&mut wakers);
+        self.timers.lock().wheel.fire_all(&mut wakers);
         for waker in wakers {
             waker.wake();
         }
         // Wait for a thread still in the poll (a worker that was not joined) to let go.
         self.wake();
-        drop(self.poller.lock_unpoisoned().take());
+        drop(self.poller.lock().take());
     }
 }
 

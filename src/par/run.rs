@@ -65,7 +65,7 @@ use std::future::Future;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -78,8 +78,7 @@ use super::tick::TICK;
 use super::tick::{self, Active, Watch};
 use crate::io::Driver;
 use crate::state::State;
-use crate::sync::LockUnpoisoned;
-use crate::sync::{AtomicBool, Ordering};
+use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::task::Payload;
 
 /// How long a helper runs before it yields to the other tasks of its worker. It notices the
@@ -206,7 +205,7 @@ impl<K: Kind> Loop<K> {
     }
 
     fn fail(&self, failure: Failure) {
-        let mut slot = self.failure.lock_unpoisoned();
+        let mut slot = self.failure.lock();
         // The first failure wins; a later panic or a cancellation adds nothing.
         if slot.is_none() {
             *slot = Some(failure);
@@ -238,7 +237,7 @@ impl<K: Kind> Outcome<K::Output> for Loop<K> {
         if self.taken.swap(true, Ordering::Relaxed) {
             panic!("filch: a data-parallel loop's outcome was taken twice");
         }
-        let failure = self.failure.lock_unpoisoned().take();
+        let failure = self.failure.lock().take();
         Poll::Ready(match failure {
             None => Ok(self.kind.take_output()),
             Some(failure) => Err(failure),

@@ -54,7 +54,7 @@
 use std::sync::Arc;
 use std::task::{Wake, Waker};
 
-use crate::sync::{fence, lock, wait, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{fence, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// No unpark pending; the thread is awake.
 const EMPTY: usize = 0;
@@ -248,7 +248,7 @@ impl<R: Reactor> Inner<R> {
         // Held from before the state says PARKED_CONDVAR until the wait releases it, so an
         // unparker's notification (made after it took this lock) cannot come before the
         // wait.
-        let mut guard = lock(&self.mutex);
+        let mut guard = self.mutex.lock();
         if !self.register(PARKED_CONDVAR) {
             return;
         }
@@ -261,7 +261,7 @@ impl<R: Reactor> Inner<R> {
             return;
         }
         loop {
-            guard = wait(&self.condvar, guard);
+            guard = self.condvar.wait(guard);
             if self.consume_notified() {
                 return;
             }
@@ -300,7 +300,7 @@ impl<R: Reactor> Inner<R> {
                 // Wait until the sleeper is inside the condition variable's wait (it holds
                 // the lock until then); notify after letting go, so that it does not wake
                 // only to wait for this lock.
-                drop(lock(&self.mutex));
+                drop(self.mutex.lock());
                 self.condvar.notify_one();
             }
             PARKED_DRIVER => {
@@ -334,7 +334,7 @@ impl Drop for Awake<'_> {
 
 /// The executor's IO driver as a parker's reactor: its poller behind the try-lock.
 impl Reactor for crate::io::Driver {
-    type Held<'a> = std::sync::MutexGuard<'a, Option<crate::io::driver::Poller>>;
+    type Held<'a> = crate::sync::MutexGuard<'a, Option<crate::io::driver::Poller>>;
 
     fn try_hold(&self) -> Option<Self::Held<'_>> {
         // A driver that shut down has no poller left: its parkers use their condvar.
@@ -357,7 +357,7 @@ impl Reactor for crate::io::Driver {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    use crate::sync::{AtomicU64, AtomicUsize, Ordering};
     use std::sync::{mpsc, Arc};
     use std::thread;
     use std::time::{Duration, Instant};

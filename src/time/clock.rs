@@ -107,14 +107,12 @@ mod test_util {
     //! The paused clock and the activity count (the parent module's docs).
 
     use std::cell::Cell;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::{Arc, Mutex, OnceLock};
+    // loom has no `OnceLock`: the idle hook is set once, when the executor is built.
+    use std::sync::{Arc, OnceLock};
     use std::time::{Duration, Instant};
 
     use super::{whole_ms, Clock};
-    // The activity count is part of a cross-thread protocol (`time/loom_model.rs`); the
-    // clock's own state is not.
-    use crate::sync::{lock, AtomicUsize, LockUnpoisoned, MutexGuard, Ordering};
+    use crate::sync::{AtomicBool, AtomicUsize, Mutex, MutexGuard, Ordering};
 
     /// The test-util part of a [`Clock`].
     pub(super) struct Paused {
@@ -167,7 +165,7 @@ mod test_util {
             if !self.ever_paused.load(Ordering::Acquire) {
                 return None;
             }
-            let state = self.state.lock_unpoisoned();
+            let state = self.state.lock();
             Some(match state.frozen {
                 Some(since_origin) => origin + since_origin,
                 // Cannot fail while `advance` keeps the clock a century inside what an
@@ -182,7 +180,7 @@ mod test_util {
     impl Clock {
         /// Stops the clock, at the next whole ms of the wheel (module docs).
         pub(crate) fn pause(&self) -> Result<(), PauseError> {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             if state.frozen.is_some() {
                 return Err(PauseError::AlreadyPaused);
             }
@@ -204,7 +202,7 @@ mod test_util {
 
         /// Lets the clock run again, from std's clock plus the advance.
         pub(crate) fn resume(&self) -> Result<(), PauseError> {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             if state.frozen.take().is_none() {
                 return Err(PauseError::NotPaused);
             }
@@ -214,7 +212,7 @@ mod test_util {
 
         /// Moves the paused clock by `by`.
         pub(crate) fn advance(&self, by: Duration) -> Result<(), PauseError> {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             let Some(frozen) = state.frozen else {
                 return Err(PauseError::NotPaused);
             };
@@ -240,7 +238,7 @@ mod test_util {
         /// wheel is `ms`, keeping its fraction of a ms; does nothing if it is there already.
         /// Returns whether the clock is paused and at `ms` or later now.
         pub(crate) fn advance_to_ms(&self, ms: u64) -> bool {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             let Some(frozen) = state.frozen else {
                 return false;
             };
@@ -284,7 +282,7 @@ mod test_util {
         /// executor idle jump it once; and taken to count a thread that starts to be busy on
         /// its own or is woken from outside a jump ([`Activity::begin_fresh`]), so that no
         /// busy thread sees a jump half done.
-        advancing: crate::sync::Mutex<()>,
+        advancing: Mutex<()>,
     }
 
     // Loom runs its threads on one OS thread: its own thread-locals keep them apart.
@@ -320,7 +318,7 @@ mod test_util {
             Activity {
                 count: AtomicUsize::new(0),
                 on_idle: OnceLock::new(),
-                advancing: crate::sync::Mutex::new(()),
+                advancing: Mutex::new(()),
             }
         }
 
@@ -338,7 +336,7 @@ mod test_util {
             if JUMPING.with(Cell::get) {
                 return self.begin();
             }
-            let _no_jump = lock(&self.advancing);
+            let _no_jump = self.advancing.lock();
             self.begin();
         }
 
@@ -348,7 +346,7 @@ mod test_util {
             if JUMPING.with(Cell::get) {
                 return None;
             }
-            let lock = lock(&self.advancing);
+            let lock = self.advancing.lock();
             JUMPING.with(|j| j.set(true));
             Some(Jumping { _lock: lock })
         }

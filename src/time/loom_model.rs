@@ -29,7 +29,7 @@ use crate::time::clock::Activity;
 
 /// One worker, one timer, and the flags the checks read.
 struct PausedClockModel {
-    sleep: Idle,
+    idle: Idle,
     activity: StdArc<Activity>,
     /// The armed timer's waker (`None`: not armed, or fired).
     timer: Mutex<Option<Waker>>,
@@ -45,7 +45,7 @@ struct PausedClockModel {
 impl PausedClockModel {
     fn new() -> StdArc<PausedClockModel> {
         let model = StdArc::new(PausedClockModel {
-            sleep: Idle::new(1),
+            idle: Idle::new(1),
             activity: StdArc::new(Activity::new()),
             timer: Mutex::new(None),
             polling: AtomicBool::new(false),

@@ -244,7 +244,7 @@ impl<'a> WorkerLoop<'a> {
         #[cfg(test)]
         if state
             .fault_next_park
-            .swap(false, std::sync::atomic::Ordering::SeqCst)
+            .swap(false, crate::sync::Ordering::SeqCst)
         {
             panic!("filch test: a fault injected into a parked worker");
         }
