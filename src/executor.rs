@@ -19,7 +19,7 @@
 //!    waiting for a wake-up that will never come; this one schedules, and so drops, it;
 //! 6. drain the injector and the inboxes;
 //! 7. shut the IO driver down: IO objects still alive return an error from now on, timers
-//!    still alive are woken and panic when polled (`io/driver.rs`), the OS poller closes.
+//!    still alive are woken and panic when polled (`driver/mod.rs`), the OS poller closes.
 //!
 //! **Invariant:** after `Drop` returns, every task of the executor has completed or had its
 //! future dropped. The one exception is a drop from inside a task: the worker running it
@@ -38,7 +38,7 @@ use crossbeam_deque::Worker;
 use futures::task::{FutureObj, Spawn, SpawnError};
 
 use crate::blocking::BlockingPool;
-use crate::io::Driver;
+use crate::driver::Driver;
 use crate::join::JoinHandle;
 use crate::par::{self, On};
 use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
@@ -48,7 +48,8 @@ use crate::sync::{fence, Ordering};
 use crate::task_count::{self, new_anchored};
 use crate::threads::ThreadConfig;
 use crate::wake_policy::WakePolicy;
-use crate::{block_on, context, spawn};
+use crate::worker::context;
+use crate::{block_on, spawn};
 
 /// Configures and starts an [`Executor`].
 ///
@@ -289,13 +290,17 @@ impl Builder {
         #[cfg(feature = "test-util")]
         {
             // The last busy thread that is no worker to go idle advances a paused clock
-            // (`time/auto_advance.rs`). Weak: the clock belongs to the state.
+            // (`auto_advance.rs`). Weak: the clock belongs to the state.
             let weak = Arc::downgrade(&state);
-            state.io.clock().activity().set_on_idle(Box::new(move || {
-                if let Some(state) = weak.upgrade() {
-                    crate::time::auto_advance::advance_if_idle(&state);
-                }
-            }));
+            state
+                .driver
+                .clock()
+                .activity()
+                .set_on_idle(Box::new(move || {
+                    if let Some(state) = weak.upgrade() {
+                        crate::auto_advance::advance_if_idle(&state);
+                    }
+                }));
         }
         let mut executor = Executor {
             handle: Handle::from_state(Arc::clone(&state)),
@@ -637,7 +642,7 @@ impl Executor {
         // Step 6.
         state.drain_after_shutdown();
         // Step 7: the IO objects and timers still alive report the shutdown.
-        state.io.shutdown();
+        state.driver.shutdown();
         // The executor no longer keeps its state alive for the tasks (`task_count.rs`).
         task_count::holder_left(&state, None);
     }
@@ -837,7 +842,7 @@ impl Handle {
         #[cfg(feature = "test-util")]
         return block_on::block_on_counted(
             crate::coop::budgeted(future),
-            self.state.io.clock().activity(),
+            self.state.driver.clock().activity(),
         );
         #[cfg(not(feature = "test-util"))]
         block_on::block_on(crate::coop::budgeted(future))

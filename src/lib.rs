@@ -145,8 +145,10 @@
 // (ARCHITECTURE.md, "Layers").
 // Leaves.
 mod abort;
+mod auto_advance;
 mod block_on;
 mod blocking;
+mod driver;
 mod io;
 mod live_tasks;
 mod park;
@@ -157,7 +159,6 @@ mod task_count;
 mod threads;
 mod wake_policy;
 // Tasks, the executor's state, and who the current thread is.
-mod context;
 mod coop;
 mod join;
 mod state;

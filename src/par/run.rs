@@ -76,7 +76,7 @@ use super::steal_range::Partition;
 #[cfg(doc)]
 use super::tick::TICK;
 use super::tick::{self, Active, Watch};
-use crate::io::Driver;
+use crate::driver::Driver;
 use crate::state::State;
 use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::task::Payload;
@@ -188,7 +188,7 @@ impl<K: Kind> Loop<K> {
         tick::ensure_started();
         let workers = shared.num_workers();
         for index in 0..self.partition.workers() {
-            let helper = Helper::new(Arc::clone(self), index, Arc::clone(&shared.io));
+            let helper = Helper::new(Arc::clone(self), index, Arc::clone(&shared.driver));
             drop(crate::spawn::spawn_on_worker(
                 shared,
                 index % workers,
@@ -385,8 +385,8 @@ impl<K: Kind> Future for Helper<K> {
             // tasks wait in this worker's inbox or the injector (woken by another thread's
             // turn, say), this helper yields below, so that they run after the item that
             // was running.
-            let woke = crate::context::delivering(|| this.driver.turn_if_due()) > 0
-                || crate::context::tasks_wait_for_this_worker();
+            let woke = crate::worker::context::delivering(|| this.driver.turn_if_due()) > 0
+                || crate::worker::context::tasks_wait_for_this_worker();
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.

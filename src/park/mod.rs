@@ -324,12 +324,12 @@ impl Idle {
     }
 
     /// Whether every worker is booked as sleeping: the paused clock's test that the workers
-    /// are idle (`time/auto_advance.rs`), made by a worker in its re-check (after its own
+    /// are idle (`auto_advance.rs`), made by a worker in its re-check (after its own
     /// booking and fence) or by a thread that just went idle.
     #[cfg(feature = "test-util")]
     pub(crate) fn all_parked(&self) -> bool {
         // SeqCst: the booking's decrement and this load order a parking worker against a
-        // thread that goes idle (`time/auto_advance.rs`, "Who advances").
+        // thread that goes idle (`auto_advance.rs`, "Who advances").
         unparked(self.state.load(Ordering::SeqCst)) == 0
     }
 

@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use event_listener::{Event, EventListener};
 use mio::unix::{pipe, SourceFd};
 
+use crate::driver::Driver;
 use crate::global::{current_driver, global};
-use crate::io::{Driver, IoSource};
+use crate::io::IoSource;
 
 /// Signal numbers below this have a slot (Linux's go up to 64, the BSDs' up to 128).
 pub(super) const SLOTS: usize = 128;
@@ -92,7 +93,7 @@ pub(super) fn globals() -> io::Result<&'static Globals> {
 fn live_driver() -> Arc<Driver> {
     let driver = current_driver();
     if driver.is_shut_down() {
-        Arc::clone(&global().handle().state().io)
+        Arc::clone(&global().handle().state().driver)
     } else {
         driver
     }

@@ -39,9 +39,6 @@ pub(crate) struct WorkerLocal {
     /// the tasks that the turn's events and timers wake go through the inboxes, in event
     /// order, rather than the LIFO slot and deque, which would run the last woken first.
     delivering: Cell<bool>,
-    /// Set by a yield (`yield_now`, a spent budget: `context::note_yield`) during the
-    /// current poll (cleared before each poll): the task that wakes itself now is deferred.
-    yielding: Cell<bool>,
     /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
     /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
     /// continuation) from one between tasks that stay (two tasks waking each other).
@@ -61,7 +58,6 @@ impl WorkerLocal {
             lifo: Cell::new(None),
             parked: Cell::new(false),
             delivering: Cell::new(false),
-            yielding: Cell::new(false),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
         }
@@ -93,16 +89,6 @@ impl WorkerLocal {
     /// Whether tasks wait in this worker's inbox or in the injector (a hint: loads only).
     pub(crate) fn tasks_wait(&self) -> bool {
         !self.state.workers[self.index].inbox.is_empty() || !self.state.injector.is_empty()
-    }
-
-    /// The task running now yielded (`yield_now`, or its budget is spent).
-    pub(crate) fn note_yield(&self) {
-        self.yielding.set(true);
-    }
-
-    /// Whether the task running now yielded; clears the mark.
-    pub(crate) fn take_yield(&self) -> bool {
-        self.yielding.replace(false)
     }
 
     /// The task running now completed.

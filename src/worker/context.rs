@@ -121,16 +121,6 @@ pub(crate) fn tasks_wait_for_this_worker() -> bool {
     with_worker(|worker| worker.is_some_and(WorkerLocal::tasks_wait))
 }
 
-/// Marks the task running on this worker as yielding (see `WorkerLocal::note_yield`); a
-/// no-op elsewhere.
-pub(crate) fn note_yield() {
-    with_worker(|worker| {
-        if let Some(worker) = worker {
-            worker.note_yield();
-        }
-    });
-}
-
 impl Counted for State {
     fn task_count(&self) -> &TaskCount {
         &self.tasks
