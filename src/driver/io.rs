@@ -207,7 +207,7 @@ impl IoDriver {
     }
 
     /// The slab's length as last stored for the waits that do not block (white-box tests).
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn registered_len(&self) -> usize {
         self.registered.load(Ordering::SeqCst)
     }
