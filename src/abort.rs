@@ -26,7 +26,7 @@ use std::ptr;
 use std::sync::Arc;
 use std::task::Waker;
 
-use crate::sync::{fence, lock, AtomicBool, AtomicPtr, Mutex, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicPtr, Mutex, Ordering};
 
 /// What a task and its abort handles share.
 ///
@@ -57,7 +57,7 @@ impl AbortCell {
     /// alive through its own metadata (task → slot → cell → waker → task).
     pub(crate) fn deposit(&self, waker: &Waker) {
         let replaced = {
-            let mut slot = lock(&self.waker);
+            let mut slot = self.waker.lock();
             // Relaxed: `finished` is stored under this lock by `take_waker_at_finish`, and
             // the lock orders the two.
             if self.finished.load(Ordering::Relaxed)
@@ -75,7 +75,7 @@ impl AbortCell {
     /// holds (to be dropped by the caller, outside the lock). After this no waker is
     /// deposited again, so the cell ends holding none.
     fn take_waker_at_finish(&self) -> Option<Waker> {
-        let mut slot = lock(&self.waker);
+        let mut slot = self.waker.lock();
         // Release: pairs with the Acquire load in `AbortHandle::is_finished`; under the lock
         // so that `deposit` sees it (see there).
         self.finished.store(true, Ordering::Release);
@@ -238,7 +238,7 @@ impl AbortHandle {
         // SeqCst: pairs with the task's re-check after it deposits its waker (the lock
         // orders the two as well).
         self.cell.aborted.store(true, Ordering::SeqCst);
-        let waker = lock(&self.cell.waker).take();
+        let waker = self.cell.waker.lock().take();
         // Woken outside the lock: a wake may run the schedule function.
         if let Some(waker) = waker {
             waker.wake();
@@ -336,7 +336,7 @@ mod loom_model {
             task.join().unwrap();
             assert!(first.is_finished() && second.is_finished());
             assert!(
-                super::lock(&first.cell.waker).is_none(),
+                first.cell.waker.lock().is_none(),
                 "a finished task's waker stayed in its abort cell"
             );
         });

@@ -8,9 +8,9 @@
 //! an outer `block_on` polls) makes its own, so it cannot take the outer one's wake-ups.
 //!
 //! With the `test-util` feature, [`block_on_counted`] also keeps an activity count
-//! (`time/clock.rs`): the thread counts as busy while it polls its future and from the
+//! (`driver/clock.rs`): the thread counts as busy while it polls its future and from the
 //! moment its waker is called until its next poll, and as idle while it waits; the paused
-//! clock jumps only while nothing counts (`time/auto_advance.rs`). Its signal is a state
+//! clock jumps only while nothing counts (`auto_advance.rs`). Its signal is a state
 //! word (`RUNNING`, `NOTIFIED`, `WAITING`, `DONE`) rather than a flag, so that the waker
 //! and the thread agree on who counts the thread: the thread counts itself from its start
 //! until it moves `RUNNING` to `WAITING`; the waker that moves `WAITING` to `NOTIFIED`
@@ -57,9 +57,9 @@ mod counted {
     use std::sync::Arc;
     use std::task::{Context, Poll, Wake, Waker};
 
+    use crate::driver::clock::Activity;
     use crate::sync::thread::{self, Thread};
     use crate::sync::{AtomicU8, Ordering};
-    use crate::time::clock::Activity;
 
     /// The thread polls (or is about to poll) its future; counted by itself.
     const RUNNING: u8 = 0;

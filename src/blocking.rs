@@ -44,10 +44,9 @@
 //!   lives: every queued job is run, or dropped by `shutdown`.
 
 use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::sync::LockUnpoisoned;
+use crate::sync::{Condvar, Mutex, MutexGuard};
 
 /// The most threads one executor's blocking pool runs at once (as tokio's default).
 pub(crate) const MAX_BLOCKING_THREADS: usize = 512;
@@ -129,17 +128,13 @@ impl<J> BlockingPool<J> {
             if left.is_zero() {
                 return false;
             }
-            st = self
-                .exited
-                .wait_timeout(st, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            st = self.exited.wait_timeout(st, left).0;
         }
         true
     }
 
     fn lock(&self) -> MutexGuard<'_, PoolState<J>> {
-        self.state.lock_unpoisoned()
+        self.state.lock()
     }
 
     /// Queues `job` and makes sure a thread will run it: wakes an idle thread, or asks the
@@ -214,11 +209,7 @@ impl<J> BlockingPool<J> {
             let deadline = Instant::now() + st.idle_timeout;
             loop {
                 let timeout = deadline.saturating_duration_since(Instant::now());
-                st = self
-                    .condvar
-                    .wait_timeout(st, timeout)
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .0;
+                st = self.condvar.wait_timeout(st, timeout).0;
                 if st.notified > 0 {
                     // A push claimed us (and already took us out of `idle`).
                     st.notified -= 1;
@@ -303,13 +294,13 @@ mod tests {
             .unwrap();
         let handle = ex.handle();
         let pool = &handle.state().blocking;
-        let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let peak = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let running = Arc::new(crate::sync::AtomicUsize::new(0));
+        let peak = Arc::new(crate::sync::AtomicUsize::new(0));
         let jobs: Vec<_> = (0..16)
             .map(|i| {
                 let (running, peak) = (Arc::clone(&running), Arc::clone(&peak));
                 ex.spawn_blocking(move || {
-                    use std::sync::atomic::Ordering::SeqCst;
+                    use crate::sync::Ordering::SeqCst;
                     let now = running.fetch_add(1, SeqCst) + 1;
                     peak.fetch_max(now, SeqCst);
                     std::thread::sleep(Duration::from_millis(2));
@@ -322,25 +313,25 @@ mod tests {
             assert_eq!(ex.block_on(job).unwrap(), i);
         }
         assert!(pool.threads() <= 2);
-        assert!(peak.load(std::sync::atomic::Ordering::SeqCst) <= 2);
+        assert!(peak.load(crate::sync::Ordering::SeqCst) <= 2);
     }
 
     /// A gate that blocking jobs wait on until the test opens it.
     #[derive(Clone, Default)]
-    struct Gate(Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+    struct Gate(Arc<(crate::sync::Mutex<bool>, crate::sync::Condvar)>);
 
     impl Gate {
         fn wait(&self) {
             let (open, cv) = &*self.0;
-            let mut open = open.lock().unwrap();
+            let mut open = open.lock();
             while !*open {
-                open = cv.wait(open).unwrap();
+                open = cv.wait(open);
             }
         }
 
         fn open(&self) {
             let (open, cv) = &*self.0;
-            *open.lock().unwrap() = true;
+            *open.lock() = true;
             cv.notify_all();
         }
     }
@@ -365,17 +356,17 @@ mod tests {
         };
         started.wait();
         // The only thread is busy: this one waits in the queue.
-        let ran_queued = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ran_queued = Arc::new(crate::sync::AtomicBool::new(false));
         let queued = {
             let ran_queued = Arc::clone(&ran_queued);
-            ex.spawn_blocking(move || ran_queued.store(true, std::sync::atomic::Ordering::SeqCst))
+            ex.spawn_blocking(move || ran_queued.store(true, crate::sync::Ordering::SeqCst))
         };
         drop(ex);
         let err = futures::executor::block_on(queued).unwrap_err();
         assert!(err.is_cancelled());
         gate.open();
         assert_eq!(futures::executor::block_on(running).unwrap(), "ran");
-        assert!(!ran_queued.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(!ran_queued.load(crate::sync::Ordering::SeqCst));
         wait_until("the thread exits", || {
             handle.state().blocking.threads() == 0
         });

@@ -10,17 +10,16 @@
 //! by another crate's executor on a plain thread) it is unlimited. `JoinHandle`s (and so
 //! `JoinSet::join_next`) spend one unit when they return `Ready`, as tokio's do.
 //!
-//! A task whose budget ran out wakes itself as a *yield* (`context::note_yield`), so it
-//! is held back behind the other ready work of its worker, and runs again only after its
-//! worker's next look at the IO driver and the timers, exactly as after `yield_now`
-//! (`worker/mod.rs`).
+//! A task whose budget ran out wakes itself as a *yield*: it marks the poll as yielding
+//! ([`note_yield`], a thread-local that the worker reads when the task wakes itself,
+//! [`take_yield`]), so it is held back behind the other ready work of its worker, and runs
+//! again only after its worker's next look at the IO driver and the timers, exactly as
+//! after `yield_now` (`worker/schedule.rs`).
 
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-
-use crate::context;
 
 /// Units of work a task may do in one poll before filch's resources make it yield. 128 as
 /// in tokio.
@@ -29,6 +28,19 @@ pub(crate) const BUDGET: u8 = 128;
 thread_local! {
     /// The budget left to the task being polled on this thread (`None`: unlimited).
     static LEFT: Cell<Option<u8>> = const { Cell::new(None) };
+    /// Set by a yield during the poll running on this thread (`yield_now`, a spent budget);
+    /// taken by the worker when the task wakes itself, and cleared before each poll.
+    static YIELDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks the poll running on this thread as yielding (module docs).
+pub(crate) fn note_yield() {
+    YIELDED.with(|y| y.set(true));
+}
+
+/// Whether the poll running on this thread yielded; clears the mark.
+pub(crate) fn take_yield() -> bool {
+    YIELDED.with(|y| y.replace(false))
 }
 
 /// Runs `f` (one task poll) with a fresh budget, restoring the outer one after (also on
@@ -91,7 +103,7 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
 /// Wakes the current task as a yield (it is deferred until its worker's next driver turn,
 /// see `worker/mod.rs`) and returns `Pending`.
 pub(crate) fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
-    context::note_yield();
+    note_yield();
     cx.waker().wake_by_ref();
     Poll::Pending
 }

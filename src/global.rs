@@ -6,12 +6,12 @@ use std::future::Future;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use crate::context;
+use crate::driver::Driver;
 use crate::executor::{assert_not_on_worker, Builder, Executor, Handle};
-use crate::io::Driver;
 use crate::join::JoinHandle;
 use crate::par::{self, On, ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 use crate::state::State;
+use crate::worker::context;
 
 /// The environment variable that sets the global executor's number of workers: a positive
 /// whole number (anything else makes the global executor's start panic with a message that
@@ -74,8 +74,8 @@ fn current_or_global_state() -> Arc<State> {
 /// timers made on this thread belong.
 pub(crate) fn current_driver() -> Arc<Driver> {
     context::with_state(|state| match state {
-        Some(state) => Arc::clone(&state.io),
-        None => Arc::clone(&global().handle().state().io),
+        Some(state) => Arc::clone(&state.driver),
+        None => Arc::clone(&global().handle().state().driver),
     })
 }
 

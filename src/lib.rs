@@ -141,30 +141,35 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 
-// The modules, from the bottom layer up; each imports only from the layers below it
-// (ARCHITECTURE.md, "Layers").
-// Leaves.
-mod abort;
-mod block_on;
-mod blocking;
-mod io;
-mod live_tasks;
-mod park;
+// The modules, from the bottom layer up; each imports only from the layers below it (or
+// its own), with no cycle between modules or files (ARCHITECTURE.md, "Layers").
+// Leaves: the sync shim, thread settings, the cooperative budget and its yield mark.
+mod coop;
 mod rng;
 mod stats;
 mod sync;
-mod task_count;
 mod threads;
 mod wake_policy;
-// Tasks, the executor's state, and who the current thread is.
-mod context;
-mod coop;
-mod join;
+mod yield_now;
+// Tasks and their bookkeeping; the blocking pool (generic over its jobs).
+mod abort;
+mod blocking;
+mod live_tasks;
+mod task;
+mod task_count;
+// Sleeping: the notifier and the parker; the driver stack they wait in (IO and timers);
+// IO sources; `block_on`.
+mod block_on;
+mod driver;
+mod io;
+mod park;
+// The executor's state, its shutdown, and the paused clock's jumps over it.
+mod auto_advance;
 mod shutdown;
 mod state;
-mod task;
-mod yield_now;
-// The worker loop and placement, making tasks, the data-parallel loops.
+// The worker loop and its thread-locals; join handles; making tasks; the data-parallel
+// loops.
+mod join;
 mod par;
 mod spawn;
 mod worker;

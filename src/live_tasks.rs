@@ -26,7 +26,7 @@ use std::task::Waker;
 use crossbeam_utils::CachePadded;
 use slab::Slab;
 
-use crate::sync::{lock, Mutex};
+use crate::sync::Mutex;
 
 /// Where a task is registered: its shard and its key in that shard's slab.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +85,7 @@ impl LiveTasks {
     /// waker. `None` if the registry is closed (the executor is shutting down).
     pub(crate) fn register(&self, shard: usize, tag: usize, waker: Waker) -> Option<Key> {
         let shard_index = shard % self.shards.len();
-        let mut guard = lock(&self.shards[shard_index]);
+        let mut guard = self.shards[shard_index].lock();
         if guard.closed {
             drop(guard);
             // Dropped outside the lock: dropping a waker may free the task.
@@ -115,7 +115,8 @@ impl LiveTasks {
         if slot == Key::NONE {
             return None;
         }
-        lock(&self.shards[slot.shard as usize])
+        self.shards[slot.shard as usize]
+            .lock()
             .tasks
             .get(slot.key as usize)
             .filter(|entry| entry.tag == tag)
@@ -127,7 +128,8 @@ impl LiveTasks {
         if slot == Key::NONE {
             return;
         }
-        let waker = lock(&self.shards[slot.shard as usize])
+        let waker = self.shards[slot.shard as usize]
+            .lock()
             .tasks
             .try_remove(slot.key as usize);
         // Dropped outside the lock: dropping a waker may free the task.
@@ -139,7 +141,7 @@ impl LiveTasks {
     pub(crate) fn close(&self) -> Vec<Waker> {
         let mut wakers = Vec::new();
         for shard in self.shards.iter() {
-            let mut guard = lock(shard);
+            let mut guard = shard.lock();
             guard.closed = true;
             // Cloning a waker only bumps the task's reference count (no user code).
             wakers.extend(guard.tasks.iter().map(|(_, entry)| entry.waker.clone()));
@@ -151,7 +153,7 @@ impl LiveTasks {
     pub(crate) fn take_all(&self) -> Vec<Waker> {
         let mut wakers = Vec::new();
         for shard in self.shards.iter() {
-            let tasks = std::mem::take(&mut lock(shard).tasks);
+            let tasks = std::mem::take(&mut shard.lock().tasks);
             wakers.extend(tasks.into_iter().map(|(_, entry)| entry.waker));
         }
         wakers
@@ -160,13 +162,13 @@ impl LiveTasks {
     /// The number of registered tasks (for tests and debugging).
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {
-        self.shards.iter().map(|s| lock(s).tasks.len()).sum()
+        self.shards.iter().map(|s| s.lock().tasks.len()).sum()
     }
 }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use crate::sync::{AtomicUsize, Ordering};
     use std::sync::Arc;
     use std::task::{Wake, Waker};
 

@@ -46,7 +46,7 @@ impl State {
     ///    it exits, drops it);
     /// 7. drain the injector and the inboxes (`State::drain_after_shutdown`);
     /// 8. shut the IO driver down: IO objects still alive return an error from now on,
-    ///    timers still alive are woken and panic when polled (`io/driver.rs`), the OS
+    ///    timers still alive are woken and panic when polled (`driver/mod.rs`), the OS
     ///    poller closes;
     /// 9. give up the executor's hold on the state (`task_count.rs`): the state is freed
     ///    once the last task, `JoinHandle`, waker and `Handle` that reach it are gone;
@@ -87,7 +87,7 @@ impl State {
         // Step 7.
         self.drain_after_shutdown();
         // Step 8.
-        self.io.shutdown();
+        self.driver.shutdown();
         // Step 9.
         task_count::holder_left(self, None);
         // Step 10.

@@ -19,10 +19,10 @@ use std::task::{Context, Poll};
 use async_task::{ScheduleInfo, WithInfo};
 
 use crate::blocking::Pushed;
-use crate::context;
 use crate::join::JoinHandle;
 use crate::state::{Runnable, State};
 use crate::task::{drop_quietly, TaskFuture, TaskMeta};
+use crate::worker::context;
 use crate::worker::schedule::{push_to_worker, schedule};
 
 /// Spawns `future` onto `state`'s workers.
@@ -131,14 +131,14 @@ impl<F: FnOnce() -> T, T> Future for BlockingJob<F> {
 fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
     // Our own reference: the executor must outlive the push even if the job is dropped.
     let state = runnable.metadata().home_arc();
-    // Busy for a paused clock from here to the job's end (`test-util`, `time/clock.rs`).
-    state.io.clock().job_started();
+    // Busy for a paused clock from here to the job's end (`test-util`, `driver/clock.rs`).
+    state.driver.clock().job_started();
     match state.blocking.push(runnable) {
         Pushed::Queued => {}
         // Dropped outside the pool's lock: that cancels the job.
         Pushed::Refused(runnable) => {
             drop(runnable);
-            state.io.clock().job_ended();
+            state.driver.clock().job_ended();
         }
         Pushed::StartThread(id) => {
             let thread_state = Arc::clone(&state);
@@ -151,7 +151,7 @@ fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
                 // and say why.
                 for job in state.blocking.thread_failed() {
                     drop(job);
-                    state.io.clock().job_ended();
+                    state.driver.clock().job_ended();
                 }
                 panic!("filch: cannot start a blocking-pool thread: {err}");
             }
@@ -173,6 +173,6 @@ fn run_blocking_thread(state: Arc<State>) {
         }
         // After the job's output (and the wake of whoever awaits it): the task it wakes is
         // queued, or the `block_on` counted, before the count may reach zero.
-        state.io.clock().job_ended();
+        state.driver.clock().job_ended();
     });
 }

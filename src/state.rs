@@ -1,7 +1,7 @@
 //! [`State`]: what every worker, handle and task of one executor shares (the injector, what
-//! the other threads see of each worker, the notifier, the IO and timer driver, the
-//! registry, the task count, the shutdown flag, the blocking pool), the [`Runnable`] type its queues hold, and the
-//! post-shutdown drain of the shared queues.
+//! the other threads see of each worker, the notifier, the driver stack, the registry, the
+//! task count, the shutdown flag, the blocking pool), the [`Runnable`] type its queues
+//! hold, and the post-shutdown drain of the shared queues.
 //!
 //! Where a task goes when it is scheduled is decided by the schedule function, which lives
 //! with the worker loop (`worker/schedule.rs`); this module only holds the queues.
@@ -20,7 +20,7 @@ use crossbeam_utils::CachePadded;
 use std::sync::Arc;
 
 use crate::blocking::BlockingPool;
-use crate::io::Driver;
+use crate::driver::Driver;
 use crate::live_tasks::LiveTasks;
 use crate::park::Idle;
 use crate::stats::{Counters, Stats};
@@ -49,9 +49,9 @@ pub(crate) struct State {
     pub(crate) injector: Injector<Runnable>,
     pub(crate) workers: Box<[CachePadded<WorkerPublic>]>,
     pub(crate) idle: Idle,
-    /// The IO and timer driver; IO objects and timers hold their own `Arc` of it, so that
-    /// they outlive neither it nor keep the executor's state alive.
-    pub(crate) io: Arc<Driver>,
+    /// The driver stack (IO and timers); IO objects and timers hold their own `Arc` of it,
+    /// so that it outlives them, and they do not keep the executor's state alive.
+    pub(crate) driver: Arc<Driver>,
     pub(crate) live_tasks: LiveTasks,
     /// The live tasks and holders, which keep this state alive through one anchor reference.
     pub(crate) tasks: TaskCount,
@@ -78,7 +78,7 @@ impl State {
         stealers: Vec<Stealer<Runnable>>,
         policy: WakePolicy,
         threads: ThreadConfig,
-        io: Driver,
+        driver: Driver,
         blocking: BlockingPool<Runnable>,
     ) -> State {
         let n = stealers.len();
@@ -95,7 +95,7 @@ impl State {
                 })
                 .collect(),
             idle: Idle::new(n),
-            io: Arc::new(io),
+            driver: Arc::new(driver),
             // One shard per worker, one for every other thread.
             live_tasks: LiveTasks::new(n + 1),
             tasks: TaskCount::new(n),
@@ -125,8 +125,8 @@ impl State {
             alive_tasks: self.tasks.alive(),
             injector_depth: self.injector.len(),
             blocking_threads: self.blocking.threads(),
-            io_sources: self.io.sources_len(),
-            timers: self.io.timers_len(),
+            io_sources: self.driver.io().sources_len(),
+            timers: self.driver.time().timers_len(),
         }
     }
 

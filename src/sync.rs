@@ -1,86 +1,157 @@
-//! The atomics, locks and condition variables of the concurrent cores, switched to loom's
-//! under `cfg(loom)` (a shim, as tokio's `src/loom/`), and the small helpers every module
-//! shares: a lock and a condition-variable wait that ignore poisoning, and the add of a
+//! The atomics, the lock and the condition variable of the concurrent cores, switched to
+//! loom's under `cfg(loom)` (a shim, as tokio's `src/loom/`), and the add of a
 //! single-writer counter.
 //!
-//! Every module that takes part in a cross-thread protocol (parking and the thread parker,
-//! the steal range, the loop ticker, the live-task registry, the task count) imports its
-//! primitives from here, so that `RUSTFLAGS="--cfg loom"` swaps them all for loom's
-//! model-checked versions at once, and the loom models run the code that ships. `Arc` stays
-//! std's: nothing in the modelled protocols depends on its orderings (and a `Waker` is made
-//! from a std `Arc`).
+//! Every atomic, lock and condition variable of filch comes from here, so that
+//! `RUSTFLAGS="--cfg loom"` swaps them all for loom's model-checked versions at once, and
+//! the loom models run the code that ships. The exceptions, each marked where it stands,
+//! are those loom cannot run: `static`s (loom's types have no `const fn new`) and what a
+//! signal handler touches. `Arc` stays std's: nothing in the modelled protocols depends on
+//! its orderings (and a `Waker` is made from a std `Arc`).
+//!
+//! [`Mutex`] and [`Condvar`] ignore poisoning: every critical section in filch leaves its
+//! data consistent at each step (no user code runs while a filch lock is held, and a user
+//! panic caught elsewhere cannot leave half-made state behind), so a poisoned lock still
+//! holds valid data.
 
+use std::fmt;
+use std::time::Duration;
+
+#[cfg(not(loom))]
+use std::sync as imp;
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
-#[cfg(not(loom))]
-pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 
+#[cfg(loom)]
+use loom::sync as imp;
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
-#[cfg(loom)]
-pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 
+/// The guard of a [`Mutex`] (std's, or loom's under `cfg(loom)`).
+pub(crate) use imp::MutexGuard;
+
+#[cfg(all(loom, feature = "test-util"))]
+pub(crate) use loom::sync::atomic::AtomicU8;
+/// The state word of the paused clock's counted `block_on` (`test-util`), and of tests.
+#[cfg(all(not(loom), any(feature = "test-util", test)))]
+pub(crate) use std::sync::atomic::AtomicU8;
+
+/// The paused clock's counted `block_on` (`test-util`) parks and unparks a thread, which
+/// loom must see too.
 #[cfg(all(feature = "test-util", loom))]
-pub(crate) use loom::{sync::atomic::AtomicU8, thread};
-/// The paused clock's counted `block_on` (`test-util`): its state word, and the thread it
-/// parks and unparks, which loom must see too.
+pub(crate) use loom::thread;
 #[cfg(all(feature = "test-util", not(loom)))]
-pub(crate) use std::{sync::atomic::AtomicU8, thread};
+pub(crate) use std::thread;
 
-/// `lock` without the poisoning: every critical section in filch leaves its data consistent
-/// at each step (no user code runs while a filch lock is held, and a user panic caught
-/// elsewhere cannot leave half-made state behind), so a poisoned lock still holds valid data.
-pub(crate) trait LockUnpoisoned<T> {
-    /// Locks, taking the guard out of a `PoisonError` if a holder panicked.
-    fn lock_unpoisoned(&self) -> std::sync::MutexGuard<'_, T>;
-    /// `get_mut`, ignoring poisoning.
-    fn get_mut_unpoisoned(&mut self) -> &mut T;
-    /// `into_inner`, ignoring poisoning.
-    fn into_inner_unpoisoned(self) -> T;
-}
+/// A mutual-exclusion lock that ignores poisoning (module docs): [`Mutex::lock`] returns the
+/// guard, [`Mutex::try_lock`] an `Option` of it.
+pub(crate) struct Mutex<T>(imp::Mutex<T>);
 
-impl<T> LockUnpoisoned<T> for std::sync::Mutex<T> {
-    fn lock_unpoisoned(&self) -> std::sync::MutexGuard<'_, T> {
-        self.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+impl<T> Mutex<T> {
+    /// A lock holding `value`; usable in a `static` (outside loom builds).
+    #[cfg(not(loom))]
+    pub(crate) const fn new(value: T) -> Mutex<T> {
+        Mutex(imp::Mutex::new(value))
     }
 
-    fn get_mut_unpoisoned(&mut self) -> &mut T {
-        self.get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// A lock holding `value`.
+    #[cfg(loom)]
+    pub(crate) fn new(value: T) -> Mutex<T> {
+        Mutex(imp::Mutex::new(value))
     }
 
-    fn into_inner_unpoisoned(self) -> T {
-        self.into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Locks, waiting for the lock if another thread holds it.
+    #[inline]
+    pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Locks if no other thread holds the lock.
+    #[inline]
+    pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+        match self.0.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// The value, through a unique reference (no locking).
+    pub(crate) fn get_mut(&mut self) -> &mut T {
+        self.0
+            .get_mut()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The value, taken out of the lock.
+    pub(crate) fn into_inner(self) -> T {
+        self.0
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-/// The loom twin of [`LockUnpoisoned`] (loom's guard is its own type).
-#[cfg(loom)]
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Mutex<T> {
+        Mutex::new(T::default())
+    }
 }
 
-/// Locks one of the modelled mutexes (std's, or loom's under `cfg(loom)`), ignoring
-/// poisoning as [`LockUnpoisoned`] does.
-#[cfg(not(loom))]
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock_unpoisoned()
+impl<T: fmt::Debug> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
-/// Waits on `condvar`, releasing `guard` meanwhile (std's or loom's, as [`lock`]), ignoring
-/// poisoning as [`lock`] does. May return without a notification (a spurious wake-up).
-pub(crate) fn wait<'a, T>(condvar: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
-    condvar
-        .wait(guard)
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+/// A condition variable for [`Mutex`]'s guards that ignores poisoning (module docs).
+pub(crate) struct Condvar(imp::Condvar);
+
+impl Default for Condvar {
+    fn default() -> Condvar {
+        Condvar::new()
+    }
+}
+
+impl Condvar {
+    pub(crate) fn new() -> Condvar {
+        Condvar(imp::Condvar::new())
+    }
+
+    /// Waits for a notification, releasing `guard` meanwhile. May return without one (a
+    /// spurious wake-up).
+    pub(crate) fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+        self.0
+            .wait(guard)
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// As [`Condvar::wait`], for at most `timeout`; also returns whether the wait timed out.
+    /// (loom's never times out: it waits for a notification.)
+    pub(crate) fn wait_timeout<'a, T>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        timeout: Duration,
+    ) -> (MutexGuard<'a, T>, bool) {
+        let (guard, result) = self
+            .0
+            .wait_timeout(guard, timeout)
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        (guard, result.timed_out())
+    }
+
+    pub(crate) fn notify_one(&self) {
+        self.0.notify_one();
+    }
+
+    pub(crate) fn notify_all(&self) {
+        self.0.notify_all();
+    }
 }
 
 /// Adds `n` (wrapping) to a counter that only the calling thread writes: a plain load and

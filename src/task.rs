@@ -29,12 +29,12 @@ use std::future::Future;
 use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use crate::abort::{AbortCell, AbortHandle, AbortSlot};
 use crate::live_tasks::{Key, LiveTasks};
-use crate::sync::{fence, AtomicBool, AtomicU32, AtomicU64, LockUnpoisoned, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
 use crate::task_count::{Counted, CountedRef};
 
 /// A panic's payload.
@@ -418,7 +418,7 @@ impl JoinError {
     /// ```
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         match self.repr {
-            Repr::Panic(payload) => payload.into_inner_unpoisoned(),
+            Repr::Panic(payload) => payload.into_inner(),
             Repr::Cancelled => {
                 panic!("filch: JoinError::into_panic called on a cancelled task's error")
             }
@@ -428,7 +428,7 @@ impl JoinError {
     fn panic_message(&self) -> Option<String> {
         match &self.repr {
             Repr::Panic(payload) => {
-                let payload = payload.lock_unpoisoned();
+                let payload = payload.lock();
                 payload
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())

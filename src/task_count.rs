@@ -326,7 +326,7 @@ mod tests {
             assert!(count.created(None).is_none());
             assert!(count.destroyed(Some(1)).is_none());
         }
-        let global = count.global.load(std::sync::atomic::Ordering::Relaxed);
+        let global = count.global.load(crate::sync::Ordering::Relaxed);
         assert!(
             global > BIAS - 2 * FOLD_AT && global < BIAS + 2 * FOLD_AT,
             "global drifted to {global:#x}"

@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 /// worker's next driver turn, behind the worker's other ready work (`worker/schedule.rs`),
 /// instead of running again at once. The caller returns `Pending`.
 pub(crate) fn wake_to_yield(cx: &Context<'_>) {
-    crate::context::note_yield();
+    crate::coop::note_yield();
     cx.waker().wake_by_ref();
 }
 

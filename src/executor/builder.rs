@@ -16,7 +16,7 @@ use crossbeam_deque::Worker;
 
 use super::{Executor, Handle};
 use crate::blocking::BlockingPool;
-use crate::io::Driver;
+use crate::driver::Driver;
 use crate::state::{Runnable, State};
 use crate::task_count::{self, new_anchored};
 use crate::threads::ThreadConfig;
@@ -261,13 +261,17 @@ impl Builder {
         #[cfg(feature = "test-util")]
         {
             // The last busy thread that is no worker to go idle advances a paused clock
-            // (`time/auto_advance.rs`). Weak: the clock belongs to the state.
+            // (`auto_advance.rs`). Weak: the clock belongs to the state.
             let weak = Arc::downgrade(&state);
-            state.io.clock().activity().set_on_idle(Box::new(move || {
-                if let Some(state) = weak.upgrade() {
-                    crate::time::auto_advance::advance_if_idle(&state);
-                }
-            }));
+            state
+                .driver
+                .clock()
+                .activity()
+                .set_on_idle(Box::new(move || {
+                    if let Some(state) = weak.upgrade() {
+                        crate::auto_advance::advance_if_idle(&state);
+                    }
+                }));
         }
         let mut executor = Executor {
             handle: Handle::from_state(Arc::clone(&state)),

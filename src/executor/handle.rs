@@ -20,7 +20,8 @@ use crate::par::{self, On};
 use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 use crate::state::State;
 use crate::stats::Stats;
-use crate::{block_on, context, spawn};
+use crate::worker::context;
+use crate::{block_on, spawn};
 
 /// Spawns onto an executor from anywhere. `Clone + Send + Sync`; it does not keep the
 /// executor's threads alive: after the executor is dropped, spawned tasks are dropped at
@@ -207,7 +208,7 @@ impl Handle {
         #[cfg(feature = "test-util")]
         return block_on::block_on_counted(
             crate::coop::budgeted(future),
-            self.state.io.clock().activity(),
+            self.state.driver.clock().activity(),
         );
         #[cfg(not(feature = "test-util"))]
         block_on::block_on(crate::coop::budgeted(future))

@@ -7,9 +7,9 @@ use std::task::{ready, Context, Poll};
 
 use mio::event::Source;
 
-use super::scheduled_io::WaitKey;
-use super::{gone, Direction, Driver, ReadyEvent, ScheduledIo};
 use crate::coop;
+use crate::driver::scheduled_io::{Direction, ReadyEvent, ScheduledIo, WaitKey};
+use crate::driver::{gone, Driver};
 
 /// A mio source registered with a driver (module docs).
 pub(crate) struct IoSource<E: Source> {
@@ -22,7 +22,7 @@ pub(crate) struct IoSource<E: Source> {
 impl<E: Source> IoSource<E> {
     /// Registers `io` with `driver`.
     pub(crate) fn new(mut io: E, driver: Arc<Driver>) -> io::Result<IoSource<E>> {
-        let sched = driver.register(&mut io)?;
+        let sched = driver.io().register(&mut io)?;
         Ok(IoSource {
             io: Some(io),
             driver,
@@ -207,7 +207,7 @@ impl Drop for OwnedWaiter<'_> {
 impl<E: Source> Drop for IoSource<E> {
     fn drop(&mut self) {
         if let Some(mut io) = self.io.take() {
-            self.driver.deregister(&mut io, &self.sched);
+            self.driver.io().deregister(&mut io, &self.sched);
         }
     }
 }

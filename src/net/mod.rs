@@ -70,9 +70,6 @@ mod hyper_io;
 #[cfg(feature = "tokio-io")]
 mod tokio_io;
 
-use std::io;
-use std::time::Duration;
-
 pub use addr::ToSocketAddrs;
 pub use tcp::{OwnedReadHalf, OwnedWriteHalf, TcpListener, TcpStream};
 pub use udp::UdpSocket;
@@ -80,12 +77,3 @@ pub use udp::UdpSocket;
 pub use unix::{UnixListener, UnixStream};
 #[cfg(unix)]
 pub use unix_datagram::UnixDatagram;
-
-/// How long a listener waits after an `accept` failed with `EMFILE`/`ENFILE` before it
-/// tries again (module docs).
-pub(crate) const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
-
-/// Whether an accept error means the process or system is out of descriptors.
-fn out_of_descriptors(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE))
-}

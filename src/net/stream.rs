@@ -8,14 +8,13 @@
 
 use std::io::{self, IoSlice, Read, Write};
 use std::net::Shutdown;
-use std::sync::Mutex;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mio::event::Source;
 
 use crate::io::{Direction, IoSource};
-use crate::sync::LockUnpoisoned;
+use crate::sync::Mutex;
 
 /// The operations of a stream socket over a mio stream `E`.
 pub(crate) trait StreamOps<E>
@@ -180,7 +179,7 @@ pub(crate) struct AcceptBackoff {
 impl AcceptBackoff {
     /// Waits out a back-off started by an earlier failed accept, if any.
     pub(crate) async fn wait(&self) {
-        let until = *self.until.lock_unpoisoned();
+        let until = *self.until.lock();
         if let Some(until) = until {
             if Instant::now() < until {
                 crate::time::sleep_until(until).await;
@@ -191,9 +190,18 @@ impl AcceptBackoff {
     /// Notes the result of an accept: an out-of-descriptors error starts a back-off.
     pub(crate) fn note<T>(&self, result: &io::Result<T>) {
         if let Err(e) = result {
-            if super::out_of_descriptors(e) {
-                *self.until.lock_unpoisoned() = Some(Instant::now() + super::ACCEPT_BACKOFF);
+            if out_of_descriptors(e) {
+                *self.until.lock() = Some(Instant::now() + ACCEPT_BACKOFF);
             }
         }
     }
+}
+
+/// How long a listener waits after an `accept` failed with `EMFILE`/`ENFILE` before it
+/// tries again (`net` module docs).
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Whether an accept error means the process or system is out of descriptors.
+fn out_of_descriptors(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE))
 }

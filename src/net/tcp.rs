@@ -8,8 +8,9 @@ use std::sync::Arc;
 use super::addr::resolve;
 use super::stream::{stream_traits, AcceptBackoff, StreamOps};
 use super::ToSocketAddrs;
+use crate::driver::Driver;
 use crate::global::current_driver;
-use crate::io::{Direction, Driver, IoSource};
+use crate::io::{Direction, IoSource};
 
 /// A TCP socket listening for connections.
 ///

@@ -8,8 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::stream::{stream_traits, AcceptBackoff, StreamOps};
+use crate::driver::Driver;
 use crate::global::current_driver;
-use crate::io::{Direction, Driver, IoSource};
+use crate::io::{Direction, IoSource};
 
 /// A Unix-domain socket listening for connections.
 ///

@@ -16,14 +16,12 @@
 //!   them sorted by that index, so `reduce` sees them in index order.
 
 use std::ops::Range;
-use std::sync::Mutex;
 
 use crossbeam_utils::CachePadded;
 
 use super::run::Kind;
 use super::tick::{self, Watch};
-use crate::sync::LockUnpoisoned;
-use crate::sync::{AtomicBool, Ordering};
+use crate::sync::{AtomicBool, Mutex, Ordering};
 
 /// `par_range`: calls the body on each index.
 pub(crate) struct ForEach<F> {
@@ -60,7 +58,7 @@ pub(crate) fn push_run(list: &Mutex<Vec<Range<usize>>>, run: Range<usize>) {
     if run.is_empty() {
         return;
     }
-    let mut list = list.lock_unpoisoned();
+    let mut list = list.lock();
     match list.last_mut() {
         Some(last) if last.end == run.start => last.end = run.end,
         _ => list.push(run),
@@ -157,7 +155,7 @@ impl<T, F> Drop for Map<T, F> {
         // Not taken: the loop was stopped (or its future dropped after it finished). Drop
         // exactly the values that were written, then free the buffer.
         for written in self.written.iter_mut() {
-            let ranges = std::mem::take(written.get_mut_unpoisoned());
+            let ranges = std::mem::take(written.get_mut());
             for range in ranges {
                 let first = range.start - self.start;
                 // SAFETY: `written` lists each written element once (the runs of one
@@ -225,14 +223,14 @@ where
 
     fn flush(&self, helper: usize, local: &mut Self::Local) {
         if let Some(partial) = local.take() {
-            self.partials[helper].lock_unpoisoned().push(partial);
+            self.partials[helper].lock().push(partial);
         }
     }
 
     fn take_output(&self) -> T {
         let mut all: Vec<(usize, T)> = Vec::new();
         for slot in self.partials.iter() {
-            all.append(&mut slot.lock_unpoisoned());
+            all.append(&mut slot.lock());
         }
         // Runs are disjoint, so sorting by first index puts the partials in index order. (A
         // run can be empty if a tick came between the check above and the first item; it

@@ -23,7 +23,6 @@
 use super::kinds::{slots, Slots};
 use super::run::Kind;
 use super::tick::{self, Watch};
-use crate::sync::LockUnpoisoned;
 use crate::sync::{AtomicBool, Ordering};
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
@@ -164,7 +163,7 @@ where
     fn flush(&self, helper: usize, local: &mut Self::Local) {
         if let Some(run) = local.take() {
             if run.moved > run.start {
-                self.runs[helper].lock_unpoisoned().push(run);
+                self.runs[helper].lock().push(run);
             }
         }
     }
@@ -194,7 +193,7 @@ impl<T, U, F> Drop for MapVec<T, U, F> {
         }
         let mut runs: Vec<Run> = Vec::new();
         for slot in self.runs.iter_mut() {
-            runs.append(slot.get_mut_unpoisoned());
+            runs.append(slot.get_mut());
         }
         runs.sort_unstable_by_key(|run| run.start);
         // Items in the gaps between runs were never moved out; results inside runs were

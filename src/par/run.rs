@@ -65,7 +65,7 @@ use std::future::Future;
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -76,10 +76,9 @@ use super::steal_range::Partition;
 #[cfg(doc)]
 use super::tick::TICK;
 use super::tick::{self, Active, Watch};
-use crate::io::Driver;
+use crate::driver::Driver;
 use crate::state::State;
-use crate::sync::LockUnpoisoned;
-use crate::sync::{AtomicBool, Ordering};
+use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::task::Payload;
 
 /// How long a helper runs before it yields to the other tasks of its worker. It notices the
@@ -189,7 +188,7 @@ impl<K: Kind> Loop<K> {
         tick::ensure_started();
         let workers = shared.num_workers();
         for index in 0..self.partition.workers() {
-            let helper = Helper::new(Arc::clone(self), index, Arc::clone(&shared.io));
+            let helper = Helper::new(Arc::clone(self), index, Arc::clone(&shared.driver));
             drop(crate::spawn::spawn_on_worker(
                 shared,
                 index % workers,
@@ -206,7 +205,7 @@ impl<K: Kind> Loop<K> {
     }
 
     fn fail(&self, failure: Failure) {
-        let mut slot = self.failure.lock_unpoisoned();
+        let mut slot = self.failure.lock();
         // The first failure wins; a later panic or a cancellation adds nothing.
         if slot.is_none() {
             *slot = Some(failure);
@@ -238,7 +237,7 @@ impl<K: Kind> Outcome<K::Output> for Loop<K> {
         if self.taken.swap(true, Ordering::Relaxed) {
             panic!("filch: a data-parallel loop's outcome was taken twice");
         }
-        let failure = self.failure.lock_unpoisoned().take();
+        let failure = self.failure.lock().take();
         Poll::Ready(match failure {
             None => Ok(self.kind.take_output()),
             Some(failure) => Err(failure),
@@ -386,8 +385,8 @@ impl<K: Kind> Future for Helper<K> {
             // tasks wait in this worker's inbox or the injector (woken by another thread's
             // turn, say), this helper yields below, so that they run after the item that
             // was running.
-            let woke = crate::context::delivering(|| this.driver.turn_if_due()) > 0
-                || crate::context::tasks_wait_for_this_worker();
+            let woke = crate::worker::context::delivering(|| this.driver.turn_if_due()) > 0
+                || crate::worker::context::tasks_wait_for_this_worker();
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.

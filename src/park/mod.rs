@@ -30,7 +30,7 @@ use std::task::Context;
 use crossbeam_utils::CachePadded;
 use event_listener::{Event, EventListener};
 
-use crate::sync::{fence, lock, AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::sync::{fence, AtomicBool, AtomicUsize, Mutex, Ordering};
 pub(crate) use parker::{NoReactor, Parker, Reactor};
 
 /// One unparked worker in `state`; the searching count lives in the bits below.
@@ -156,7 +156,7 @@ impl Idle {
         let park = &self.parks[index];
         // Relaxed: ordered by the fence above against the fence in `park` (README).
         if park.sleeping.load(Ordering::Relaxed) {
-            let mut sleepers = lock(&self.sleepers);
+            let mut sleepers = self.sleepers.lock();
             if let Some(pos) = sleepers.iter().position(|&w| w == index) {
                 sleepers.swap_remove(pos);
                 self.wake_locked(index, false);
@@ -175,7 +175,7 @@ impl Idle {
 
     /// Wakes one sleeping worker as a searcher, if one sleeps and nobody searches.
     fn wake_one(&self) {
-        let mut sleepers = lock(&self.sleepers);
+        let mut sleepers = self.sleepers.lock();
         // Why re-check: another pusher may have woken a searcher since our unlocked look.
         if searching(self.state.load(Ordering::SeqCst)) != 0 {
             return;
@@ -200,7 +200,7 @@ impl Idle {
 
     /// Wakes every sleeping worker (shutdown).
     pub(crate) fn wake_all(&self) {
-        let mut sleepers = lock(&self.sleepers);
+        let mut sleepers = self.sleepers.lock();
         let woken: Vec<usize> = sleepers.drain(..).collect();
         for &index in &woken {
             self.wake_locked(index, false);
@@ -254,7 +254,7 @@ impl Idle {
         let listener = park.event.listen();
         // Step 2: book ourselves as sleeping, together with the counts.
         {
-            let mut sleepers = lock(&self.sleepers);
+            let mut sleepers = self.sleepers.lock();
             self.state
                 .fetch_sub(UNPARKED_ONE + usize::from(searching), Ordering::SeqCst);
             sleepers.push(index);
@@ -298,7 +298,7 @@ impl Idle {
         parker: &Parker<R>,
     ) -> Parked {
         let park = &self.parks[index];
-        let mut sleepers = lock(&self.sleepers);
+        let mut sleepers = self.sleepers.lock();
         if let Some(pos) = sleepers.iter().position(|&w| w == index) {
             // Nobody woke us yet: take ourselves back, not as a searcher.
             sleepers.swap_remove(pos);
@@ -324,12 +324,12 @@ impl Idle {
     }
 
     /// Whether every worker is booked as sleeping: the paused clock's test that the workers
-    /// are idle (`time/auto_advance.rs`), made by a worker in its re-check (after its own
+    /// are idle (`auto_advance.rs`), made by a worker in its re-check (after its own
     /// booking and fence) or by a thread that just went idle.
     #[cfg(feature = "test-util")]
     pub(crate) fn all_parked(&self) -> bool {
         // SeqCst: the booking's decrement and this load order a parking worker against a
-        // thread that goes idle (`time/auto_advance.rs`, "Who advances").
+        // thread that goes idle (`auto_advance.rs`, "Who advances").
         unparked(self.state.load(Ordering::SeqCst)) == 0
     }
 
@@ -343,7 +343,7 @@ impl Idle {
     /// The workers booked as sleeping, sorted (white-box tests only).
     #[cfg(all(test, not(loom)))]
     pub(crate) fn sleepers(&self) -> Vec<usize> {
-        let mut sleepers = lock(&self.sleepers).clone();
+        let mut sleepers = self.sleepers.lock().clone();
         sleepers.sort_unstable();
         sleepers
     }

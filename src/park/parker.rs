@@ -3,11 +3,11 @@
 //! word says where the thread sleeps, so that whoever wakes it knows how to end that wait
 //! (the model is tokio's `runtime/scheduler/multi_thread/park.rs`).
 //!
-//! A parker made [`Parker::with_reactor`] waits in the reactor's OS poll (the executor's IO
-//! driver) when no other thread holds it (a try-lock hand-off), else on its own condition
-//! variable; one made with [`Parker::new`] has only the condition variable. Only the thread
-//! that owns a parker parks on it; any thread may unpark it through its [`Waker`]
-//! ([`Parker::waker`]), or with [`Parker::unpark_if_parked`].
+//! A parker made [`Parker::with_reactor`] waits in the reactor's OS poll (the executor's
+//! driver stack, `driver/mod.rs`) when no other thread holds it (a try-lock hand-off), else
+//! on its own condition variable; one made with [`Parker::new`] has only the condition
+//! variable. Only the thread that owns a parker parks on it; any thread may unpark it
+//! through its [`Waker`] ([`Parker::waker`]), or with [`Parker::unpark_if_parked`].
 //!
 //! # The state word
 //!
@@ -54,7 +54,7 @@
 use std::sync::Arc;
 use std::task::{Wake, Waker};
 
-use crate::sync::{fence, lock, wait, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{fence, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// No unpark pending; the thread is awake.
 const EMPTY: usize = 0;
@@ -76,8 +76,8 @@ fn state_name(state: usize) -> &'static str {
     }
 }
 
-/// The OS poll a parker can wait in: the executor's IO driver (`io::Driver`), or a stub in
-/// the loom models. At most one thread holds it at a time.
+/// The OS poll a parker can wait in: the executor's driver stack (`driver::Driver`), or a
+/// stub in the loom models. At most one thread holds it at a time.
 pub(crate) trait Reactor: Send + Sync + 'static {
     /// The proof of holding it (the try-lock's guard).
     type Held<'a>
@@ -248,7 +248,7 @@ impl<R: Reactor> Inner<R> {
         // Held from before the state says PARKED_CONDVAR until the wait releases it, so an
         // unparker's notification (made after it took this lock) cannot come before the
         // wait.
-        let mut guard = lock(&self.mutex);
+        let mut guard = self.mutex.lock();
         if !self.register(PARKED_CONDVAR) {
             return;
         }
@@ -261,7 +261,7 @@ impl<R: Reactor> Inner<R> {
             return;
         }
         loop {
-            guard = wait(&self.condvar, guard);
+            guard = self.condvar.wait(guard);
             if self.consume_notified() {
                 return;
             }
@@ -300,7 +300,7 @@ impl<R: Reactor> Inner<R> {
                 // Wait until the sleeper is inside the condition variable's wait (it holds
                 // the lock until then); notify after letting go, so that it does not wake
                 // only to wait for this lock.
-                drop(lock(&self.mutex));
+                drop(self.mutex.lock());
                 self.condvar.notify_one();
             }
             PARKED_DRIVER => {
@@ -332,42 +332,18 @@ impl Drop for Awake<'_> {
     }
 }
 
-/// The executor's IO driver as a parker's reactor: its poller behind the try-lock.
-impl Reactor for crate::io::Driver {
-    type Held<'a> = std::sync::MutexGuard<'a, Option<crate::io::driver::Poller>>;
-
-    fn try_hold(&self) -> Option<Self::Held<'_>> {
-        // A driver that shut down has no poller left: its parkers use their condvar.
-        self.try_lock().filter(|poller| poller.is_some())
-    }
-
-    fn wait(&self, held: &mut Self::Held<'_>, woke: impl FnOnce()) {
-        match held.as_mut() {
-            Some(poller) => {
-                self.turn(poller, None, woke);
-            }
-            None => woke(),
-        }
-    }
-
-    fn wake(&self) {
-        crate::io::Driver::wake(self);
-    }
-}
-
 #[cfg(all(test, not(loom)))]
-mod tests {
-    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+pub(crate) mod tests {
+    use crate::sync::{AtomicU64, AtomicUsize, Ordering};
     use std::sync::{mpsc, Arc};
     use std::thread;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use super::{Parker, Reactor};
-    use crate::io::Driver;
 
     /// Runs `f` on its own thread; fails naming `what` if it has not finished within 60 s
     /// (a lost wake-up leaves a thread parked for good).
-    fn watchdog(what: &str, f: impl FnOnce() + Send + 'static) {
+    pub(crate) fn watchdog(what: &str, f: impl FnOnce() + Send + 'static) {
         let (tx, rx) = mpsc::channel();
         let runner = thread::spawn(move || {
             f();
@@ -391,7 +367,7 @@ mod tests {
     /// sleeper may be woken before, while and after it parks). Every round must reach every
     /// sleeper: a lost wake-up leaves a sleeper parked with its round already set, and the
     /// wakers waiting for it.
-    fn every_wake_up_is_delivered<R: Reactor>(make: impl Fn() -> Parker<R>) {
+    pub(crate) fn every_wake_up_is_delivered<R: Reactor>(make: impl Fn() -> Parker<R>) {
         const ROUNDS: usize = 5_000;
         const SLEEPERS: usize = 3;
         const WAKERS: usize = 2;
@@ -450,16 +426,6 @@ mod tests {
         });
     }
 
-    /// As above, with parkers sharing one IO driver: one waits in its OS poll, the others on
-    /// their condition variables, and who holds the driver changes from park to park.
-    #[test]
-    fn every_wake_up_reaches_parkers_sharing_a_driver() {
-        watchdog("every_wake_up_reaches_parkers_sharing_a_driver", || {
-            let driver = Arc::new(Driver::new().unwrap());
-            every_wake_up_is_delivered(|| Parker::with_reactor(Arc::clone(&driver)));
-        });
-    }
-
     /// A wake-up that comes before the park is kept: the park returns at once, and only
     /// once (the next park sleeps until the next wake-up).
     #[test]
@@ -483,25 +449,6 @@ mod tests {
                 parker.park();
             }
             waker.join().unwrap();
-        });
-    }
-
-    /// A parker that holds the driver waits in its OS poll, which delivers what comes there:
-    /// a timer fires during the park, and its waker (this parker's own, run on the parked
-    /// thread while it delivers) ends the park.
-    #[test]
-    fn a_parker_in_the_driver_delivers_timers_and_wakes_itself() {
-        watchdog("a_parker_in_the_driver_delivers_timers", || {
-            let driver = Arc::new(Driver::new().unwrap());
-            let parker = Parker::with_reactor(Arc::clone(&driver));
-            let key = driver.timer_insert();
-            let deadline = Instant::now() + Duration::from_millis(20);
-            assert!(driver.timer_arm(key, deadline, parker.waker()));
-            while !driver.timer_poll(key, parker.waker()) {
-                parker.park();
-            }
-            assert!(Instant::now() >= deadline);
-            driver.timer_remove(key);
         });
     }
 }

@@ -2,20 +2,23 @@
 //! signal number (generation, pending flag, dispatcher), the self-pipe, the handler, and the
 //! pipe's registration with a live driver.
 //!
-//! The atomics here are std's, never loom's (`crate::sync`): they live in a static and are
-//! touched by a signal handler, which must only use lock-free atomics.
+//! The atomics and locks here are std's, never loom's (`crate::sync`): they live in a static
+//! (loom's have no `const fn new`), and the atomics are touched by a signal handler, which
+//! must only use lock-free atomics. The locks ignore poisoning as `crate::sync`'s do
+//! ([`lock`]).
 
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, RawFd};
+// std's, not `crate::sync`'s: a static, and a signal handler's (module docs).
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use event_listener::{Event, EventListener};
 use mio::unix::{pipe, SourceFd};
 
+use crate::driver::Driver;
 use crate::global::{current_driver, global};
-use crate::io::{Driver, IoSource};
-use crate::sync::LockUnpoisoned;
+use crate::io::IoSource;
 
 /// Signal numbers below this have a slot (Linux's go up to 64, the BSDs' up to 128).
 pub(super) const SLOTS: usize = 128;
@@ -60,7 +63,7 @@ pub(super) fn globals() -> io::Result<&'static Globals> {
     if let Some(globals) = GLOBALS.get() {
         return Ok(globals);
     }
-    let _init = INIT.lock_unpoisoned();
+    let _init = lock(&INIT);
     if let Some(globals) = GLOBALS.get() {
         return Ok(globals);
     }
@@ -90,7 +93,7 @@ pub(super) fn globals() -> io::Result<&'static Globals> {
 fn live_driver() -> Arc<Driver> {
     let driver = current_driver();
     if driver.is_shut_down() {
-        Arc::clone(&global().handle().state().io)
+        Arc::clone(&global().handle().state().driver)
     } else {
         driver
     }
@@ -105,7 +108,7 @@ impl Globals {
         if slot.installed.load(Ordering::Acquire) {
             return Ok(());
         }
-        let _install = self.install.lock_unpoisoned();
+        let _install = lock(&self.install);
         if slot.installed.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -159,7 +162,7 @@ impl Globals {
     /// (the first call, or its driver shut down) a new registration with the current
     /// executor's driver (else the global one's; see [`live_driver`]).
     pub(super) fn reader(&'static self) -> io::Result<Arc<PipeSource>> {
-        let mut reader = self.reader.lock_unpoisoned();
+        let mut reader = lock(&self.reader);
         if let Some(source) = reader.as_ref() {
             if !source.driver().is_shut_down() {
                 return Ok(Arc::clone(source));
@@ -214,4 +217,9 @@ impl Globals {
             }
         }
     }
+}
+
+/// Locks one of this module's std mutexes, ignoring poisoning as `crate::sync::Mutex` does.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -1,5 +1,5 @@
-//! Loom models of the paused clock's idle protocol (`time/auto_advance.rs`): the shipped
-//! notifier (`park/`), the shipped activity count (`time/clock.rs`) and the shipped counted
+//! Loom models of the paused clock's idle protocol (`auto_advance.rs`): the shipped
+//! notifier (`park/`), the shipped activity count (`driver/clock.rs`) and the shipped counted
 //! `block_on` (`block_on.rs`), with a worker that parks through its re-check and a one-timer
 //! model of the auto-advance (the shipped one needs a whole executor; this one has its
 //! loop: under the `advancing` lock, while every worker is booked asleep and nothing counts
@@ -22,10 +22,10 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::sync::{Arc, Mutex};
 use loom::thread;
 
+use crate::auto_advance::advance_while_idle;
 use crate::block_on::block_on_counted;
+use crate::driver::clock::Activity;
 use crate::park::{Idle, NoReactor, Parker, Prepared};
-use crate::time::auto_advance::advance_while_idle;
-use crate::time::clock::Activity;
 
 /// One worker, one timer, and the flags the checks read.
 struct PausedClockModel {

@@ -1,5 +1,5 @@
-//! Timers: [`sleep`], [`sleep_until`], [`timeout`] and [`interval`], on the timing wheel of
-//! the driver (`wheel.rs`, `io/driver.rs`) of the executor current where a timer is made
+//! Timers: [`sleep`], [`sleep_until`], [`timeout`] and [`interval`], on the time driver
+//! (`driver/time.rs`, `driver/wheel.rs`) of the executor current where a timer is made
 //! (else the global one's).
 //!
 //! A timer costs nothing until its first poll; its first poll inserts it into the wheel
@@ -21,19 +21,16 @@
 //! Once the timer's executor has shut down, polling it panics with a message that says so
 //! (its task is woken at shutdown, so it never hangs).
 //!
-//! Deadlines are read on the clock of the timer's executor (`clock.rs`, [`now`]): std's
+//! Deadlines are read on the clock of the timer's executor (`driver/clock.rs`, [`now`]): std's
 //! clock, or, with the `test-util` feature, a clock that `pause` stops and `advance` moves,
-//! and that jumps to the next timer whenever its executor is idle (`auto_advance.rs`).
+//! and that jumps to the next timer whenever its executor is idle (`src/auto_advance.rs`).
 //! `paused.rs` holds the public functions of that test clock.
 
-pub(crate) mod auto_advance;
-pub(crate) mod clock;
 #[cfg(all(test, loom, feature = "test-util"))]
 mod loom_model;
 #[cfg(feature = "test-util")]
 mod paused;
 mod start_paused;
-pub(crate) mod wheel;
 
 #[cfg(feature = "test-util")]
 pub use paused::{advance, pause, resume};
@@ -46,11 +43,11 @@ use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
 
 use crate::coop;
+use crate::driver::wheel::TimerKey;
+use crate::driver::Driver;
 use crate::global::current_driver;
 #[cfg(feature = "test-util")]
 use crate::global::started_global;
-use crate::io::Driver;
-use wheel::TimerKey;
 
 /// A future that completes at a deadline; made by [`sleep`] and [`sleep_until`].
 ///
@@ -78,7 +75,7 @@ pub struct Sleep {
 /// ```
 pub fn sleep(duration: Duration) -> Sleep {
     let driver = current_driver();
-    let deadline = after(driver.now(), duration);
+    let deadline = after(driver.time().now(), duration);
     Sleep::new(driver, deadline)
 }
 
@@ -95,7 +92,7 @@ fn after(at: Instant, duration: Duration) -> Instant {
 fn far_future(at: Instant) -> Instant {
     // Cannot overflow: `Instant` counts whole seconds in an i64 or u64 on the platforms
     // std supports, starting near boot, so it holds centuries beyond any present value (and
-    // a paused clock stays a century inside it, `clock.rs`).
+    // a paused clock stays a century inside it, `driver/clock.rs`).
     at + Duration::from_secs(86_400 * 365 * 30)
 }
 
@@ -139,7 +136,7 @@ impl Sleep {
     /// assert!(!filch::time::sleep(std::time::Duration::from_secs(60)).is_elapsed());
     /// ```
     pub fn is_elapsed(&self) -> bool {
-        self.driver.now() >= self.deadline
+        self.driver.time().now() >= self.deadline
     }
 
     /// Moves the deadline, earlier or later, even after the sleep completed (it then
@@ -179,12 +176,13 @@ impl Sleep {
 pub fn now() -> Instant {
     #[cfg(feature = "test-util")]
     {
-        let current = crate::context::with_state(|state| state.map(|s| s.io.now()));
+        let current =
+            crate::worker::context::with_state(|state| state.map(|s| s.driver.time().now()));
         if let Some(now) = current {
             return now;
         }
         if let Some(global) = started_global() {
-            return global.handle().state().io.now();
+            return global.handle().state().driver.time().now();
         }
     }
     Instant::now()
@@ -204,16 +202,16 @@ impl Sleep {
             ready!(coop::poll_proceed(cx));
         }
         let fired = if !self.armed {
-            if self.driver.now() >= self.deadline {
+            if self.driver.time().now() >= self.deadline {
                 true
             } else {
-                let key = *self.key.get_or_insert_with(|| self.driver.timer_insert());
+                let key = *self.key.get_or_insert_with(|| self.driver.time().insert());
                 self.armed = true;
-                !self.driver.timer_arm(key, self.deadline, cx.waker())
+                !self.driver.time().arm(key, self.deadline, cx.waker())
             }
         } else {
             let key = self.key.expect("an armed timer has a key");
-            self.driver.timer_poll(key, cx.waker())
+            self.driver.time().poll(key, cx.waker())
         };
         if fired {
             coop::spend();
@@ -234,7 +232,7 @@ impl Future for Sleep {
 impl Drop for Sleep {
     fn drop(&mut self) {
         if let Some(key) = self.key {
-            self.driver.timer_remove(key);
+            self.driver.time().remove(key);
         }
     }
 }
@@ -407,7 +405,7 @@ pub struct Interval {
 /// If `period` is zero.
 pub fn interval(period: Duration) -> Interval {
     let driver = current_driver();
-    let start = driver.now();
+    let start = driver.time().now();
     Interval::new(Sleep::new(driver, start), period)
 }
 
@@ -452,7 +450,7 @@ impl Interval {
     fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.sleep).poll(cx));
         let scheduled = self.sleep.deadline();
-        let now = self.sleep.driver.now();
+        let now = self.sleep.driver.time().now();
         let next = if now > after(scheduled, LATE_GRACE) {
             self.missed.next(scheduled, now, self.period)
         } else {
@@ -475,7 +473,7 @@ impl Interval {
     /// });
     /// ```
     pub fn reset(&mut self) {
-        let now = self.sleep.driver.now();
+        let now = self.sleep.driver.time().now();
         self.sleep.reset_to(after(now, self.period));
     }
 

@@ -1,13 +1,13 @@
 //! The test clock (cargo feature `test-util`): [`pause`], [`resume`] and [`advance`] act on
-//! the clock of the current executor (`time/clock.rs`); while it is paused, the executor
-//! jumps it to its next timer whenever it is idle (`time/auto_advance.rs`).
+//! the clock of the current executor (`driver/clock.rs`); while it is paused, the executor
+//! jumps it to its next timer whenever it is idle (`auto_advance.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::context;
+use crate::driver::clock::PauseError;
 use crate::state::State;
-use crate::time::clock::PauseError;
+use crate::worker::context;
 
 /// The current executor's state, or a panic that says `what` needs one.
 #[track_caller]
@@ -82,7 +82,7 @@ fn message(e: PauseError) -> &'static str {
 #[track_caller]
 pub fn pause() {
     let state = current("pause()");
-    if let Err(e) = state.io.clock().pause() {
+    if let Err(e) = state.driver.clock().pause() {
         panic!("{}", message(e));
     }
 }
@@ -111,7 +111,7 @@ pub fn pause() {
 #[track_caller]
 pub fn resume() {
     let state = current("resume()");
-    if let Err(e) = state.io.clock().resume() {
+    if let Err(e) = state.driver.clock().resume() {
         panic!("{}", message(e));
     }
 }
@@ -153,10 +153,10 @@ pub fn resume() {
 pub async fn advance(by: Duration) {
     {
         let state = current("advance()");
-        if let Err(e) = state.io.clock().advance(by) {
+        if let Err(e) = state.driver.clock().advance(by) {
             panic!("{}", message(e));
         }
-        state.io.fire_due_timers();
+        state.driver.time().fire_due_timers();
     }
     crate::yield_now().await;
 }

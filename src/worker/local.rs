@@ -23,11 +23,6 @@ use crossbeam_deque::Worker;
 
 use crate::state::{Runnable, State};
 
-/// A mark of the current poll (`WorkerLocal::marks`): the task yielded.
-const YIELDING: u8 = 1;
-/// A mark of the current poll (`WorkerLocal::marks`): the poll completed its task.
-const COMPLETED: u8 = 2;
-
 /// The private part of one worker (module docs).
 pub(crate) struct WorkerLocal {
     pub(crate) state: Arc<State>,
@@ -44,14 +39,10 @@ pub(crate) struct WorkerLocal {
     /// the tasks that the turn's events and timers wake go through the inboxes, in event
     /// order, rather than the LIFO slot and deque, which would run the last woken first.
     delivering: Cell<bool>,
-    /// Marks of the current poll, cleared before each poll (one word, so that the poll
-    /// path clears them with one store):
-    /// - [`YIELDING`]: set by a yield (`yield_now`, a spent budget: `context::note_yield`):
-    ///   the task that wakes itself now is deferred;
-    /// - [`COMPLETED`]: set by the poll that completes its task: tells a hand-off through
-    ///   the LIFO slot from a task that ended (a child waking its parent, fork-join's
-    ///   continuation) from one between tasks that stay (two tasks waking each other).
-    marks: Cell<u8>,
+    /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
+    /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
+    /// continuation) from one between tasks that stay (two tasks waking each other).
+    completed: Cell<bool>,
     /// Tasks that yielded, oldest first, waiting for the worker's next driver turn (or try
     /// at one), which moves them onto the deque in that order (tokio's `Defer`). Private,
     /// so a yield costs no atomic operation.
@@ -67,7 +58,7 @@ impl WorkerLocal {
             lifo: Cell::new(None),
             parked: Cell::new(false),
             delivering: Cell::new(false),
-            marks: Cell::new(0),
+            completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
         }
     }
@@ -100,31 +91,14 @@ impl WorkerLocal {
         !self.state.workers[self.index].inbox.is_empty() || !self.state.injector.is_empty()
     }
 
-    /// Clears the marks of the last poll (before the next).
-    pub(crate) fn clear_marks(&self) {
-        self.marks.set(0);
-    }
-
-    /// The task running now yielded (`yield_now`, or its budget is spent).
-    pub(crate) fn note_yield(&self) {
-        self.marks.set(self.marks.get() | YIELDING);
-    }
-
-    /// Whether the task running now yielded; clears the mark.
-    pub(crate) fn take_yield(&self) -> bool {
-        let marks = self.marks.get();
-        self.marks.set(marks & !YIELDING);
-        marks & YIELDING != 0
-    }
-
     /// The task running now completed.
     pub(crate) fn note_completed(&self) {
-        self.marks.set(self.marks.get() | COMPLETED);
+        self.completed.set(true);
     }
 
-    /// Whether the task that ran last completed (until the marks are cleared).
-    pub(crate) fn completed(&self) -> bool {
-        self.marks.get() & COMPLETED != 0
+    /// Whether the task that ran last completed; clears the mark.
+    pub(crate) fn take_completed(&self) -> bool {
+        self.completed.replace(false)
     }
 
     /// Puts `runnable` in the LIFO slot, returning the task it displaces.

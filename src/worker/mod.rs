@@ -50,6 +50,7 @@
 //! - a worker that exits drops what is left in its private queues, and only then stops
 //!   counting tasks locally and gives up its hold on the state (`task_count.rs`).
 
+pub(crate) mod context;
 pub(crate) mod local;
 pub(crate) mod schedule;
 #[cfg(all(test, not(loom)))]
@@ -62,8 +63,7 @@ use std::time::{Duration, Instant};
 use crossbeam_deque::{Steal, Worker};
 use event_listener::EventListener;
 
-use crate::context;
-use crate::io::Driver;
+use crate::driver::Driver;
 use crate::park::{Parked, Parker, Prepared};
 use crate::state::{Runnable, State};
 use crate::task::drop_quietly;
@@ -136,7 +136,7 @@ struct LoopState {
 /// The body of worker thread `index`.
 pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     let _enter = context::enter(Arc::clone(&state));
-    let parker = Parker::with_reactor(Arc::clone(&state.io));
+    let parker = Parker::with_reactor(Arc::clone(&state.driver));
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {
         until_maintenance: FAIRNESS_INTERVAL,
@@ -239,10 +239,9 @@ impl<'a> WorkerLoop<'a> {
         // work: a task held there has no one to release it while its worker sleeps. (Step
         // 4 emptied it before `find_task` came back empty, and no task has run since.)
         // On a paused clock (`test-util`), the last worker to park jumps the clock to the
-        // next timer and looks again (`time/auto_advance.rs`).
-        let recheck = || {
-            state.has_work() || worker.has_deferred() || crate::time::auto_advance::on_park(state)
-        };
+        // next timer and looks again (`auto_advance.rs`).
+        let recheck =
+            || state.has_work() || worker.has_deferred() || crate::auto_advance::on_park(state);
         let listener =
             match state
                 .idle
@@ -258,7 +257,7 @@ impl<'a> WorkerLoop<'a> {
         #[cfg(test)]
         if state
             .fault_next_park
-            .swap(false, std::sync::atomic::Ordering::SeqCst)
+            .swap(false, crate::sync::Ordering::SeqCst)
         {
             panic!("filch test: a fault injected into a parked worker");
         }
@@ -448,11 +447,11 @@ impl WorkerLocal {
     /// out of line, which costs time per yield in a `yield_many`-shaped loop).
     #[inline(never)]
     fn turn_driver(&self) -> Turn {
-        let driver = &self.state.io;
+        let driver = &self.state.driver;
         let woke = match driver.try_lock() {
-            Some(mut poller) => match poller.as_mut() {
-                Some(poller) => {
-                    self.delivering(|| driver.turn(poller, Some(Duration::ZERO), || {})) > 0
+            Some(mut exclusive) => match exclusive.as_mut() {
+                Some(exclusive) => {
+                    self.delivering(|| driver.turn(exclusive, Some(Duration::ZERO), || {})) > 0
                 }
                 None => false,
             },
@@ -539,9 +538,9 @@ impl WorkerLocal {
             st.busy_since = Some(Instant::now());
         }
         task.metadata().set_last_worker(self.index);
-        // A `yield_now` mark of an earlier poll that did not end in a self-wake, and the
-        // completion mark of the last poll.
-        self.clear_marks();
+        // A `yield_now` mark of an earlier poll that did not end in a self-wake.
+        crate::coop::take_yield();
+        self.take_completed();
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
         // second line for a panic from the runtime itself, so that the worker survives.
         if let Err(payload) =
@@ -549,7 +548,7 @@ impl WorkerLocal {
         {
             drop_quietly(payload);
         }
-        st.last_pending = !self.completed();
+        st.last_pending = !self.take_completed();
         st.unreported_polls += 1;
         st.until_maintenance -= 1;
     }

@@ -26,10 +26,10 @@
 use async_task::ScheduleInfo;
 
 use super::local::WorkerLocal;
-use crate::context;
 use crate::state::{Runnable, State};
 use crate::sync::{fence, Ordering};
 use crate::wake_policy::WakePolicy;
+use crate::worker::context;
 
 /// The schedule function of every task spawned onto the workers.
 pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
@@ -69,7 +69,7 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     }
     if info.woken_while_running {
         // Scheduled at the end of the poll that ran it here.
-        if worker.take_yield() {
+        if crate::coop::take_yield() {
             return worker.push_deferred(runnable);
         }
         return push_to_worker(state, here, runnable);

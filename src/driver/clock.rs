@@ -1,11 +1,11 @@
-//! [`Clock`]: the time of one executor's timers, held by its driver (`io/driver.rs`).
+//! [`Clock`]: the time of one executor's timers, held by its time driver (`driver/time.rs`).
 //!
 //! Without the `test-util` feature the clock is std's `Instant::now()` and the wheel's
 //! origin, nothing more: reading it costs what `Instant::now()` costs.
 //!
 //! With `test-util` the clock can be paused (`time::pause`): it then stands still, and moves
 //! only when [`Clock::advance`] moves it (`time::advance`) or when the executor, idle, jumps
-//! it to its next timer ([`Clock::advance_to_ms`], from `time/auto_advance.rs`). Its time
+//! it to its next timer ([`Clock::advance_to_ms`], from `auto_advance.rs`). Its time
 //! is std's `Instant::now()` plus every such move (the advance), so it never runs behind
 //! std's clock and never goes back: resuming after a pause goes on from std's clock plus the
 //! advance, which is at or after the time the paused clock showed. A pause stops the clock on
@@ -17,7 +17,7 @@
 //! busy (a `block_on` whose future is being polled or was woken, a blocking-pool job from its
 //! spawn to its end). The executor is idle, for the paused clock, only while that count is
 //! zero; the one who brings it to zero runs the idle hook, which the executor sets to its
-//! auto-advance (`time/auto_advance.rs`). The activity also holds the lock of the jumps: a
+//! auto-advance (`auto_advance.rs`). The activity also holds the lock of the jumps: a
 //! jump holds it throughout, and a thread that starts to be busy on its own, or is woken
 //! from outside a jump, is counted under it.
 //!
@@ -107,14 +107,12 @@ mod test_util {
     //! The paused clock and the activity count (the parent module's docs).
 
     use std::cell::Cell;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::{Arc, Mutex, OnceLock};
+    // loom has no `OnceLock`: the idle hook is set once, when the executor is built.
+    use std::sync::{Arc, OnceLock};
     use std::time::{Duration, Instant};
 
     use super::{whole_ms, Clock};
-    // The activity count is part of a cross-thread protocol (`time/loom_model.rs`); the
-    // clock's own state is not.
-    use crate::sync::{lock, AtomicUsize, LockUnpoisoned, MutexGuard, Ordering};
+    use crate::sync::{AtomicBool, AtomicUsize, Mutex, MutexGuard, Ordering};
 
     /// The test-util part of a [`Clock`].
     pub(super) struct Paused {
@@ -167,7 +165,7 @@ mod test_util {
             if !self.ever_paused.load(Ordering::Acquire) {
                 return None;
             }
-            let state = self.state.lock_unpoisoned();
+            let state = self.state.lock();
             Some(match state.frozen {
                 Some(since_origin) => origin + since_origin,
                 // Cannot fail while `advance` keeps the clock a century inside what an
@@ -182,7 +180,7 @@ mod test_util {
     impl Clock {
         /// Stops the clock, at the next whole ms of the wheel (module docs).
         pub(crate) fn pause(&self) -> Result<(), PauseError> {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             if state.frozen.is_some() {
                 return Err(PauseError::AlreadyPaused);
             }
@@ -204,7 +202,7 @@ mod test_util {
 
         /// Lets the clock run again, from std's clock plus the advance.
         pub(crate) fn resume(&self) -> Result<(), PauseError> {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             if state.frozen.take().is_none() {
                 return Err(PauseError::NotPaused);
             }
@@ -214,7 +212,7 @@ mod test_util {
 
         /// Moves the paused clock by `by`.
         pub(crate) fn advance(&self, by: Duration) -> Result<(), PauseError> {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             let Some(frozen) = state.frozen else {
                 return Err(PauseError::NotPaused);
             };
@@ -240,7 +238,7 @@ mod test_util {
         /// wheel is `ms`, keeping its fraction of a ms; does nothing if it is there already.
         /// Returns whether the clock is paused and at `ms` or later now.
         pub(crate) fn advance_to_ms(&self, ms: u64) -> bool {
-            let mut state = self.paused.state.lock_unpoisoned();
+            let mut state = self.paused.state.lock();
             let Some(frozen) = state.frozen else {
                 return false;
             };
@@ -279,12 +277,12 @@ mod test_util {
         count: AtomicUsize,
         /// Set once, when the executor is built: its auto-advance.
         on_idle: OnceLock<Box<dyn Fn() + Send + Sync>>,
-        /// Held by whoever jumps the clock on its own (`time/auto_advance.rs`) for its whole
+        /// Held by whoever jumps the clock on its own (`auto_advance.rs`) for its whole
         /// test-jump-fire ([`Activity::jumping`]), so that two threads that both saw the
         /// executor idle jump it once; and taken to count a thread that starts to be busy on
         /// its own or is woken from outside a jump ([`Activity::begin_fresh`]), so that no
         /// busy thread sees a jump half done.
-        advancing: crate::sync::Mutex<()>,
+        advancing: Mutex<()>,
     }
 
     // Loom runs its threads on one OS thread: its own thread-locals keep them apart.
@@ -320,7 +318,7 @@ mod test_util {
             Activity {
                 count: AtomicUsize::new(0),
                 on_idle: OnceLock::new(),
-                advancing: crate::sync::Mutex::new(()),
+                advancing: Mutex::new(()),
             }
         }
 
@@ -338,7 +336,7 @@ mod test_util {
             if JUMPING.with(Cell::get) {
                 return self.begin();
             }
-            let _no_jump = lock(&self.advancing);
+            let _no_jump = self.advancing.lock();
             self.begin();
         }
 
@@ -348,7 +346,7 @@ mod test_util {
             if JUMPING.with(Cell::get) {
                 return None;
             }
-            let lock = lock(&self.advancing);
+            let lock = self.advancing.lock();
             JUMPING.with(|j| j.set(true));
             Some(Jumping { _lock: lock })
         }

@@ -46,12 +46,11 @@
 //!   lock to take the wakers. So either the poller's load sees the event, or the setter
 //!   finds the waker: no wake-up is lost.
 
-use std::sync::Mutex;
 use std::task::{Context, Poll, Waker};
 
 use slab::Slab;
 
-use crate::sync::{AtomicU64, LockUnpoisoned, Ordering};
+use crate::sync::{AtomicU64, Mutex, Ordering};
 
 /// The source can be read (or accept, or receive).
 pub(crate) const READABLE: u64 = 1;
@@ -233,7 +232,7 @@ impl ScheduledIo {
         }
         let mut wakers = WakeList::default();
         {
-            let mut waiters = self.waiters.lock_unpoisoned();
+            let mut waiters = self.waiters.lock();
             if read {
                 take_wakers(&mut waiters.read, &mut wakers);
             }
@@ -261,7 +260,7 @@ impl ScheduledIo {
         }
         let replaced;
         {
-            let mut waiters = self.waiters.lock_unpoisoned();
+            let mut waiters = self.waiters.lock();
             // The re-check under the lock, before storing (module invariants).
             let word = self.readiness.load(Ordering::Acquire);
             if let Some(ready) = Self::ready_in(word, direction) {
@@ -316,7 +315,7 @@ impl ScheduledIo {
     /// Removes the owned waiter `key` (its operation future is dropped).
     pub(crate) fn remove_waiter(&self, direction: Direction, key: WaitKey) {
         let Some(key) = key else { return };
-        let removed = self.waiters.lock_unpoisoned().of(direction).try_remove(key);
+        let removed = self.waiters.lock().of(direction).try_remove(key);
         // Dropped outside the lock (module docs).
         drop(removed);
     }
@@ -349,7 +348,7 @@ impl ScheduledIo {
 
     /// Drops the stored wakers (the source is being closed).
     pub(crate) fn clear_wakers(&self) {
-        let taken = std::mem::take(&mut *self.waiters.lock_unpoisoned());
+        let taken = std::mem::take(&mut *self.waiters.lock());
         // Dropped outside the lock (module docs).
         drop(taken);
     }
@@ -357,7 +356,7 @@ impl ScheduledIo {
     /// The waiters stored now, both directions (tests).
     #[cfg(all(test, not(loom)))]
     fn waiters_len(&self) -> usize {
-        let waiters = self.waiters.lock_unpoisoned();
+        let waiters = self.waiters.lock();
         waiters.read.len() + waiters.write.len()
     }
 }
@@ -444,18 +443,18 @@ mod tests {
     }
 
     /// A waker that counts its wakes.
-    struct WakeTally(std::sync::atomic::AtomicUsize);
+    struct WakeTally(crate::sync::AtomicUsize);
     impl std::task::Wake for WakeTally {
         fn wake(self: std::sync::Arc<Self>) {
-            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.0.fetch_add(1, crate::sync::Ordering::SeqCst);
         }
     }
     fn counter() -> (std::sync::Arc<WakeTally>, Waker) {
-        let count = std::sync::Arc::new(WakeTally(std::sync::atomic::AtomicUsize::new(0)));
+        let count = std::sync::Arc::new(WakeTally(crate::sync::AtomicUsize::new(0)));
         (std::sync::Arc::clone(&count), Waker::from(count))
     }
     fn wakes(count: &WakeTally) -> usize {
-        count.0.load(std::sync::atomic::Ordering::SeqCst)
+        count.0.load(crate::sync::Ordering::SeqCst)
     }
 
     #[test]

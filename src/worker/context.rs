@@ -20,7 +20,6 @@ use std::sync::Arc;
 
 use crate::live_tasks::LiveTasks;
 use crate::state::State;
-use crate::sync::lock;
 use crate::task::{Payload, TaskHome};
 use crate::task_count::{Counted, TaskCount};
 use crate::worker::local::WorkerLocal;
@@ -122,16 +121,6 @@ pub(crate) fn tasks_wait_for_this_worker() -> bool {
     with_worker(|worker| worker.is_some_and(WorkerLocal::tasks_wait))
 }
 
-/// Marks the task running on this worker as yielding (see `WorkerLocal::note_yield`); a
-/// no-op elsewhere.
-pub(crate) fn note_yield() {
-    with_worker(|worker| {
-        if let Some(worker) = worker {
-            worker.note_yield();
-        }
-    });
-}
-
 impl Counted for State {
     fn task_count(&self) -> &TaskCount {
         &self.tasks
@@ -155,7 +144,7 @@ impl TaskHome for State {
     }
 
     fn keep_drop_panic(&self, tag: usize, payload: Payload) {
-        lock(&self.drop_panics).push((tag, payload));
+        self.drop_panics.lock().push((tag, payload));
     }
 
     fn task_completed(&self) {
@@ -167,7 +156,7 @@ impl TaskHome for State {
     }
 
     fn take_drop_panic(&self, tag: usize) -> Option<Payload> {
-        let mut kept = lock(&self.drop_panics);
+        let mut kept = self.drop_panics.lock();
         let at = kept.iter().position(|(t, _)| *t == tag)?;
         Some(kept.swap_remove(at).1)
     }

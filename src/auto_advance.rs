@@ -6,7 +6,7 @@
 //! the unparked count is zero), no queue holds a task, and no thread of the executor that is
 //! no worker is busy: no `block_on` of it polls its future or has been woken, no
 //! blocking-pool job of it is between its spawn and its end (the clock's `Activity` count,
-//! `time/clock.rs`). A thread waiting in `block_on` (its future pending, not woken) does
+//! `driver/clock.rs`). A thread waiting in `block_on` (its future pending, not woken) does
 //! not count; nor does a thread that only entered the executor (`Handle::enter`), nor
 //! another executor polling a filch timer.
 //!
@@ -25,7 +25,7 @@
 //! and a thread that goes idle at the same time, at least one sees the other.
 //!
 //! **One jump at a time, never seen half done.** A jump (test, move, fire) holds the jumps'
-//! lock (`Activity::jumping`, `time/clock.rs`): two threads that both saw the executor idle
+//! lock (`Activity::jumping`, `driver/clock.rs`): two threads that both saw the executor idle
 //! jump it in turn, the second testing again after the first one's wakers ran (a task they
 //! woke is booked unparked or queued, a `block_on` they woke is counted, before the lock is
 //! let go), so the clock never jumps past a timer whose task has not run yet. A `block_on`
@@ -43,6 +43,9 @@
 //!
 //! Without `test-util` [`on_park`] is `false` and nothing here is compiled: the park path
 //! pays nothing.
+//!
+//! It sits above the executor's state and below the worker loop, whose park re-check calls
+//! it.
 
 use crate::state::State;
 
@@ -61,7 +64,7 @@ pub(crate) fn on_park(_state: &State) -> bool {
 #[cfg(feature = "test-util")]
 #[inline]
 pub(crate) fn on_park(state: &State) -> bool {
-    state.io.clock().is_paused() && advance_if_idle(state)
+    state.driver.clock().is_paused() && advance_if_idle(state)
 }
 
 #[cfg(feature = "test-util")]
@@ -71,15 +74,15 @@ pub(crate) use paused::advance_while_idle;
 
 #[cfg(feature = "test-util")]
 mod paused {
+    use crate::driver::clock::Activity;
     use crate::state::State;
     use crate::sync::{fence, Ordering};
-    use crate::time::clock::Activity;
 
     /// While `state`'s clock is paused and the executor idle (module docs), jumps the clock
     /// to the next timer's deadline and fires the timers due then. Returns whether it fired
     /// or moved anything.
     pub(crate) fn advance_if_idle(state: &State) -> bool {
-        let clock = state.io.clock();
+        let clock = state.driver.clock();
         if !clock.is_paused() {
             return false;
         }
@@ -87,7 +90,7 @@ mod paused {
             clock.activity(),
             || is_idle(state),
             || {
-                let Some(next) = state.io.earliest_timer_ms() else {
+                let Some(next) = state.driver.time().earliest_timer_ms() else {
                     return false;
                 };
                 // False once the clock was resumed, or if the deadline lies where an
@@ -95,7 +98,7 @@ mod paused {
                 if !clock.advance_to_ms(next) {
                     return false;
                 }
-                state.io.fire_due_timers();
+                state.driver.time().fire_due_timers();
                 true
             },
         )
@@ -127,7 +130,7 @@ mod paused {
         fence(Ordering::SeqCst);
         state.idle.all_parked()
             && !state.has_work()
-            && state.io.clock().activity().is_idle()
-            && state.io.clock().is_paused()
+            && state.driver.clock().activity().is_idle()
+            && state.driver.clock().is_paused()
     }
 }
