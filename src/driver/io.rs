@@ -137,7 +137,7 @@ impl IoDriver {
 
     /// What [`IoDriver::wake`] does, as a function that owns what it needs (for the time
     /// driver).
-    pub(crate) fn waker(&self) -> impl Fn() + Send + Sync + 'static {
+    pub(crate) fn waker(&self) -> impl Fn() + Send + Sync + 'static + use<> {
         let waker = Arc::clone(&self.waker);
         move || wake(&waker)
     }

@@ -12,7 +12,7 @@ use crate::common::{named_executor, wait_until, watchdog};
 const N: usize = 100_000;
 
 /// A body that counts its calls and sleeps 1 ms: `0..N` would take about 50 s on 2 workers.
-fn slow(calls: &Arc<AtomicUsize>) -> impl Fn(usize) + Send + Sync + 'static {
+fn slow(calls: &Arc<AtomicUsize>) -> impl Fn(usize) + Send + Sync + 'static + use<> {
     let calls = Arc::clone(calls);
     move |_| {
         calls.fetch_add(1, Ordering::SeqCst);
