@@ -69,7 +69,13 @@ fn items_during(workers: usize, item: Duration, n: usize, mut probe: impl FnMut(
         "{workers} workers, {item:?} items: a probe waited while {worst} items ran (loop at \
          {ran} of {n} items)"
     );
-    ex.block_on(lp).expect("the loop's task failed");
+    // The probes are done: stop the loop rather than wait for its last items (a loop
+    // stops when its task is aborted: `par_drop_stops.rs`).
+    lp.abort();
+    match ex.block_on(lp) {
+        Ok(()) => panic!("the loop ended before the probes did (it ran all {n} items)"),
+        Err(e) => assert!(e.is_cancelled(), "the loop's task failed: {e:?}"),
+    }
 }
 
 /// A 1 ms timer set while every worker runs a loop fires within a few items.
