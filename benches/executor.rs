@@ -2,7 +2,7 @@
 //! runtime and async-executor, in the same run, with the same number of worker threads
 //! (`FILCH_BENCH_WORKERS`, default 2).
 //!
-//! `cargo bench --bench executor` prints criterion's timings and, at the end, a table of
+//! `cargo bench -p filch-benches --bench executor` prints criterion's timings and, at the end, a table of
 //! medians with filch's ratio to the faster peer.
 //!
 //! Workloads (after tokio's `benches/rt_multi_threaded.rs`):
@@ -42,10 +42,10 @@ const TREE_DEPTH: u32 = 16;
 
 /// Sends on `done` when the last of `remaining` tasks finishes.
 fn finish_one(remaining: &AtomicUsize, done: &std::sync::Mutex<Option<oneshot::Sender<()>>>) {
-    if remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-        if let Some(tx) = done.lock().unwrap().take() {
-            let _ = tx.send(());
-        }
+    if remaining.fetch_sub(1, Ordering::AcqRel) == 1
+        && let Some(tx) = done.lock().unwrap().take()
+    {
+        let _ = tx.send(());
     }
 }
 

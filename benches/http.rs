@@ -4,8 +4,8 @@
 //! loaded in turn by `wrk` over 127.0.0.1.
 //!
 //! ```text
-//! cargo bench --bench http                                  # 2 workers, 3 rounds of 10 s
-//! cargo bench --bench http -- --workers 4 --duration 5 --rounds 1 --connections 128
+//! cargo bench -p filch-benches --bench http                                  # 2 workers, 3 rounds of 10 s
+//! cargo bench -p filch-benches --bench http -- --workers 4 --duration 5 --rounds 1 --connections 128
 //! ```
 //!
 //! Knobs: `--workers N` (or `FILCH_BENCH_WORKERS`, default 2), `--duration SECS` (10),
@@ -109,9 +109,11 @@ fn parse_args() -> Result<Config, String> {
                     ));
                 }
                 if cfg!(not(feature = "axum")) && cfg.only.iter().any(|n| n == "axum-filch") {
-                    return Err("--only axum-filch needs filch's `axum` feature \
-                                (cargo bench --features axum --bench http -- ...)"
-                        .to_owned());
+                    return Err(
+                        "--only axum-filch needs filch's `axum` feature \
+                                (cargo bench -p filch-benches --features axum --bench http -- ...)"
+                            .to_owned(),
+                    );
                 }
             }
             // cargo bench passes `--bench`; filters and the like do not apply here.
@@ -577,7 +579,7 @@ fn main() -> ExitCode {
         println!(
             "benches/http: skipped: `wrk` is not installed. Install it with \
              `sudo apt-get install wrk` (Debian/Ubuntu; `brew install wrk` on macOS), then \
-             run `cargo bench --bench http` again."
+             run `cargo bench -p filch-benches --bench http` again."
         );
         return ExitCode::SUCCESS;
     }
@@ -692,7 +694,7 @@ fn smoke_test(cfg: &Config) -> ExitCode {
         }
         drop(stream);
         drop(server);
-        println!("benches/http: {name} serves (test mode; `cargo bench --bench http` measures)");
+        println!("benches/http: {name} serves (test mode; `cargo bench -p filch-benches --bench http` measures)");
     }
     ExitCode::SUCCESS
 }

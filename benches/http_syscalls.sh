@@ -16,7 +16,7 @@ CONNS=${CONNS:-64}
 SECS=${SECS:-5}
 WORKERS=${WORKERS:-2}
 PORT=${PORT:-18080}
-cargo bench --bench http --no-run >/dev/null 2>&1
+cargo bench -p filch-benches --bench http --no-run >/dev/null 2>&1
 BIN=$(ls -t target/release/deps/http-* | grep -v '\.d$' | head -1)
 printf '| runtime | req/s (perf run) | syscalls/request | of which recv/send/epoll_wait/epoll_ctl/futex/write | context switches/s | CPU µs/request |\n'
 printf '|---|---:|---:|---|---:|---:|\n'

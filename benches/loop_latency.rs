@@ -13,8 +13,8 @@
 //! value of each measure over all rounds, and the median.
 //!
 //! ```text
-//! cargo bench --bench loop_latency                  # 3 rounds, items of 50 µs, 2 ms, 20 ms
-//! cargo bench --bench loop_latency -- --rounds 5
+//! cargo bench -p filch-benches --bench loop_latency                  # 3 rounds, items of 50 µs, 2 ms, 20 ms
+//! cargo bench -p filch-benches --bench loop_latency -- --rounds 5
 //! ```
 //!
 //! Without `--bench` (as `cargo test --benches` runs it) it runs one short round.

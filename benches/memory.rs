@@ -1,7 +1,7 @@
 //! Resident memory with 1,000,000 pending tasks: filch against tokio (and async-executor),
 //! each in a fresh child process with 2 worker threads.
 //!
-//! `cargo bench --bench memory` prints, per runtime, the growth of resident memory (VmRSS)
+//! `cargo bench -p filch-benches --bench memory` prints, per runtime, the growth of resident memory (VmRSS)
 //! after spawning the tasks and letting every one of them reach its first `Pending`.
 //! Each task awaits a future that never completes; its join handle is dropped (detached).
 

@@ -16,7 +16,7 @@
 //!   halves it (one wake-up of a blocked wait).
 //!
 //! ```text
-//! cargo bench --bench os_poll              # criterion, then the interleaved rounds and the table
+//! cargo bench -p filch-benches --bench os_poll              # criterion, then the interleaved rounds and the table
 //! bash benches/os_poll_syscalls.sh         # syscalls per message of the ping-pong (strace -c)
 //! ```
 //!

@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MESSAGES=${MESSAGES:-20000}
-BIN=$(cargo bench --bench os_poll --no-run --message-format=json 2>/dev/null |
+BIN=$(cargo bench -p filch-benches --bench os_poll --no-run --message-format=json 2>/dev/null |
   sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -1,7 +1,7 @@
 //! Data-parallel loops: filch's `par_reduce`/`par_map` against rayon on a pool of the same
 //! size and a sequential loop, in the same run, with `FILCH_BENCH_WORKERS` workers (default 2).
 //!
-//! `cargo bench --bench par` prints criterion's timings and, at the end, a table of medians
+//! `cargo bench -p filch-benches --bench par` prints criterion's timings and, at the end, a table of medians
 //! with filch's ratio to rayon and to the ideal (sequential time / workers).
 //!
 //! Workloads (the speed targets of issues 3 and 9):

@@ -4,8 +4,8 @@
 //! that one's memory does not show in the other's peak.
 //!
 //! ```text
-//! cargo bench --bench timers                 # filch and tokio, 2 workers, 1M timers
-//! cargo bench --bench timers -- --timers 200000
+//! cargo bench -p filch-benches --bench timers                 # filch and tokio, 2 workers, 1M timers
+//! cargo bench -p filch-benches --bench timers -- --timers 200000
 //! ```
 //!
 //! Without `--bench` (as `cargo test --benches` runs it) it does 10k timers per runtime.
