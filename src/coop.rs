@@ -11,10 +11,10 @@
 //! `JoinSet::join_next`) spend one unit when they return `Ready`, as tokio's do.
 //!
 //! A task whose budget ran out wakes itself as a *yield*: it marks the poll as yielding
-//! ([`note_yield`], a thread-local that the worker reads when the task wakes itself,
-//! [`take_yield`]), so it is held back behind the other ready work of its worker, and runs
-//! again only after its worker's next look at the IO driver and the timers, exactly as
-//! after `yield_now` (`worker/schedule.rs`).
+//! ([`note_yield`], in the same thread-local, which the worker reads when the task wakes
+//! itself, [`take_yield`]), so it is held back behind the other ready work of its worker,
+//! and runs again only after its worker's next look at the IO driver and the timers,
+//! exactly as after `yield_now` (`worker/schedule.rs`).
 
 use std::cell::Cell;
 use std::future::Future;
@@ -26,39 +26,62 @@ use std::task::{Context, Poll};
 pub(crate) const BUDGET: u8 = 128;
 
 thread_local! {
-    /// The budget left to the task being polled on this thread (`None`: unlimited).
-    static LEFT: Cell<Option<u8>> = const { Cell::new(None) };
-    /// Set by a yield during the poll running on this thread (`yield_now`, a spent budget);
-    /// taken by the worker when the task wakes itself, and cleared before each poll.
-    static YIELDED: Cell<bool> = const { Cell::new(false) };
+    /// The cooperative state of the poll running on this thread, in one word so that a
+    /// task poll reads and writes it with few instructions, through one thread-local: the
+    /// budget left in the low byte ([`UNLIMITED`]: none), and [`YIELDED`], set by a yield
+    /// during the poll (`yield_now`, a spent budget), taken by the worker when the task
+    /// wakes itself, and cleared when a poll starts ([`with_budget`]).
+    static COOP: Cell<u16> = const { Cell::new(UNLIMITED) };
+}
+
+/// The low byte of [`COOP`] when the poll has no budget.
+const UNLIMITED: u16 = 0xff;
+/// The low byte of [`COOP`]: the budget left.
+const LEFT: u16 = 0xff;
+/// The yield mark of [`COOP`].
+const YIELDED: u16 = 0x100;
+
+const _: () = assert!((BUDGET as u16) < UNLIMITED);
+
+/// The budget left to the poll running on this thread (`None`: unlimited).
+fn left() -> Option<u8> {
+    let left = COOP.with(Cell::get) & LEFT;
+    // Lossless: masked to the low byte.
+    (left != UNLIMITED).then_some(left as u8)
 }
 
 /// Marks the poll running on this thread as yielding (module docs).
 pub(crate) fn note_yield() {
-    YIELDED.with(|y| y.set(true));
+    COOP.with(|c| c.set(c.get() | YIELDED));
 }
 
 /// Whether the poll running on this thread yielded; clears the mark.
 pub(crate) fn take_yield() -> bool {
-    YIELDED.with(|y| y.replace(false))
+    COOP.with(|c| {
+        let coop = c.get();
+        c.set(coop & !YIELDED);
+        coop & YIELDED != 0
+    })
 }
 
-/// Runs `f` (one task poll) with a fresh budget, restoring the outer one after (also on
-/// unwind, through the guard).
+/// Runs `f` (one task poll) with a fresh budget and no yield mark (one left by an earlier
+/// poll that did not wake itself is dropped), restoring the outer budget after (also on
+/// unwind, through the guard). The mark is left as the poll left it: the worker's schedule
+/// function takes it when the task wakes itself at the end of the poll.
 pub(crate) fn with_budget<R>(f: impl FnOnce() -> R) -> R {
-    with_left(Some(BUDGET), f)
+    let outer = COOP.with(|c| c.replace(u16::from(BUDGET)));
+    let _restore = RestoreLeft(outer & LEFT);
+    f()
 }
 
-/// Runs `f` with `left` as the budget, restoring the outer one after (also on unwind).
-fn with_left<R>(left: Option<u8>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<u8>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            LEFT.with(|l| l.set(self.0));
-        }
+/// Restores the outer budget (a low byte of [`COOP`]) when dropped, keeping the yield mark
+/// (see [`with_budget`] and [`unconstrained`]).
+struct RestoreLeft(u16);
+
+impl Drop for RestoreLeft {
+    fn drop(&mut self) {
+        COOP.with(|c| c.set(c.get() & YIELDED | self.0));
     }
-    let _restore = Restore(LEFT.with(|l| l.replace(left)));
-    f()
 }
 
 pin_project_lite::pin_project! {
@@ -88,13 +111,15 @@ impl<F: Future> Future for Budgeted<F> {
 /// Runs `f` with no budget (what a call that cannot yield, such as
 /// `JoinSet::try_join_next`, polls under), restoring the budget after (also on unwind).
 pub(crate) fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
-    with_left(None, f)
+    let outer = COOP.with(|c| c.replace(c.get() & YIELDED | UNLIMITED));
+    let _restore = RestoreLeft(outer & LEFT);
+    f()
 }
 
 /// Ready if the current task may do one more operation; otherwise wakes it (as a yield)
 /// and returns `Pending`. Spends nothing: call [`spend`] once the operation completes.
 pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
-    if LEFT.with(Cell::get) == Some(0) {
+    if left() == Some(0) {
         return yield_now(cx);
     }
     Poll::Ready(())
@@ -110,14 +135,16 @@ pub(crate) fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
 
 /// Whether the current task may do one more operation (always, outside a budgeted poll).
 pub(crate) fn has_budget_remaining() -> bool {
-    LEFT.with(Cell::get) != Some(0)
+    left() != Some(0)
 }
 
 /// Spends one unit of the current task's budget.
 pub(crate) fn spend() {
-    LEFT.with(|l| {
-        if let Some(n) = l.get() {
-            l.set(Some(n.saturating_sub(1)));
+    COOP.with(|c| {
+        let coop = c.get();
+        let left = coop & LEFT;
+        if left != UNLIMITED && left > 0 {
+            c.set(coop - 1);
         }
     });
 }

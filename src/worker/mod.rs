@@ -538,9 +538,8 @@ impl WorkerLocal {
             st.busy_since = Some(Instant::now());
         }
         task.metadata().set_last_worker(self.index);
-        // A `yield_now` mark of an earlier poll that did not end in a self-wake.
-        crate::coop::take_yield();
-        self.take_completed();
+        // `with_budget` also drops a yield mark of an earlier poll that did not end in a
+        // self-wake; the completion mark was taken after the last poll.
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
         // second line for a panic from the runtime itself, so that the worker survives.
         if let Err(payload) =
