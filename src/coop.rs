@@ -12,7 +12,7 @@
 //!
 //! A task whose budget ran out wakes itself as a *yield*: it marks the poll as yielding
 //! ([`note_yield`], in the same thread-local, which the worker reads when the task wakes
-//! itself, [`take_yield`]), so it is held back behind the other ready work of its worker,
+//! itself, [`ThreadCoop::take_yield`]), so it is held back behind the other ready work of its worker,
 //! and runs again only after its worker's next look at the IO driver and the timers,
 //! exactly as after `yield_now` (`worker/schedule.rs`).
 
@@ -55,32 +55,66 @@ pub(crate) fn note_yield() {
     COOP.with(|c| c.set(c.get() | YIELDED));
 }
 
-/// Whether the poll running on this thread yielded; clears the mark.
-pub(crate) fn take_yield() -> bool {
-    COOP.with(|c| {
-        let coop = c.get();
-        c.set(coop & !YIELDED);
-        coop & YIELDED != 0
-    })
-}
-
 /// Runs `f` (one task poll) with a fresh budget and no yield mark (one left by an earlier
 /// poll that did not wake itself is dropped), restoring the outer budget after (also on
 /// unwind, through the guard). The mark is left as the poll left it: the worker's schedule
 /// function takes it when the task wakes itself at the end of the poll.
 pub(crate) fn with_budget<R>(f: impl FnOnce() -> R) -> R {
-    let outer = COOP.with(|c| c.replace(u16::from(BUDGET)));
-    let _restore = RestoreLeft(outer & LEFT);
+    COOP.with(|c| budget_poll(c, f))
+}
+
+/// [`with_budget`] on `coop`, this thread's [`COOP`].
+fn budget_poll<R>(coop: &Cell<u16>, f: impl FnOnce() -> R) -> R {
+    let outer = coop.replace(u16::from(BUDGET));
+    let _restore = RestoreLeft(coop, outer & LEFT);
     f()
 }
 
 /// Restores the outer budget (a low byte of [`COOP`]) when dropped, keeping the yield mark
 /// (see [`with_budget`] and [`unconstrained`]).
-struct RestoreLeft(u16);
+struct RestoreLeft<'a>(&'a Cell<u16>, u16);
 
-impl Drop for RestoreLeft {
+impl Drop for RestoreLeft<'_> {
     fn drop(&mut self) {
-        COOP.with(|c| c.set(c.get() & YIELDED | self.0));
+        self.0.set(self.0.get() & YIELDED | self.1);
+    }
+}
+
+/// A worker thread's handle on its own [`COOP`]: a worker reads and writes the word at
+/// every poll (the budget, the yield mark), and a thread-local access costs a call each
+/// time, so the worker keeps the word's address.
+///
+/// Neither `Send` nor `Sync` (it holds a raw pointer): it is used only on the thread that
+/// made it, and lives no longer than that thread (a worker keeps it on its own stack).
+pub(crate) struct ThreadCoop(*const Cell<u16>);
+
+impl ThreadCoop {
+    /// The current thread's handle.
+    pub(crate) fn current() -> ThreadCoop {
+        ThreadCoop(COOP.with(|c| c as *const Cell<u16>))
+    }
+
+    fn cell(&self) -> &Cell<u16> {
+        // SAFETY: the pointer is the address of this thread's `COOP` (`current`), and this
+        // is the thread that took it (`ThreadCoop` is neither Send nor Sync). `COOP` is
+        // const-initialised and has no destructor, so its storage is the same for the
+        // thread's whole life, and the thread is alive while it runs this.
+        unsafe { &*self.0 }
+    }
+
+    /// [`with_budget`], without the thread-local look-up.
+    #[inline]
+    pub(crate) fn with_budget<R>(&self, f: impl FnOnce() -> R) -> R {
+        budget_poll(self.cell(), f)
+    }
+
+    /// Whether the poll running on this thread yielded; clears the mark.
+    #[inline]
+    pub(crate) fn take_yield(&self) -> bool {
+        let cell = self.cell();
+        let coop = cell.get();
+        cell.set(coop & !YIELDED);
+        coop & YIELDED != 0
     }
 }
 
@@ -111,9 +145,11 @@ impl<F: Future> Future for Budgeted<F> {
 /// Runs `f` with no budget (what a call that cannot yield, such as
 /// `JoinSet::try_join_next`, polls under), restoring the budget after (also on unwind).
 pub(crate) fn unconstrained<R>(f: impl FnOnce() -> R) -> R {
-    let outer = COOP.with(|c| c.replace(c.get() & YIELDED | UNLIMITED));
-    let _restore = RestoreLeft(outer & LEFT);
-    f()
+    COOP.with(|c| {
+        let outer = c.replace(c.get() & YIELDED | UNLIMITED);
+        let _restore = RestoreLeft(c, outer & LEFT);
+        f()
+    })
 }
 
 /// Ready if the current task may do one more operation; otherwise wakes it (as a yield)

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use crossbeam_deque::Worker;
 
+use crate::coop::ThreadCoop;
 use crate::state::{Runnable, State};
 
 /// The private part of one worker (module docs).
@@ -47,9 +48,14 @@ pub(crate) struct WorkerLocal {
     /// at one), which moves them onto the deque in that order (tokio's `Defer`). Private,
     /// so a yield costs no atomic operation.
     deferred: RefCell<Vec<Runnable>>,
+    /// This thread's cooperative budget and yield mark, set at each poll and read when a
+    /// task wakes itself (`coop.rs`). Its raw pointer also keeps `WorkerLocal` on its
+    /// thread (neither `Send` nor `Sync`).
+    pub(crate) coop: ThreadCoop,
 }
 
 impl WorkerLocal {
+    /// The private part of a worker whose thread calls this.
     pub(crate) fn new(state: Arc<State>, index: usize, deque: Worker<Runnable>) -> WorkerLocal {
         WorkerLocal {
             state,
@@ -60,6 +66,7 @@ impl WorkerLocal {
             delivering: Cell::new(false),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
+            coop: ThreadCoop::current(),
         }
     }
 

@@ -543,7 +543,7 @@ impl WorkerLocal {
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
         // second line for a panic from the runtime itself, so that the worker survives.
         if let Err(payload) =
-            catch_unwind(AssertUnwindSafe(|| crate::coop::with_budget(|| task.run())))
+            catch_unwind(AssertUnwindSafe(|| self.coop.with_budget(|| task.run())))
         {
             drop_quietly(payload);
         }

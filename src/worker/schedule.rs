@@ -69,7 +69,7 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     }
     if info.woken_while_running {
         // Scheduled at the end of the poll that ran it here.
-        if crate::coop::take_yield() {
+        if worker.coop.take_yield() {
             return worker.push_deferred(runnable);
         }
         return push_to_worker(state, here, runnable);
