@@ -12,9 +12,9 @@
 //!
 //! A task whose budget ran out wakes itself as a *yield*: it marks the poll as yielding
 //! ([`note_yield`], in the same thread-local, which the worker reads when the task wakes
-//! itself, [`ThreadCoop::take_yield`]), so it is held back behind the other ready work of its worker,
-//! and runs again only after its worker's next look at the IO driver and the timers,
-//! exactly as after `yield_now` (`worker/schedule.rs`).
+//! itself, [`ThreadCoop::take_yield`]), so it is held back behind the other ready work of
+//! its worker, and runs again only after its worker's next look at the IO driver and the
+//! timers, exactly as after `yield_now` (`worker/schedule.rs`).
 
 use std::cell::Cell;
 use std::future::Future;
