@@ -154,6 +154,7 @@ mod yield_now;
 // Tasks and their bookkeeping; the blocking pool (generic over its jobs).
 mod abort;
 mod blocking;
+mod cold_tail;
 mod live_tasks;
 mod task;
 mod task_count;

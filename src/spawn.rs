@@ -1,6 +1,6 @@
 //! Making tasks: a future (or a blocking closure) becomes an async-task task with filch's
-//! metadata and `TaskFuture`, its first runnable is placed, and the spawner gets a
-//! [`JoinHandle`].
+//! metadata and `TaskFuture` (in a `ColdTail` unless the task is small, `cold_tail.rs`), its
+//! first runnable is placed, and the spawner gets a [`JoinHandle`].
 //!
 //! - [`spawn`]: onto the workers, through the schedule function (`worker/schedule.rs`);
 //! - [`spawn_on_worker`]: the same, with the first run placed on a given worker (the
@@ -11,6 +11,7 @@
 //! A task spawned after shutdown is dropped at once, so its handle reports cancelled.
 
 use std::future::Future;
+use std::mem::size_of;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -19,9 +20,10 @@ use std::task::{Context, Poll};
 use async_task::{ScheduleInfo, WithInfo};
 
 use crate::blocking::Pushed;
+use crate::cold_tail::{wants_cold_tail, ColdTail};
 use crate::join::JoinHandle;
 use crate::state::{Runnable, State};
-use crate::task::{drop_quietly, TaskFuture, TaskMeta};
+use crate::task::{drop_quietly, Payload, TaskFuture, TaskMeta, TaskOutput};
 use crate::worker::context;
 use crate::worker::schedule::{push_to_worker, schedule};
 
@@ -87,15 +89,28 @@ where
     S: async_task::Schedule<TaskMeta<State>> + Send + Sync + 'static,
 {
     let builder = async_task::Builder::new().metadata(TaskMeta::new(state));
-    let make_future = move |meta: &'static TaskMeta<State>| TaskFuture::new(future, meta);
-    // SAFETY: `spawn_unchecked` asks that a non-Send future be run and dropped on its own
-    // thread, that non-'static borrows outlive the Runnable, and that a non-Send schedule
-    // function be used on its own thread. `F` is Send + 'static, the schedule function is
-    // Send + Sync + 'static, and the only borrow is `meta`, the task's own metadata:
-    // async-task keeps it in the task allocation until after the future is dropped, and
-    // `TaskFuture` uses it only in `poll` and `drop`. The `'static` we give the reference
-    // never escapes `TaskFuture`.
-    let (runnable, task) = unsafe { builder.spawn_unchecked(make_future, schedule) };
+    // Why both `spawn_unchecked` calls below are sound: it asks that a non-Send future be
+    // run and dropped on its own thread, that non-'static borrows outlive the Runnable, and
+    // that a non-Send schedule function be used on its own thread. `F` is Send + 'static,
+    // the schedule function is Send + Sync + 'static, and the only borrow is `meta`, the
+    // task's own metadata: async-task keeps it in the task allocation until after the
+    // future is dropped, and `TaskFuture` uses it only in `poll` and `drop` (`ColdTail`
+    // only holds the `TaskFuture`). The `'static` we give the reference never escapes
+    // `TaskFuture`.
+    let (runnable, task) = if wants_cold_tail(
+        size_of::<TaskMeta<State>>(),
+        size_of::<TaskFuture<F, State>>(),
+        size_of::<Result<TaskOutput<F::Output>, Payload>>(),
+    ) {
+        let make_future =
+            move |meta: &'static TaskMeta<State>| ColdTail::new(TaskFuture::new(future, meta));
+        // SAFETY: the argument above.
+        unsafe { builder.spawn_unchecked(make_future, schedule) }
+    } else {
+        let make_future = move |meta: &'static TaskMeta<State>| TaskFuture::new(future, meta);
+        // SAFETY: the argument above.
+        unsafe { builder.spawn_unchecked(make_future, schedule) }
+    };
     let handle = JoinHandle::from_task(task);
     if state.is_shut_down() {
         drop(runnable);
