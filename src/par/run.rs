@@ -37,11 +37,13 @@
 //!
 //! **IO and timers.** At each look-up the helper also takes a turn of its executor's IO
 //! driver if one is due (one millisecond since the last turn ended, `Driver::turn_if_due`)
-//! and no other thread holds it; the tasks the turn wakes go to their workers' inboxes. If
-//! the turn woke a task, or tasks wait in this worker's inbox or the injector (woken by
-//! another helper's turn, say), the helper yields at once. So while every worker runs a
-//! loop, an IO event or a timer is seen within about a tick plus one item of being due, and
-//! the task it wakes runs right after the item that its worker was running.
+//! and no other thread holds it; the tasks the turn wakes go to this worker's inbox, whatever
+//! the wake policy (`InboxTarget::ThisWorker`): their last worker may be inside an item for
+//! the item's whole cost, while this one is between items. If the turn woke a task, or tasks
+//! wait in this worker's inbox or the injector (woken by another thread, say), the helper
+//! yields at once. So while every worker runs a loop, an IO event or a timer is seen within
+//! about a tick plus one item of being due, and the task it wakes runs on the first worker
+//! whose item ends after that, right after that item.
 //!
 //! Stops: a panic in a user closure, the awaiting future being dropped, or a helper being
 //! dropped unfinished (the executor shut down) stop the partition: no new batch is handed
@@ -80,6 +82,8 @@ use crate::driver::Driver;
 use crate::state::State;
 use crate::sync::{AtomicBool, Mutex, Ordering};
 use crate::task::Payload;
+use crate::worker::context;
+use crate::worker::local::InboxTarget;
 
 /// How long a helper runs before it yields to the other tasks of its worker. It notices the
 /// end of its budget at the next tick, so it runs up to this plus a tick plus one item (or
@@ -385,8 +389,9 @@ impl<K: Kind> Future for Helper<K> {
             // tasks wait in this worker's inbox or the injector (woken by another thread's
             // turn, say), this helper yields below, so that they run after the item that
             // was running.
-            let woke = crate::worker::context::delivering(|| this.driver.turn_if_due()) > 0
-                || crate::worker::context::tasks_wait_for_this_worker();
+            let woke = context::delivering(InboxTarget::ThisWorker, || this.driver.turn_if_due())
+                > 0
+                || context::tasks_wait_for_this_worker();
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump
             // in cost, the next look-up switches to one by one.

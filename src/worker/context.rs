@@ -22,7 +22,7 @@ use crate::live_tasks::LiveTasks;
 use crate::state::State;
 use crate::task::{Payload, TaskHome};
 use crate::task_count::{Counted, TaskCount};
-use crate::worker::local::WorkerLocal;
+use crate::worker::local::{InboxTarget, WorkerLocal};
 
 thread_local! {
     static CURRENT: Cell<*const State> = const { Cell::new(ptr::null()) };
@@ -107,10 +107,11 @@ pub(crate) fn is_worker_thread() -> bool {
 }
 
 /// Runs `turn`, a driver turn, so that the tasks it wakes on this worker go through the
-/// inboxes in event order (`WorkerLocal::delivering`); elsewhere just runs it.
-pub(crate) fn delivering<R>(turn: impl FnOnce() -> R) -> R {
+/// inboxes in event order, to the ones `target` names (`WorkerLocal::delivering`); elsewhere
+/// just runs it.
+pub(crate) fn delivering<R>(target: InboxTarget, turn: impl FnOnce() -> R) -> R {
     with_worker(|worker| match worker {
-        Some(worker) => worker.delivering(turn),
+        Some(worker) => worker.delivering(target, turn),
         None => turn(),
     })
 }

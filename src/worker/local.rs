@@ -24,6 +24,18 @@ use crossbeam_deque::Worker;
 use crate::coop::ThreadCoop;
 use crate::state::{Runnable, State};
 
+/// Which inbox a task woken by a driver turn goes to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum InboxTarget {
+    /// The one the wake policy picks: the task's last worker's under `LastWorker`, else
+    /// this worker's. A worker's own turns (asleep in the OS poll, or busy between polls).
+    ByPolicy,
+    /// This worker's, whatever the policy: a loop helper's turn. The helper yields at once
+    /// when its turn woke a task, so this worker is the first free to run it, while the
+    /// task's last worker may be inside an item of a loop for its whole cost.
+    ThisWorker,
+}
+
 /// The private part of one worker (module docs).
 pub(crate) struct WorkerLocal {
     pub(crate) state: Arc<State>,
@@ -38,8 +50,9 @@ pub(crate) struct WorkerLocal {
     parked: Cell<bool>,
     /// Set while this thread takes a driver turn (a busy worker's, or a loop helper's):
     /// the tasks that the turn's events and timers wake go through the inboxes, in event
-    /// order, rather than the LIFO slot and deque, which would run the last woken first.
-    delivering: Cell<bool>,
+    /// order, rather than the LIFO slot and deque, which would run the last woken first;
+    /// which inbox, the turn's taker says ([`InboxTarget`]).
+    delivering: Cell<Option<InboxTarget>>,
     /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
     /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
     /// continuation) from one between tasks that stay (two tasks waking each other).
@@ -63,7 +76,7 @@ impl WorkerLocal {
             deque,
             lifo: Cell::new(None),
             parked: Cell::new(false),
-            delivering: Cell::new(false),
+            delivering: Cell::new(None),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
             coop: ThreadCoop::current(),
@@ -74,22 +87,27 @@ impl WorkerLocal {
         self.parked.set(parked);
     }
 
-    /// Whether the tasks woken now must go through the inboxes: the worker sleeps, or it
-    /// delivers the events of a driver turn (see the fields).
-    pub(crate) fn wakes_go_to_inbox(&self) -> bool {
-        self.parked.get() || self.delivering.get()
+    /// Whether the tasks woken now must go through the inboxes, and which: the worker
+    /// delivers the events of a driver turn (its taker chose), or it sleeps (the policy's).
+    #[inline]
+    pub(crate) fn wakes_go_to_inbox(&self) -> Option<InboxTarget> {
+        match self.delivering.get() {
+            None if self.parked.get() => Some(InboxTarget::ByPolicy),
+            delivering => delivering,
+        }
     }
 
-    /// Runs `turn` (a driver turn) with wake-ups placed in event order (see `delivering`).
-    pub(crate) fn delivering<R>(&self, turn: impl FnOnce() -> R) -> R {
-        /// Clears the flag also when a waker run by the turn panics.
-        struct Reset<'a>(&'a Cell<bool>, bool);
+    /// Runs `turn` (a driver turn) with wake-ups placed in event order, on the inboxes that
+    /// `target` names (see `delivering`).
+    pub(crate) fn delivering<R>(&self, target: InboxTarget, turn: impl FnOnce() -> R) -> R {
+        /// Puts the earlier value back also when a waker run by the turn panics.
+        struct Reset<'a>(&'a Cell<Option<InboxTarget>>, Option<InboxTarget>);
         impl Drop for Reset<'_> {
             fn drop(&mut self) {
                 self.0.set(self.1);
             }
         }
-        let _reset = Reset(&self.delivering, self.delivering.replace(true));
+        let _reset = Reset(&self.delivering, self.delivering.replace(Some(target)));
         turn()
     }
 

@@ -68,7 +68,7 @@ use crate::park::{Parked, Parker, Prepared};
 use crate::state::{Runnable, State};
 use crate::task::drop_quietly;
 use crate::task_count;
-use local::WorkerLocal;
+use local::{InboxTarget, WorkerLocal};
 
 /// Every this many polls a worker looks at the injector (or its inbox, or its deque's
 /// oldest task) before its LIFO slot and deque. 61 as in tokio and Go: prime, so it does
@@ -451,7 +451,9 @@ impl WorkerLocal {
         let woke = match driver.try_lock() {
             Some(mut exclusive) => match exclusive.as_mut() {
                 Some(exclusive) => {
-                    self.delivering(|| driver.turn(exclusive, Some(Duration::ZERO), || {})) > 0
+                    self.delivering(InboxTarget::ByPolicy, || {
+                        driver.turn(exclusive, Some(Duration::ZERO), || {})
+                    }) > 0
                 }
                 None => false,
             },

@@ -16,7 +16,9 @@
 //! - A worker that delivers the events of a driver turn (asleep in the OS poll, or busy and
 //!   between two polls, or inside a loop helper) places through the inboxes, FIFO, so that
 //!   tasks woken by IO events and timers run in the order their events came; the inbox push
-//!   wakes its worker if it sleeps.
+//!   wakes its worker if it sleeps. The inbox is the one the policy picks, except in a loop
+//!   helper's turn: there it is this worker's, since the helper yields at once and the task's
+//!   last worker may be inside a long item (`par/run.rs`).
 //! - On any other thread: the global injector.
 //!
 //! Shutdown (the protocol is `State::shutdown`'s doc, `shutdown.rs`): this module's part is
@@ -25,7 +27,7 @@
 
 use async_task::ScheduleInfo;
 
-use super::local::WorkerLocal;
+use super::local::{InboxTarget, WorkerLocal};
 use crate::state::{Runnable, State};
 use crate::sync::{fence, Ordering};
 use crate::wake_policy::WakePolicy;
@@ -56,13 +58,13 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     }
     let here = worker.index;
     let last = runnable.metadata().last_worker();
-    if worker.wakes_go_to_inbox() {
-        // Woken by a driver turn this worker takes (asleep in the OS poll, or busy): through
-        // an inbox, FIFO, so that tasks woken by events run in the order the events came;
-        // it wakes the target worker (this one, or the task's last under `LastWorker`) if
-        // it sleeps.
-        let target = match state.policy {
-            WakePolicy::LastWorker => last.unwrap_or(here),
+    if let Some(inbox) = worker.wakes_go_to_inbox() {
+        // Woken by a driver turn this worker takes (asleep in the OS poll, busy, or in a
+        // loop helper): through an inbox, FIFO, so that tasks woken by events run in the
+        // order the events came; it wakes the target worker (this one, or the task's last
+        // under `LastWorker` unless a loop helper took the turn) if it sleeps.
+        let target = match (inbox, state.policy) {
+            (InboxTarget::ByPolicy, WakePolicy::LastWorker) => last.unwrap_or(here),
             _ => here,
         };
         return push_to_worker(state, target, runnable);

@@ -11,6 +11,7 @@ mod par_cost_jump;
 mod par_drop_stops;
 mod par_empty_and_reversed;
 mod par_exactly_once;
+mod par_first_free_worker;
 mod par_for_each_mut;
 mod par_lazy;
 mod par_many_loops;
