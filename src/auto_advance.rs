@@ -10,15 +10,25 @@
 //! not count; nor does a thread that only entered the executor (`Handle::enter`), nor
 //! another executor polling a filch timer.
 //!
+//! **The rule** (tokio's): only the thread that holds the driver jumps the clock, and only
+//! after a turn of the driver that does not block and delivered nothing. An IO event that
+//! the OS has ready (a byte already written on a loopback socket) is thus delivered, and its
+//! task woken, before any jump: a `timeout` around IO that has come cannot elapse. While
+//! another worker holds the driver (it waits in its OS poll, perhaps already woken by the
+//! kernel), a thread that finds the executor idle does not jump: it wakes that holder, which
+//! after each wait in the OS poll on a paused clock tests the executor and jumps itself
+//! (the driver's `after_wait` hook, set by [`install`]). The holder is a parked worker, so
+//! the executor stays idle for its test unless what it delivered woke a task.
+//!
 //! **Who advances.** The executor becomes idle in one of two ways, and each runs
-//! [`advance_if_idle`] right there:
+//! [`advance_if_idle`] right there (which jumps, or wakes the driver's holder to):
 //! - the last worker parks: the re-check of its park ([`on_park`], the one call in the
 //!   worker's park path) runs after it booked itself sleeping (a SeqCst RMW and fence), so
 //!   of the workers parking at once the last to book sees them all booked;
 //! - the last busy thread that is no worker goes idle: the one that brings the activity count
 //!   to zero (a `block_on` whose future went pending, a job that ended, a waker that took
-//!   back a count it did not need) runs the clock's idle hook, set by `Executor`'s build to
-//!   this function.
+//!   back a count it did not need) runs the clock's idle hook, which [`install`] sets (at
+//!   the executor's build) to this function.
 //!
 //! The count and the bookings are a Dekker pair: a worker books, then reads the count; a
 //! thread lowers the count, then reads the bookings, all SeqCst; so of a worker that parks
@@ -33,7 +43,9 @@
 //! (`Activity::begin_fresh`), so it never runs during a jump: its next look at the clock
 //! comes before the jump's idle test, or after the jump's timers fired. The loom models in
 //! `time/loom_model.rs` check both, on the shipped notifier, count, counted `block_on` and
-//! jump loop (`advance_while_idle`).
+//! jump loop (`advance_while_idle`); and, with a stub driver, that a parking worker never
+//! jumps while the driver's holder has an event to deliver, and that the holder it wakes
+//! does jump (`advance_or_wake_holder`).
 //!
 //! A jump goes to the earliest timer's deadline in the wheel's whole ms, keeping the clock's
 //! fraction of a ms (`Clock::advance_to_ms`), and fires the timers due then; a timer whose
@@ -68,55 +80,136 @@ pub(crate) fn on_park(state: &State) -> bool {
 }
 
 #[cfg(feature = "test-util")]
-pub(crate) use paused::advance_if_idle;
+pub(crate) use paused::{advance_if_idle, install};
 #[cfg(all(test, loom, feature = "test-util"))]
-pub(crate) use paused::advance_while_idle;
+pub(crate) use paused::{advance_or_wake_holder, advance_while_idle};
 
 #[cfg(feature = "test-util")]
 mod paused {
+    use std::sync::Arc;
+
     use crate::driver::clock::Activity;
+    use crate::driver::Exclusive;
+    use crate::park::Reactor;
     use crate::state::State;
     use crate::sync::{fence, Ordering};
 
-    /// While `state`'s clock is paused and the executor idle (module docs), jumps the clock
-    /// to the next timer's deadline and fires the timers due then. Returns whether it fired
-    /// or moved anything.
+    /// Sets the two hooks of `state`'s auto-advance (module docs): the last busy thread
+    /// that is no worker to go idle calls [`advance_if_idle`], and the driver's holder,
+    /// after each wait in the OS poll, tests and jumps as the holder. Weak: the clock and
+    /// the driver belong to the state.
+    pub(crate) fn install(state: &Arc<State>) {
+        let weak = Arc::downgrade(state);
+        state
+            .driver
+            .clock()
+            .activity()
+            .set_on_idle(Box::new(move || {
+                if let Some(state) = weak.upgrade() {
+                    advance_if_idle(&state);
+                }
+            }));
+        let weak = Arc::downgrade(state);
+        state
+            .driver
+            .set_after_wait(Box::new(move |exclusive: &mut Exclusive| {
+                if let Some(state) = weak.upgrade() {
+                    advance_as_holder(&state, exclusive);
+                }
+            }));
+    }
+
+    /// While `state`'s clock is paused and the executor idle (module docs): if this thread
+    /// can take the driver, jumps the clock to the next timer and fires the timers due then,
+    /// each jump after a turn that does not block and delivered nothing; if another thread
+    /// holds the driver, wakes it, and that holder tests and jumps after its wait. Returns
+    /// whether it delivered, fired or moved anything.
     pub(crate) fn advance_if_idle(state: &State) -> bool {
         let clock = state.driver.clock();
         if !clock.is_paused() {
             return false;
         }
-        advance_while_idle(
+        advance_or_wake_holder(
+            &*state.driver,
             clock.activity(),
             || is_idle(state),
-            || {
-                let Some(next) = state.driver.time().earliest_timer_ms() else {
-                    return false;
-                };
-                // False once the clock was resumed, or if the deadline lies where an
-                // `Instant` barely holds it (it then never comes).
-                if !clock.advance_to_ms(next) {
-                    return false;
-                }
-                state.driver.time().fire_due_timers();
-                true
-            },
+            || jump(state),
         )
     }
 
-    /// The loop of [`advance_if_idle`] (and of the loom model's executor): under the jumps'
-    /// lock, not nested on one thread, while `is_idle`, `jump` (to the next timer, firing it;
-    /// `false` if there is none). Returns whether it jumped.
+    /// [`advance_if_idle`] by the thread that holds the driver, after its wait in the OS
+    /// poll.
+    fn advance_as_holder(state: &State, exclusive: &mut Exclusive) -> bool {
+        advance_while_idle(
+            state.driver.clock().activity(),
+            || is_idle(state),
+            || state.driver.turn_now(exclusive),
+            || jump(state),
+        )
+    }
+
+    /// Jumps `state`'s clock to the next timer's deadline and fires the timers due then;
+    /// `false` if there is no timer to jump to.
+    fn jump(state: &State) -> bool {
+        let clock = state.driver.clock();
+        let Some(next) = state.driver.time().earliest_timer_ms() else {
+            return false;
+        };
+        // False once the clock was resumed, or if the deadline lies where an `Instant`
+        // barely holds it (it then never comes).
+        if !clock.advance_to_ms(next) {
+            return false;
+        }
+        state.driver.time().fire_due_timers();
+        true
+    }
+
+    /// Who jumps (module docs): the thread that takes `reactor` (the driver) runs
+    /// [`advance_while_idle`] with its turns that do not block; if another thread holds it,
+    /// that holder is woken when the executor is `is_idle`, and it tests and jumps after
+    /// its wait. Returns whether this thread delivered, fired or moved anything.
+    pub(crate) fn advance_or_wake_holder<R: Reactor>(
+        reactor: &R,
+        activity: &Activity,
+        is_idle: impl Fn() -> bool,
+        jump: impl FnMut() -> bool,
+    ) -> bool {
+        match reactor.try_hold() {
+            Some(mut held) => {
+                advance_while_idle(activity, is_idle, || reactor.turn_now(&mut held), jump)
+            }
+            None => {
+                if is_idle() {
+                    reactor.wake();
+                }
+                false
+            }
+        }
+    }
+
+    /// The jump loop, by the thread that holds the driver, under the jumps' lock (not
+    /// nested on one thread): while `is_idle`, `turn` (a turn that does not block; `true`
+    /// if it delivered something, and the executor is tested again), and only if that
+    /// delivered nothing, `jump` (to the next timer, firing it; `false` if there is none).
+    /// Returns whether a turn delivered or a jump moved anything.
     pub(crate) fn advance_while_idle(
         activity: &Activity,
         is_idle: impl Fn() -> bool,
+        mut turn: impl FnMut() -> bool,
         mut jump: impl FnMut() -> bool,
     ) -> bool {
         let Some(_jumping) = activity.jumping() else {
             return false;
         };
         let mut acted = false;
-        while is_idle() && jump() {
+        while is_idle() {
+            if turn() {
+                acted = true;
+                continue;
+            }
+            if !jump() {
+                break;
+            }
             acted = true;
         }
         acted

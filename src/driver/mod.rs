@@ -20,7 +20,8 @@
 //! `epoll_wait` would be most of the cost of a yield.
 //!
 //! The busy threads' turns ([`Driver::turn_if_due`]) are paced by std's clock, paused or
-//! not.
+//! not. With `test-util`, the holder of a paused clock's driver runs the auto-advance after
+//! each wait in the OS poll (`after_wait`, `auto_advance.rs`): only the holder jumps.
 //!
 //! **Invariants:**
 //! - no timer's waker is woken or dropped while the timers' lock is held (`time.rs`);
@@ -67,7 +68,16 @@ pub(crate) struct Driver {
     /// hint, read and written Relaxed: a stale value only makes a turn come a little early
     /// or late.
     last_turn_ms: AtomicU64,
+    /// What the thread holding the driver runs after each blocking wait (`test-util`):
+    /// the paused clock's auto-advance, whose jumps only the holder makes
+    /// (`auto_advance.rs`). Set once, when the executor is built.
+    #[cfg(feature = "test-util")]
+    after_wait: std::sync::OnceLock<AfterWait>,
 }
+
+/// The hook of [`Driver::set_after_wait`]: given the held driver, for more turns.
+#[cfg(feature = "test-util")]
+pub(crate) type AfterWait = Box<dyn Fn(&mut Exclusive) + Send + Sync>;
 
 impl Driver {
     pub(crate) fn new() -> std::io::Result<Driver> {
@@ -81,7 +91,22 @@ impl Driver {
                 wakers: Vec::new(),
             })),
             last_turn_ms: AtomicU64::new(0),
+            #[cfg(feature = "test-util")]
+            after_wait: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Sets what the driver's holder runs after each blocking wait (once; later calls are
+    /// ignored).
+    #[cfg(feature = "test-util")]
+    pub(crate) fn set_after_wait(&self, hook: AfterWait) {
+        let _ = self.after_wait.set(hook);
+    }
+
+    /// A turn that does not block, by the thread holding the driver; whether it woke any
+    /// source or timer.
+    pub(crate) fn turn_now(&self, exclusive: &mut Exclusive) -> bool {
+        self.turn(exclusive, Some(Duration::ZERO), || {}) > 0
     }
 
     /// The IO driver: registration of sources.
@@ -132,25 +157,22 @@ impl Driver {
     /// A turn that does not block, if one is due ([`TURN_INTERVAL_MS`] since the last turn
     /// taken here) and no other thread holds the OS poll: for a thread that is busy for a
     /// long while (a data-parallel loop's helper between its items), so that IO events and
-    /// timers are served while every worker is busy. Returns how many sources and timers it
-    /// woke. A thread waiting in the OS poll holds it and serves them itself. Only these
+    /// timers are served while every worker is busy. Returns whether it woke a source or a
+    /// timer. A thread waiting in the OS poll holds it and serves them itself. Only these
     /// turns are timed (the worker loop's own turns read no clock for it).
-    pub(crate) fn turn_if_due(&self) -> usize {
+    pub(crate) fn turn_if_due(&self) -> bool {
         let now = self.time.clock().real_ms();
         // Relaxed: a hint (see the field).
         let last = self.last_turn_ms.load(Ordering::Relaxed);
         if now < last.saturating_add(TURN_INTERVAL_MS) {
-            return 0;
+            return false;
         }
-        let Some(mut guard) = self.try_lock() else {
-            return 0;
+        let Some(mut held) = self.try_hold() else {
+            return false;
         };
         // Relaxed: a hint (see the field).
         self.last_turn_ms.store(now, Ordering::Relaxed);
-        match guard.as_mut() {
-            Some(exclusive) => self.turn(exclusive, Some(Duration::ZERO), || {}),
-            None => 0,
-        }
+        Reactor::turn_now(self, &mut held)
     }
 
     /// Shuts the driver down (the executor is gone): every source reports an error from now
@@ -177,6 +199,15 @@ impl Reactor for Driver {
         match held.as_mut() {
             Some(exclusive) => {
                 self.turn(exclusive, None, woke);
+                // A paused clock jumps only by the driver's holder, after a turn that
+                // delivered nothing (`auto_advance.rs`): a thread that finds the executor
+                // idle while this one holds the driver wakes it for that.
+                #[cfg(feature = "test-util")]
+                if self.clock().is_paused() {
+                    if let Some(hook) = self.after_wait.get() {
+                        hook(exclusive);
+                    }
+                }
             }
             None => woke(),
         }
@@ -184,5 +215,10 @@ impl Reactor for Driver {
 
     fn wake(&self) {
         self.io.wake();
+    }
+
+    fn turn_now(&self, held: &mut Self::Held<'_>) -> bool {
+        held.as_mut()
+            .is_some_and(|exclusive| Driver::turn_now(self, exclusive))
     }
 }

@@ -258,21 +258,9 @@ impl Builder {
         ));
         #[cfg(all(test, not(loom)))]
         tests::built(&state);
+        // The paused clock's auto-advance (`auto_advance.rs`).
         #[cfg(feature = "test-util")]
-        {
-            // The last busy thread that is no worker to go idle advances a paused clock
-            // (`auto_advance.rs`). Weak: the clock belongs to the state.
-            let weak = Arc::downgrade(&state);
-            state
-                .driver
-                .clock()
-                .activity()
-                .set_on_idle(Box::new(move || {
-                    if let Some(state) = weak.upgrade() {
-                        crate::auto_advance::advance_if_idle(&state);
-                    }
-                }));
-        }
+        crate::auto_advance::install(&state);
         let mut executor = Executor {
             handle: Handle::from_state(Arc::clone(&state)),
             threads: Vec::with_capacity(n),

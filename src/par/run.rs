@@ -390,7 +390,6 @@ impl<K: Kind> Future for Helper<K> {
             // turn, say), this helper yields below, so that they run after the item that
             // was running.
             let woke = context::delivering(InboxTarget::ThisWorker, || this.driver.turn_if_due())
-                > 0
                 || context::tasks_wait_for_this_worker();
             let now = Instant::now();
             // Cheap items (on average since the last look-up) run in blocks; after a jump

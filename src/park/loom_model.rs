@@ -326,7 +326,10 @@ fn one_notification_wakes_at_most_once() {
 /// driver's `mio::Waker` and an IO event both end the wait, and a permit left before the
 /// wait ends it at once, as a ready descriptor or a pending eventfd write does), and an IO
 /// event whose delivery runs `on_event` on the thread that holds the driver.
-struct Stub {
+///
+/// It is also the driver of the paused clock's model (`time/loom_model.rs`), whose holder
+/// runs a hook after each wait, as the shipped driver runs its auto-advance.
+pub(crate) struct Stub {
     /// The try-lock. An atomic flag rather than loom's `Mutex`, whose `try_lock` blocks the
     /// model's thread while the lock is held.
     lock: AtomicBool,
@@ -338,10 +341,12 @@ struct Stub {
     io_event: Mutex<bool>,
     /// What delivering the IO event does (the waker of the task it readies).
     on_event: Box<dyn Fn() + Send + Sync>,
+    /// What the holder runs after each wait (the shipped driver's `after_wait`), if set.
+    after_wait: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>>,
 }
 
 /// Holds [`Stub`]'s try-lock; lets go when dropped.
-struct HeldFlag<'a>(&'a AtomicBool);
+pub(crate) struct HeldFlag<'a>(&'a AtomicBool);
 
 impl Drop for HeldFlag<'_> {
     fn drop(&mut self) {
@@ -351,27 +356,34 @@ impl Drop for HeldFlag<'_> {
 
 impl Stub {
     /// A stub shared as a parker's reactor is (a std `Arc`).
-    fn new(on_event: Box<dyn Fn() + Send + Sync>) -> std::sync::Arc<Stub> {
+    pub(crate) fn new(on_event: Box<dyn Fn() + Send + Sync>) -> std::sync::Arc<Stub> {
         std::sync::Arc::new(Stub {
             lock: AtomicBool::new(false),
             poll: Notify::new(),
             io_event: Mutex::new(false),
             on_event,
+            after_wait: std::sync::OnceLock::new(),
         })
     }
 
+    /// Sets what the holder runs after each wait (once).
+    pub(crate) fn set_after_wait(&self, hook: Box<dyn Fn() + Send + Sync>) {
+        let _ = self.after_wait.set(hook);
+    }
+
     /// Makes the IO event ready in the OS, which ends the driver holder's wait.
-    fn ready(&self) {
+    pub(crate) fn ready(&self) {
         *self.io_event.lock().unwrap() = true;
         self.poll.notify();
     }
 
-    /// Delivers the IO event if it is ready (the holder's part of a turn).
-    fn deliver(&self) {
+    /// Delivers the IO event if it is ready (the holder's part of a turn); whether it did.
+    pub(crate) fn deliver(&self) -> bool {
         let ready = std::mem::take(&mut *self.io_event.lock().unwrap());
         if ready {
             (self.on_event)();
         }
+        ready
     }
 
     /// A busy worker's turn that does not block: deliver what is ready, if the driver is
@@ -397,10 +409,17 @@ impl Reactor for Stub {
         self.poll.wait();
         woke();
         self.deliver();
+        if let Some(hook) = self.after_wait.get() {
+            hook();
+        }
     }
 
     fn wake(&self) {
         self.poll.notify();
+    }
+
+    fn turn_now(&self, _held: &mut HeldFlag<'_>) -> bool {
+        self.deliver()
     }
 }
 

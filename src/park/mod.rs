@@ -20,7 +20,7 @@
 //!   never sent to nobody.
 
 #[cfg(all(test, loom))]
-mod loom_model;
+pub(crate) mod loom_model;
 pub(crate) mod parker;
 
 use std::future::Future;

@@ -94,6 +94,11 @@ pub(crate) trait Reactor: Send + Sync + 'static {
 
     /// Ends the wait in the OS poll, or makes the next one return at once.
     fn wake(&self);
+
+    /// A turn that does not block, by the thread holding it: delivers what the OS has
+    /// ready now (runs wakers); whether it woke anything. The paused clock's jump comes
+    /// only after such a turn found nothing (`auto_advance.rs`).
+    fn turn_now(&self, held: &mut Self::Held<'_>) -> bool;
 }
 
 /// The reactor of a parker that has none ([`Parker::new`]): it cannot be made.
@@ -112,6 +117,10 @@ impl Reactor for NoReactor {
 
     fn wake(&self) {
         match *self {}
+    }
+
+    fn turn_now(&self, held: &mut NoReactor) -> bool {
+        match *held {}
     }
 }
 

@@ -22,9 +22,10 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::sync::{Arc, Mutex};
 use loom::thread;
 
-use crate::auto_advance::advance_while_idle;
+use crate::auto_advance::{advance_or_wake_holder, advance_while_idle};
 use crate::block_on::block_on_counted;
 use crate::driver::clock::Activity;
+use crate::park::loom_model::Stub;
 use crate::park::{Idle, NoReactor, Parker, Prepared};
 
 /// One worker, one timer, and the flags the checks read.
@@ -68,6 +69,8 @@ impl PausedClockModel {
         advance_while_idle(
             &self.activity,
             || self.idle.all_parked() && self.activity.is_idle(),
+            // No IO in this model: a turn delivers nothing.
+            || false,
             || {
                 let Some(waker) = self.timer.lock().unwrap().take() else {
                     return false;
@@ -188,5 +191,99 @@ fn two_wakers_count_the_block_on_once() {
         waker_thread.join().unwrap();
         assert_eq!(model.extra_wakes.load(SeqCst), 1);
         assert!(model.activity.is_idle(), "a count was left behind");
+    });
+}
+
+/// Two workers share a driver (`park/loom_model.rs`'s stub: a try-lock, an OS poll, one IO
+/// event). Worker 0 makes the IO event ready (a task of it wrote a byte on a socket) and
+/// then parks; worker 1 parks, and may be waiting in the driver's OS poll, woken by the
+/// kernel, when worker 0's park finds the executor idle. The jump rule that ships
+/// (`advance_or_wake_holder`: take the driver and jump after a turn that delivered
+/// nothing, or wake its holder, which tests and jumps after its wait, as the shipped
+/// driver's `after_wait` does) must never jump while the event is ready and undelivered
+/// (the assertion), and must jump in the end (a jump nobody makes leaves both workers
+/// asleep, and loom reports the deadlock).
+#[test]
+fn no_jump_while_the_driver_holder_has_an_event_to_deliver() {
+    check(|| {
+        struct Model {
+            idle: Idle,
+            activity: StdArc<Activity>,
+            delivered: AtomicBool,
+            fired: AtomicBool,
+        }
+        let model = StdArc::new(Model {
+            idle: Idle::new(2),
+            activity: StdArc::new(Activity::new()),
+            delivered: AtomicBool::new(false),
+            fired: AtomicBool::new(false),
+        });
+        // The event's waker belongs to no task of the executor: it stays idle, and only the
+        // order of delivery and jump is at stake.
+        let driver = {
+            let model = StdArc::clone(&model);
+            Stub::new(Box::new(move || model.delivered.store(true, SeqCst)))
+        };
+        let is_idle = {
+            let model = StdArc::clone(&model);
+            move || model.idle.all_parked() && model.activity.is_idle()
+        };
+        let jump = {
+            let model = StdArc::clone(&model);
+            move || {
+                if model.fired.swap(true, SeqCst) {
+                    return false;
+                }
+                assert!(
+                    model.delivered.load(SeqCst),
+                    "the clock jumped while an IO event that came first was undelivered"
+                );
+                model.idle.wake_all();
+                true
+            }
+        };
+        {
+            // The holder's hook. Weak, as the shipped driver's: the hook belongs to the stub.
+            let weak = StdArc::downgrade(&driver);
+            let (model, is_idle, jump) = (StdArc::clone(&model), is_idle.clone(), jump.clone());
+            driver.set_after_wait(Box::new(move || {
+                if let Some(driver) = weak.upgrade() {
+                    advance_while_idle(&model.activity, &is_idle, || driver.deliver(), &jump);
+                }
+            }));
+        }
+        let workers: Vec<_> = (0..2)
+            .map(|index| {
+                let (model, driver) = (StdArc::clone(&model), StdArc::clone(&driver));
+                let (is_idle, jump) = (is_idle.clone(), jump.clone());
+                thread::spawn(move || {
+                    if index == 0 {
+                        driver.ready();
+                    }
+                    let parker = Parker::with_reactor(StdArc::clone(&driver));
+                    while !model.fired.load(SeqCst) {
+                        let re_check = || {
+                            model.fired.load(SeqCst)
+                                || advance_or_wake_holder(
+                                    &*driver,
+                                    &model.activity,
+                                    &is_idle,
+                                    &jump,
+                                )
+                        };
+                        match model.idle.prepare_park(index, false, &parker, re_check) {
+                            Prepared::Skipped(_) => thread::yield_now(),
+                            Prepared::Booked(mut listener) => {
+                                let _ = model.idle.sleep(index, &mut listener, &parker);
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        assert!(model.delivered.load(SeqCst));
     });
 }

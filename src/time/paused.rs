@@ -53,7 +53,8 @@ fn message(e: PauseError) -> &'static str {
 /// A jump goes to the next deadline, in whole milliseconds, and a task woken by it runs
 /// before the clock moves on: a sleep of whole milliseconds wakes with the clock exactly at
 /// its deadline. Waiting for IO is idle too (a socket's readiness does not hold the clock),
-/// so a `timeout` around real IO may elapse at once on a paused clock; a blocking-pool job
+/// so a `timeout` around real IO may elapse at once on a paused clock, unless the IO has
+/// already come: what the OS has ready is delivered before any jump; a blocking-pool job
 /// holds it (as in tokio), so a blocking job that waits for a timer of its own paused
 /// executor waits until something else moves the clock.
 ///

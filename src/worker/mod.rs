@@ -64,7 +64,7 @@ use crossbeam_deque::{Steal, Worker};
 use event_listener::EventListener;
 
 use crate::driver::Driver;
-use crate::park::{Parked, Parker, Prepared};
+use crate::park::{Parked, Parker, Prepared, Reactor};
 use crate::state::{Runnable, State};
 use crate::task::drop_quietly;
 use crate::task_count;
@@ -447,16 +447,11 @@ impl WorkerLocal {
     /// out of line, which costs time per yield in a `yield_many`-shaped loop).
     #[inline(never)]
     fn turn_driver(&self) -> Turn {
-        let driver = &self.state.driver;
-        let woke = match driver.try_lock() {
-            Some(mut exclusive) => match exclusive.as_mut() {
-                Some(exclusive) => {
-                    self.delivering(InboxTarget::ByPolicy, || {
-                        driver.turn(exclusive, Some(Duration::ZERO), || {})
-                    }) > 0
-                }
-                None => false,
-            },
+        let driver: &Driver = &self.state.driver;
+        let woke = match driver.try_hold() {
+            Some(mut held) => self.delivering(InboxTarget::ByPolicy, || {
+                Reactor::turn_now(driver, &mut held)
+            }),
             None => false,
         };
         Turn {

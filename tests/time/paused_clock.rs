@@ -862,3 +862,139 @@ fn timers_made_before_the_pause_follow_the_paused_clock() {
         });
     });
 }
+
+// ---------------------------------------------------------------------------------------
+// IO on a paused clock
+// ---------------------------------------------------------------------------------------
+
+/// A byte written on a loopback TCP connection is in the kernel before the executor goes
+/// idle: its readiness must be delivered before the clock jumps. The only timer is the
+/// reader's `timeout(10 s, readable())`, so a jump taken while the event waits undelivered
+/// (another worker holds the driver, in its OS poll, woken by the kernel but not yet
+/// delivering) elapses it. 300 rounds on 1, 2 and 4 workers, each in two shapes: task W
+/// writes one byte while task R waits; and one task that starts waiting, writes, and
+/// awaits (its worker runs out of work right after the write). The paused clock behaves
+/// the same on every number of workers.
+#[test]
+fn a_ready_socket_is_served_before_the_paused_clock_jumps() {
+    for workers in [1, 2, 4] {
+        let jumped = paused(
+            workers,
+            &format!("readable on {workers} worker(s)"),
+            move || async move {
+                let listener = filch::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                let (client, accepted) =
+                    futures::join!(filch::net::TcpStream::connect(addr), listener.accept());
+                let writer = Arc::new(client.unwrap());
+                let reader = Arc::new(accepted.unwrap().0);
+                // The rounds run in a task: the executor goes idle with every worker parked,
+                // not through `block_on`'s thread.
+                filch::spawn(async move {
+                    let mut jumped = [0usize; 2];
+                    for round in 0..300 {
+                        let byte = round as u8;
+                        let seen = if round % 2 == 0 {
+                            two_tasks(&reader, &writer, byte).await
+                        } else {
+                            one_task(&reader, &writer, byte).await
+                        };
+                        // A timeout that elapsed, or a readiness seen only after the clock
+                        // jumped to the timeout's deadline (both woken by the same turn).
+                        if seen != Ok(Duration::ZERO) {
+                            jumped[round % 2] += 1;
+                        }
+                        take_byte(&reader, byte).await;
+                    }
+                    jumped
+                })
+                .await
+                .unwrap()
+            },
+        );
+        assert_eq!(
+            jumped,
+            [0, 0],
+            "{workers} worker(s): rounds in which the paused clock jumped to the timeout \
+             though the byte was there, of 150 each (two tasks, one task)"
+        );
+    }
+}
+
+type Stream = Arc<filch::net::TcpStream>;
+
+/// Task R waits for `reader` with a 10 s timeout while task W writes `byte` on `writer`;
+/// R's wait on the clock, or the elapsed timeout.
+async fn two_tasks(
+    reader: &Stream,
+    writer: &Stream,
+    byte: u8,
+) -> Result<Duration, filch::time::Elapsed> {
+    let r = {
+        let reader = Arc::clone(reader);
+        filch::spawn(async move {
+            let start = now();
+            let seen = timeout(Duration::from_secs(10), reader.readable()).await;
+            seen.map(|ready| {
+                ready.unwrap();
+                now() - start
+            })
+        })
+    };
+    let w = {
+        let writer = Arc::clone(writer);
+        filch::spawn(async move {
+            writer.writable().await.unwrap();
+            assert_eq!(writer.try_write(&[byte]).unwrap(), 1);
+        })
+    };
+    w.await.unwrap();
+    r.await.unwrap()
+}
+
+/// One task polls `timeout(10 s, reader.readable())` once, writes `byte` on `writer`, and
+/// awaits the timeout: its worker runs out of work right after the write.
+async fn one_task(
+    reader: &Stream,
+    writer: &Stream,
+    byte: u8,
+) -> Result<Duration, filch::time::Elapsed> {
+    let (reader, writer) = (Arc::clone(reader), Arc::clone(writer));
+    filch::spawn(async move {
+        let start = now();
+        let mut seen = pin!(timeout(Duration::from_secs(10), reader.readable()));
+        if let std::task::Poll::Ready(seen) = futures::poll!(seen.as_mut()) {
+            panic!("the reader was ready before the write: {seen:?}");
+        }
+        writer.writable().await.unwrap();
+        assert_eq!(writer.try_write(&[byte]).unwrap(), 1);
+        seen.await.map(|ready| {
+            ready.unwrap();
+            now() - start
+        })
+    })
+    .await
+    .unwrap()
+}
+
+/// Reads the one byte waiting on `reader` (there whether or not a timeout elapsed), then
+/// reads on until `WouldBlock`, which clears the readiness it saw: the next round's
+/// `readable()` waits for the next byte.
+async fn take_byte(reader: &Stream, expected: u8) {
+    let mut buf = [0u8; 2];
+    let mut got = Vec::new();
+    loop {
+        match reader.try_read(&mut buf) {
+            Ok(0) => panic!("the writer closed"),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if !got.is_empty() {
+                    break;
+                }
+                reader.readable().await.unwrap();
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(got, [expected]);
+}
