@@ -158,6 +158,7 @@ mod cold_tail;
 mod live_tasks;
 mod task;
 mod task_count;
+mod wake_all;
 // Sleeping: the notifier and the parker; the driver stack they wait in (IO and timers);
 // IO sources; `block_on`.
 mod block_on;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use crate::state::State;
 use crate::sync::{fence, Ordering};
 use crate::task_count;
+use crate::wake_all::wake_all_quietly;
 
 impl State {
     /// Shuts the executor down. `workers` are its worker threads; `wait_for_blocking` is
@@ -65,9 +66,7 @@ impl State {
         // Step 2.
         drop(self.blocking.shutdown());
         // Step 3.
-        for waker in self.live_tasks.close() {
-            waker.wake();
-        }
+        wake_all_quietly(self.live_tasks.close());
         // Step 4.
         self.idle.wake_all();
         // Step 5.
@@ -81,9 +80,7 @@ impl State {
             }
         }
         // Step 6.
-        for waker in self.live_tasks.take_all() {
-            waker.wake();
-        }
+        wake_all_quietly(self.live_tasks.take_all());
         // Step 7.
         self.drain_after_shutdown();
         // Step 8.

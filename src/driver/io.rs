@@ -44,6 +44,7 @@ use super::scheduled_io::{
     ScheduledIo, ERROR, PRIORITY, READABLE, READ_CLOSED, SHUTDOWN, WRITABLE, WRITE_CLOSED,
 };
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering};
+use crate::wake_all::{call_each, call_each_quietly};
 
 /// A source's token holds its slab key and its generation, 32 bits each.
 const _TOKEN_BITS: () = assert!(
@@ -275,9 +276,11 @@ impl IoDriver {
             }
         }
         let woken = poller.ready.len();
-        for (io, ready) in poller.ready.drain(..) {
-            io.set_readiness(ready);
-        }
+        // Every source gets its readiness, even if a waker of one panics: the events were
+        // taken from the OS (edge-triggered, they do not come again).
+        call_each(poller.ready.drain(..), |(io, ready)| {
+            io.set_readiness(ready)
+        });
         woken
     }
 
@@ -292,9 +295,7 @@ impl IoDriver {
             self.count_sources(&sources);
             drained
         };
-        for io in sources {
-            io.set_readiness(SHUTDOWN);
-        }
+        call_each_quietly(sources, |io| io.set_readiness(SHUTDOWN));
     }
 }
 

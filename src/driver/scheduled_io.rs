@@ -51,6 +51,7 @@ use std::task::{Context, Poll, Waker};
 use slab::Slab;
 
 use crate::sync::{AtomicU64, Mutex, Ordering};
+use crate::wake_all::wake_all;
 
 /// The source can be read (or accept, or receive).
 pub(crate) const READABLE: u64 = 1;
@@ -170,10 +171,9 @@ impl WakeList {
         }
     }
 
+    /// Wakes every waker, even if one panics (`wake_all.rs`).
     fn wake_all(self) {
-        for waker in self.inline.into_iter().flatten().chain(self.spill) {
-            waker.wake();
-        }
+        wake_all(self.inline.into_iter().flatten().chain(self.spill));
     }
 }
 

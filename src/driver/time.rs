@@ -16,6 +16,8 @@
 //! **Invariants:**
 //! - no timer's waker is woken or dropped while the timers' lock is held (a waker may own
 //!   a timer, whose drop takes that lock);
+//! - every fired timer's waker is called, even if another of the same turn panics
+//!   (`wake_all.rs`): the panic goes on only after the last of them;
 //! - while a thread waits in the OS poll, `waiting_until` is the deadline it wakes at by
 //!   itself, and a timer armed for earlier calls the [`Unpark`]; while nobody waits it is
 //!   `None`, and arming wakes nobody (the next turn looks at the wheel anyway);
@@ -27,6 +29,7 @@ use std::time::{Duration, Instant};
 use super::clock::Clock;
 use super::wheel::{TimerKey, Wheel};
 use crate::sync::Mutex;
+use crate::wake_all::{wake_all, wake_all_quietly};
 
 /// What ends a wait in the OS poll (given by the driver stack: its IO driver's waker).
 pub(crate) type Unpark = Box<dyn Fn() + Send + Sync>;
@@ -126,9 +129,8 @@ impl TimeDriver {
             timers.wheel.advance(now, wakers);
         }
         let fired = wakers.len();
-        for waker in wakers.drain(..) {
-            waker.wake();
-        }
+        // Every waker is called, even if one panics: their timers are out of the wheel.
+        wake_all(wakers.drain(..));
         fired
     }
 
@@ -203,8 +205,6 @@ impl TimeDriver {
     pub(crate) fn shutdown(&self) {
         let mut wakers = Vec::new();
         self.timers.lock().wheel.fire_all(&mut wakers);
-        for waker in wakers {
-            waker.wake();
-        }
+        wake_all_quietly(wakers);
     }
 }

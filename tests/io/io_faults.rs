@@ -453,3 +453,73 @@ fn descriptors_child() {
     });
     println!("descriptor scenario passed");
 }
+
+/// A waker that counts its calls and panics in each: a foreign waker gone wrong.
+struct PanickingWaker(AtomicUsize);
+
+impl std::task::Wake for PanickingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        panic!("a panicking waker");
+    }
+}
+
+/// A connected pair of filch streams (client, accepted), made on `ex`.
+fn tcp_pair(ex: &filch::Executor) -> (TcpStream, TcpStream) {
+    ex.block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (client, accepted) = futures::join!(TcpStream::connect(addr), listener.accept());
+        (client.unwrap(), accepted.unwrap().0)
+    })
+}
+
+/// One turn of the only worker delivers two sockets' events: the first socket's first
+/// waiter has a panicking waker. Every other waiter of that socket and the task waiting on
+/// the second socket are woken all the same (the events were taken from the OS, and do not
+/// come again), and the worker lives on.
+#[test]
+fn a_panicking_io_waker_loses_no_other_wake_up() {
+    watchdog(20, "a panicking IO waker", || {
+        let ex = executor(1);
+        let (a, b) = tcp_pair(&ex);
+        let (c, d) = tcp_pair(&ex);
+        let (a, c) = (Arc::new(a), Arc::new(c));
+        let bad = Arc::new(PanickingWaker(AtomicUsize::new(0)));
+        let bad_waker = std::task::Waker::from(Arc::clone(&bad));
+        let mut cx = std::task::Context::from_waker(&bad_waker);
+        let mut bad_wait = Box::pin(a.readable());
+        assert!(bad_wait.as_mut().poll(&mut cx).is_pending());
+        let on_a = {
+            let a = Arc::clone(&a);
+            ex.spawn(async move { a.readable().await.unwrap() })
+        };
+        let on_c = {
+            let c = Arc::clone(&c);
+            ex.spawn(async move { c.readable().await.unwrap() })
+        };
+        // Both tasks wait (their poll is over) once a task spawned after them runs.
+        ex.block_on(ex.spawn(async {})).unwrap();
+        // The worker is busy while both bytes arrive, so that one turn delivers both.
+        let gate = ex.spawn(async { std::thread::sleep(Duration::from_millis(100)) });
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(b.try_write(b"x").unwrap(), 1);
+        assert_eq!(d.try_write(b"y").unwrap(), 1);
+        ex.block_on(gate).unwrap();
+        ex.block_on(on_a)
+            .expect("the other waiter of the same socket was lost");
+        ex.block_on(on_c)
+            .expect("the task of the other socket was lost");
+        assert_eq!(
+            bad.0.load(Ordering::SeqCst),
+            1,
+            "the panicking waker called once"
+        );
+        drop(bad_wait);
+        assert_eq!(ex.block_on(ex.spawn(async { 7 })).unwrap(), 7);
+    });
+}
