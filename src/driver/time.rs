@@ -175,6 +175,30 @@ impl TimeDriver {
         pending
     }
 
+    /// Moves timer `key`, armed and not fired, to `deadline` at once, keeping its waker (a
+    /// reset from any thread reaches the waiting task at the new deadline); a deadline
+    /// already passed fires it now, waking that waker. Ends the wait in the OS poll if the
+    /// new deadline comes before the one that wait ends at. Returns `false` if the timer had
+    /// fired (it then keeps no waker: the caller arms it again at its next poll).
+    pub(crate) fn rearm(&self, key: TimerKey, deadline: Instant) -> bool {
+        let ms = self.deadline_ms(deadline);
+        let (fired_now, wake) = {
+            let mut timers = self.timers.lock();
+            if timers.wheel.is_fired(key) {
+                return false;
+            }
+            let fired_now = timers.wheel.rearm(key, ms);
+            let wake = timers.waiting_until.is_some_and(|until| ms < until);
+            (fired_now, wake)
+        };
+        if let Some(waker) = fired_now {
+            waker.wake();
+        } else if wake {
+            (self.unpark)();
+        }
+        true
+    }
+
     /// Whether timer `key` fired; if not, `waker` replaces its waker.
     pub(crate) fn poll(&self, key: TimerKey, waker: &Waker) -> bool {
         let replaced = {

@@ -136,6 +136,23 @@ impl Wheel {
         (true, old)
     }
 
+    /// Moves the armed, unfired timer `key` to `deadline` (ms), keeping its waker. If the
+    /// deadline has already passed, the timer fires now: its waker is returned, for the
+    /// caller to wake after unlocking the wheel.
+    #[must_use]
+    pub(crate) fn rearm(&mut self, key: TimerKey, deadline: u64) -> Option<Waker> {
+        debug_assert!(!self.entries[key].fired, "rearm of a fired timer");
+        self.unlink(key);
+        let entry = &mut self.entries[key];
+        entry.deadline = deadline;
+        if deadline <= self.elapsed {
+            entry.fired = true;
+            return entry.waker.take();
+        }
+        self.link(key);
+        None
+    }
+
     /// Replaces the waker of an armed timer; returns the one it replaced (see
     /// [`Wheel::arm`]).
     #[must_use]

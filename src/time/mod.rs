@@ -62,7 +62,8 @@ pub struct Sleep {
     deadline: Instant,
     /// The timer in the wheel, once polled.
     key: Option<TimerKey>,
-    /// Whether the wheel holds the current `deadline` (false after a reset).
+    /// Whether the wheel holds the current `deadline` with the waker of the last poll (false
+    /// before the first poll, and after a reset of a timer that had fired).
     armed: bool,
 }
 
@@ -143,6 +144,10 @@ impl Sleep {
     /// completes again at the new deadline). Use it to restart a timeout without making a
     /// new timer (an idle timeout that each message pushes back).
     ///
+    /// The timer moves at once, keeping the waker of the task that polled it last: a task
+    /// waiting on the sleep wakes at the new deadline even when another thread resets it
+    /// (the sleep shared behind a mutex), and at once if that deadline has passed.
+    ///
     /// ```
     /// use std::time::{Duration, Instant};
     /// filch::block_on(async {
@@ -156,10 +161,15 @@ impl Sleep {
         self.get_mut().reset_to(deadline);
     }
 
-    /// [`Sleep::reset`] on a `&mut` (`Sleep` is `Unpin`).
+    /// [`Sleep::reset`] on a `&mut` (`Sleep` is `Unpin`): an armed timer that has not fired
+    /// moves in the wheel now, with its waker; one not armed yet, or fired, is armed at the
+    /// next poll.
     fn reset_to(&mut self, deadline: Instant) {
         self.deadline = deadline;
-        self.armed = false;
+        if self.armed {
+            let key = self.key.expect("an armed timer has a key");
+            self.armed = self.driver.time().rearm(key, deadline);
+        }
     }
 }
 

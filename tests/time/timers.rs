@@ -9,7 +9,7 @@
 //! watchdog catches a timer that never fires.
 
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
@@ -812,5 +812,90 @@ fn a_panicking_timer_waker_loses_no_other_wake_up() {
         drop((first, second));
         // The worker survived: it still runs tasks.
         assert_eq!(ex.block_on(ex.spawn(async { 7 })).unwrap(), 7);
+    });
+}
+
+/// A `Sleep` shared behind a mutex, awaited by one thread and reset to an earlier deadline
+/// by another: the waiting task wakes at the new deadline, not the old one (the reset moves
+/// the registered timer at once and keeps its waker). The old deadline is 10 s away; the
+/// watchdog fails the test after 5.
+// origin: async-io tests/timer.rs `set` (10 s moved to 0.3 s)
+#[test]
+fn a_reset_from_another_thread_moves_the_waiting_timer() {
+    watchdog(5, "a sleep reset from another thread", || {
+        for workers in [1, 2] {
+            let ex = executor(workers);
+            ex.block_on(async {
+                let start = Instant::now();
+                let timer = Arc::new(std::sync::Mutex::new(sleep(Duration::from_secs(10))));
+                let resetter = {
+                    let timer = Arc::clone(&timer);
+                    std::thread::spawn(move || {
+                        std::thread::sleep(Duration::from_millis(100));
+                        let mut timer = timer.lock().unwrap();
+                        Pin::new(&mut *timer).reset(start + Duration::from_millis(300));
+                    })
+                };
+                std::future::poll_fn(|cx| Pin::new(&mut *timer.lock().unwrap()).poll(cx)).await;
+                assert!(start.elapsed() >= Duration::from_millis(300));
+                resetter.join().unwrap();
+            });
+        }
+    });
+}
+
+/// The same for a task in a worker and a reset to a deadline already passed: it wakes at
+/// once.
+#[test]
+fn a_reset_to_a_passed_deadline_wakes_the_waiting_task() {
+    watchdog(5, "a sleep reset to the past", || {
+        let ex = executor(2);
+        let timer = Arc::new(std::sync::Mutex::new(
+            ex.block_on(async { sleep(Duration::from_secs(10)) }),
+        ));
+        let polled = Arc::new(AtomicUsize::new(0));
+        let task = {
+            let (timer, polled) = (Arc::clone(&timer), Arc::clone(&polled));
+            ex.spawn(std::future::poll_fn(move |cx| {
+                polled.fetch_add(1, Ordering::SeqCst);
+                Pin::new(&mut *timer.lock().unwrap()).poll(cx)
+            }))
+        };
+        common::wait_until(5, "the task's first poll", || {
+            polled.load(Ordering::SeqCst) > 0
+        });
+        Pin::new(&mut *timer.lock().unwrap()).reset(Instant::now() - Duration::from_millis(1));
+        ex.block_on(task).unwrap();
+    });
+}
+
+/// An `Interval` shared behind a mutex whose first tick is 10 s away, reset by another
+/// thread while a task waits for that tick: the tick comes one period after the reset.
+#[test]
+fn an_interval_reset_from_another_thread_moves_the_waiting_tick() {
+    watchdog(5, "an interval reset from another thread", || {
+        let ex = executor(2);
+        ex.block_on(async {
+            let start = Instant::now();
+            let every = filch::time::interval_at(
+                start + Duration::from_secs(10),
+                Duration::from_millis(100),
+            );
+            let every = Arc::new(std::sync::Mutex::new(every));
+            let resetter = {
+                let every = Arc::clone(&every);
+                std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(50));
+                    every.lock().unwrap().reset();
+                })
+            };
+            let tick = std::future::poll_fn(|cx| {
+                let mut every = every.lock().unwrap();
+                pin!(every.tick()).poll(cx)
+            })
+            .await;
+            assert!(tick >= start + Duration::from_millis(150));
+            resetter.join().unwrap();
+        });
     });
 }

@@ -418,3 +418,43 @@ mod model {
         }
     }
 }
+
+/// `rearm` moves an armed timer earlier or later with its waker, and fires one moved to a
+/// deadline already passed, handing its waker back.
+#[test]
+fn rearm_keeps_the_waker_and_fires_a_passed_deadline() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use std::sync::Arc;
+    use std::task::{Wake, Waker};
+    struct Count(AtomicUsize);
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+    let count = Arc::new(Count(AtomicUsize::new(0)));
+    let waker = Waker::from(Arc::clone(&count));
+    let mut wheel = Wheel::new();
+    let mut wakers = Vec::new();
+    let key = wheel.insert();
+    assert!(wheel.arm(key, 10_000, &waker).0);
+    // Earlier, across levels.
+    assert!(wheel.rearm(key, 30).is_none());
+    assert_eq!(wheel.next_deadline(), Some(30));
+    wheel.advance(29, &mut wakers);
+    assert!(!wheel.is_fired(key) && wakers.is_empty());
+    wheel.advance(30, &mut wakers);
+    assert!(wheel.is_fired(key));
+    wakers.drain(..).for_each(Waker::wake);
+    assert_eq!(count.0.load(SeqCst), 1);
+    // Later, then to a deadline the wheel has passed.
+    assert!(wheel.arm(key, 40, &waker).0);
+    assert!(wheel.rearm(key, 5_000).is_none());
+    wheel.advance(100, &mut wakers);
+    assert!(!wheel.is_fired(key) && wakers.is_empty());
+    let fired = wheel.rearm(key, 99).expect("a passed deadline fires");
+    assert!(wheel.is_fired(key));
+    fired.wake();
+    assert_eq!(count.0.load(SeqCst), 2);
+    assert_eq!(wheel.next_deadline(), None);
+}
