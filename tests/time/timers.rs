@@ -850,9 +850,10 @@ fn a_reset_from_another_thread_moves_the_waiting_timer() {
 fn a_reset_to_a_passed_deadline_wakes_the_waiting_task() {
     watchdog(5, "a sleep reset to the past", || {
         let ex = executor(2);
-        let timer = Arc::new(std::sync::Mutex::new(
-            ex.block_on(async { sleep(Duration::from_secs(10)) }),
-        ));
+        let timer = {
+            let _on_ex = ex.enter();
+            Arc::new(std::sync::Mutex::new(sleep(Duration::from_secs(10))))
+        };
         let polled = Arc::new(AtomicUsize::new(0));
         let task = {
             let (timer, polled) = (Arc::clone(&timer), Arc::clone(&polled));
