@@ -28,11 +28,14 @@ pub(super) type PipeSource = IoSource<SourceFd<'static>>;
 
 /// One signal number's state.
 struct Slot {
-    /// How many times the signal arrived since the process started (the handler increments
-    /// it). A `Signal` compares it with the generation it last saw.
+    /// How many times a drain of the pipe found the signal pending: the signal's deliveries
+    /// by the driver ([`Globals::dispatch`] increments it). A `Signal` compares it with the
+    /// generation it last saw, and starts from the one current when it is made, so that it
+    /// sees every signal delivered after that, including one that arrived before it but was
+    /// not delivered yet (tokio's rule).
     generation: AtomicU64,
-    /// Set by the handler, cleared by the reader that drained the pipe and then notified
-    /// `dispatcher`.
+    /// Set by the handler, cleared by the reader that drained the pipe, which then
+    /// increments `generation` and notifies `dispatcher`.
     pending: AtomicBool,
     /// Whether the handler is installed (set once, under `Globals::install`).
     installed: AtomicBool,
@@ -134,10 +137,8 @@ impl Globals {
     /// The signal handler's action (async-signal-safe: see `install`).
     fn record(&self, signum: usize) {
         if let Some(slot) = self.slots.get(signum) {
-            // The generation first, the pending flag next, the byte last: a waiter that is
-            // woken by the byte, or by a reader that drained it and found the flag, sees the
-            // new generation.
-            slot.generation.fetch_add(1, Ordering::SeqCst);
+            // The pending flag first, the byte next: a reader that drains the byte finds the
+            // flag.
             slot.pending.store(true, Ordering::SeqCst);
         }
         let byte = 1u8;
@@ -148,7 +149,7 @@ impl Globals {
         let _ = unsafe { libc::write(self.write_fd, (&raw const byte).cast(), 1) };
     }
 
-    /// How many times `signum` arrived so far.
+    /// How many times `signum` was delivered so far (drains that found it pending).
     pub(super) fn generation(&self, signum: usize) -> u64 {
         self.slots[signum].generation.load(Ordering::SeqCst)
     }
@@ -208,11 +209,14 @@ impl Globals {
         }
     }
 
-    /// After a drain: wakes the waiters of every signal found pending.
+    /// After a drain: delivers every signal found pending (its generation moves on) and
+    /// wakes its waiters. A signal is delivered to every `Signal` of its kind that exists at
+    /// this moment, whichever thread its handler ran on.
     pub(super) fn dispatch(&self) {
         for slot in self.slots.iter() {
             // The load saves a write to the slots of signals that did not arrive.
             if slot.pending.load(Ordering::SeqCst) && slot.pending.swap(false, Ordering::SeqCst) {
+                slot.generation.fetch_add(1, Ordering::SeqCst);
                 slot.dispatcher.notify(usize::MAX);
             }
         }

@@ -166,7 +166,9 @@ fn slot_of(kind: SignalKind) -> io::Result<usize> {
 }
 
 /// Starts listening for signals of `kind`: the returned [`Signal`]'s
-/// [`recv`](Signal::recv) returns once for the signals that arrive after this call.
+/// [`recv`](Signal::recv) returns once for the signals delivered after this call, among
+/// them one that arrived before it but that no waiter had delivered yet (the `signal`
+/// module docs).
 ///
 /// Registers at once: the first call for a signal number installs the process-wide handler
 /// that replaces the signal's default action for the rest of the process (a SIGTERM no
@@ -212,8 +214,8 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
 
 /// A listener for one kind of signal, made by [`signal`].
 ///
-/// Each `Signal` sees every signal of its kind that arrives after it was made, whatever other
-/// `Signal`s of that kind exist. The signals that arrive while nobody waits in
+/// Each `Signal` sees every signal of its kind that is delivered after it was made (see
+/// [`signal`]), whatever other `Signal`s of that kind exist. The signals that arrive while nobody waits in
 /// [`recv`](Signal::recv) are kept: the next `recv` returns at once, once for all of them.
 /// Dropping it uninstalls nothing (the module docs).
 pub struct Signal {
@@ -225,8 +227,9 @@ pub struct Signal {
 }
 
 impl Signal {
-    /// Waits for the next signal of this kind: returns at once if one (or more) arrived since
-    /// the last `recv` returned (or since [`signal`] made this `Signal`), else waits for one.
+    /// Waits for the next signal of this kind: returns at once if one (or more) was delivered
+    /// since the last `recv` returned (or since [`signal`] made this `Signal`), else waits
+    /// for one, delivering what the signal pipe holds.
     ///
     /// Never returns `None`: a handler, once installed, stays for the life of the process, so
     /// the signal can always arrive again (the `Option` is tokio's signature). Cancel-safe:
