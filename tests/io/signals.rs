@@ -456,8 +456,9 @@ fn between_listeners_child() {
         for round in 0..50 {
             let in_task = round % 2 == 1;
             let body = async move {
-                let sig = signal(kind).expect("failed to create first signal");
-                drop(sig);
+                {
+                    let _first = signal(kind).expect("failed to create first signal");
+                }
                 kill_self(kind);
                 let mut sig = signal(kind).expect("failed to create second signal");
                 recv_completes(&mut sig, &format!("round {round} (in a task: {in_task})")).await;
