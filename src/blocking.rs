@@ -370,6 +370,10 @@ mod tests {
         wait_until("the thread exits", || {
             handle.state().blocking.threads() == 0
         });
+        // The clock, which the handle keeps beyond the executor, counts no job as busy:
+        // the cancelled one ended too.
+        #[cfg(feature = "test-util")]
+        assert!(handle.state().driver.clock().activity().is_idle());
     }
 
     #[test]

@@ -29,8 +29,9 @@ impl State {
     ///    pusher's fence, in `notify_work` / `notify_worker`, pairs with this one): either
     ///    the pusher sees the flag and drains, or step 7 sees its task;
     /// 2. stop the blocking pool: idle threads exit, queued jobs are cancelled (dropped
-    ///    here, outside the pool's lock), running ones finish on their threads and are not
-    ///    waited for (step 10);
+    ///    here, outside the pool's lock, each ending its count on the paused clock, which a
+    ///    `Handle`, a `Sleep` or an IO object may keep beyond the executor), running ones
+    ///    finish on their threads and are not waited for (step 10);
     /// 3. close the live-task registry and wake every task still in it (the registry
     ///    returns the wakers, so none is called under its lock): a task waiting for a
     ///    wake-up is scheduled, and so dropped; one in a queue stays there for step 7; one
@@ -64,7 +65,7 @@ impl State {
         self.shutdown.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         // Step 2.
-        drop(self.blocking.shutdown());
+        self.cancel_blocking_jobs(self.blocking.shutdown());
         // Step 3.
         wake_all_quietly(self.live_tasks.close());
         // Step 4.

@@ -151,10 +151,7 @@ fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
     match state.blocking.push(runnable) {
         Pushed::Queued => {}
         // Dropped outside the pool's lock: that cancels the job.
-        Pushed::Refused(runnable) => {
-            drop(runnable);
-            state.driver.clock().job_ended();
-        }
+        Pushed::Refused(runnable) => state.cancel_blocking_jobs([runnable]),
         Pushed::StartThread(id) => {
             let thread_state = Arc::clone(&state);
             let name = format!("{}-blocking-{id}", state.threads.prefix);
@@ -164,10 +161,7 @@ fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
             if let Err(err) = started {
                 // No thread will run the jobs that only this one would have: cancel them
                 // and say why.
-                for job in state.blocking.thread_failed() {
-                    drop(job);
-                    state.driver.clock().job_ended();
-                }
+                state.cancel_blocking_jobs(state.blocking.thread_failed());
                 panic!("filch: cannot start a blocking-pool thread: {err}");
             }
         }

@@ -146,6 +146,17 @@ impl State {
         self.injector.is_empty() && self.workers.iter().all(|w| w.inbox.is_empty())
     }
 
+    /// Cancels blocking-pool jobs that no thread will run (the pool refused them, the
+    /// thread they waited for could not start, or the executor shut down): drops each (its
+    /// handle reports cancelled) and ends its count on the paused clock, which counts a job
+    /// as busy from its spawn to its end (`driver/clock.rs`).
+    pub(crate) fn cancel_blocking_jobs(&self, jobs: impl IntoIterator<Item = Runnable>) {
+        for job in jobs {
+            drop(job);
+            self.driver.clock().job_ended();
+        }
+    }
+
     /// After shutdown: drops every runnable in the injector and the inboxes. One thread
     /// drains at a time; the others only push, and the drainer re-checks after it lets go.
     pub(crate) fn drain_after_shutdown(&self) {
