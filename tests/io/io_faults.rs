@@ -502,8 +502,13 @@ fn a_panicking_io_waker_loses_no_other_wake_up() {
             let c = Arc::clone(&c);
             ex.spawn(async move { c.readable().await.unwrap() })
         };
-        // Both tasks wait (their poll is over) once a task spawned after them runs.
+        // Both tasks wait (their poll is over) once a task spawned after them runs; the
+        // writers' readiness is known before the worker is held up.
         ex.block_on(ex.spawn(async {})).unwrap();
+        ex.block_on(async {
+            b.writable().await.unwrap();
+            d.writable().await.unwrap();
+        });
         // The worker is busy while both bytes arrive, so that one turn delivers both.
         let gate = ex.spawn(async { std::thread::sleep(Duration::from_millis(100)) });
         std::thread::sleep(Duration::from_millis(20));
