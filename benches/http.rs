@@ -32,6 +32,16 @@
 //!   executor; async-io's reactor runs on its own thread.
 //!
 //! Every server is started on 127.0.0.1:0, warmed up for 1 s with wrk, then measured.
+//!
+//! **HTTP/2** (`--h2 1,10,100`): `h2load` (installed with apt-get when missing) instead of
+//! wrk, h2c with prior knowledge, `--connections` clients with each listed number of
+//! concurrent streams per connection (`-m`), against `axum-filch` and `axum-tokio` unless
+//! `--only` says otherwise (needs `--features axum`). Requests/s from h2load's summary;
+//! p50, p99 and max from its per-request log (`--log-file`, a fresh file per run).
+//!
+//! ```text
+//! cargo bench -p filch-benches --features axum --bench http -- --h2 1,10,100 --duration 10 --rounds 3
+//! ```
 
 #[allow(dead_code)]
 #[path = "../examples/http_server/server.rs"]
@@ -40,6 +50,9 @@ mod server;
 #[allow(dead_code)]
 #[path = "../examples/axum_app/app.rs"]
 mod axum_app;
+
+#[path = "common/h2load.rs"]
+mod h2load;
 
 use std::net::SocketAddr;
 use std::process::{Command, ExitCode};
@@ -58,6 +71,8 @@ struct Config {
     wrk_threads: usize,
     path: String,
     only: Vec<String>,
+    /// `--h2`: the streams per connection of each HTTP/2 run (empty: HTTP/1.1 with wrk).
+    h2_streams: Vec<usize>,
 }
 
 const RUNTIMES: [&str; 6] = [
@@ -83,7 +98,9 @@ fn parse_args() -> Result<Config, String> {
         path: "/".to_string(),
         // The async-io-on-filch row only on request (`--only`).
         only: RUNTIMES[..3].iter().map(|s| s.to_string()).collect(),
+        h2_streams: Vec::new(),
     };
+    let mut only_given = false;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut number = |name: &str| -> Result<u64, String> {
@@ -100,7 +117,16 @@ fn parse_args() -> Result<Config, String> {
             "--connections" => cfg.connections = number("--connections")? as usize,
             "--wrk-threads" => cfg.wrk_threads = number("--wrk-threads")? as usize,
             "--path" => cfg.path = args.next().ok_or("--path needs a value")?,
+            "--h2" => {
+                let list = args.next().ok_or("--h2 needs a value (e.g. 1,10,100)")?;
+                cfg.h2_streams = list
+                    .split(',')
+                    .map(|n| n.parse().ok().filter(|&n: &usize| n > 0))
+                    .collect::<Option<_>>()
+                    .ok_or(format!("--h2 {list:?}: expected positive numbers"))?;
+            }
             "--only" => {
+                only_given = true;
                 let list = args.next().ok_or("--only needs a value")?;
                 cfg.only = list.split(',').map(str::to_string).collect();
                 if let Some(bad) = cfg.only.iter().find(|n| !RUNTIMES.contains(&n.as_str())) {
@@ -119,6 +145,16 @@ fn parse_args() -> Result<Config, String> {
             // cargo bench passes `--bench`; filters and the like do not apply here.
             _ => {}
         }
+    }
+    if !cfg.h2_streams.is_empty() && !only_given {
+        if cfg!(not(feature = "axum")) {
+            return Err(
+                "--h2 serves the axum application: it needs filch's `axum` feature \
+                        (cargo bench -p filch-benches --features axum --bench http -- --h2 ...)"
+                    .to_owned(),
+            );
+        }
+        cfg.only = vec!["axum-filch".to_owned(), "axum-tokio".to_owned()];
     }
     Ok(cfg)
 }
@@ -575,6 +611,9 @@ fn main() -> ExitCode {
         // check that every server answers, quickly, instead of loading them for minutes.
         return smoke_test(&cfg);
     }
+    if !cfg.h2_streams.is_empty() {
+        return h2_bench(&cfg);
+    }
     if !wrk_available() {
         println!(
             "benches/http: skipped: `wrk` is not installed. Install it with \
@@ -660,6 +699,111 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The `--h2` mode: for each round, each streams-per-connection value and each runtime in
+/// turn, a fresh server loaded by h2load; then a table of each one's median round.
+fn h2_bench(cfg: &Config) -> ExitCode {
+    if !h2load::ensure_h2load() {
+        println!(
+            "benches/http: skipped: `h2load` is not installed and could not be installed \
+             (`sudo apt-get install nghttp2-client` on Debian/Ubuntu)."
+        );
+        return ExitCode::SUCCESS;
+    }
+    let log = std::env::temp_dir().join(format!("filch-h2load-{}.log", std::process::id()));
+    println!(
+        "HTTP/2 benchmark: {} worker threads per server, {} round(s) of `h2load -c{} -m{{{}}} \
+         -t{} -D{} --warm-up-time=1 http://127.0.0.1:PORT{}` per runtime",
+        cfg.workers,
+        cfg.rounds,
+        cfg.connections,
+        cfg.h2_streams
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        cfg.wrk_threads,
+        cfg.duration,
+        cfg.path
+    );
+    let mut results: Vec<(usize, String, Vec<h2load::H2Result>)> = Vec::new();
+    for &m in &cfg.h2_streams {
+        for name in &cfg.only {
+            results.push((m, name.clone(), Vec::new()));
+        }
+    }
+    for round in 1..=cfg.rounds {
+        for (m, name, runs) in &mut results {
+            let server = start(name, cfg.workers);
+            let run = h2load::run(
+                server.addr(),
+                &cfg.path,
+                cfg.connections,
+                *m,
+                cfg.wrk_threads,
+                cfg.duration,
+                &log,
+            );
+            drop(server);
+            match run {
+                Ok(r) => {
+                    println!(
+                        "  round {round} -m{m:<4} {name:>12}: {:>9.0} req/s  p50 {:>9}  p99 {:>9}  \
+                         max {:>9}{}",
+                        r.requests_per_sec,
+                        fmt_us(r.p50),
+                        fmt_us(r.p99),
+                        fmt_us(r.max),
+                        if r.failed == 0 {
+                            String::new()
+                        } else {
+                            format!("  ({} failed)", r.failed)
+                        }
+                    );
+                    runs.push(r);
+                }
+                Err(msg) => {
+                    eprintln!("benches/http: {name}: {msg}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&log);
+    println!(
+        "
+Median round (by requests/s), {} workers, {} connections:
+",
+        cfg.workers, cfg.connections
+    );
+    println!("| streams (-m) | runtime | requests/s | vs axum-tokio | p50 | p99 | max | failed |");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|");
+    let medians: Vec<(usize, String, h2load::H2Result)> = results
+        .into_iter()
+        .map(|(m, name, mut runs)| {
+            runs.sort_by(|a, b| a.requests_per_sec.total_cmp(&b.requests_per_sec));
+            (m, name, runs.swap_remove(runs.len() / 2))
+        })
+        .collect();
+    for (m, name, r) in &medians {
+        let tokio = medians
+            .iter()
+            .find(|(m2, n, _)| m2 == m && n == "axum-tokio")
+            .map(|(_, _, t)| t.requests_per_sec);
+        let ratio = tokio.map_or("-".to_string(), |t| {
+            format!("{:.2}x", r.requests_per_sec / t)
+        });
+        println!(
+            "| {m} | {name} | {:.0} | {ratio} | {} | {} | {} | {} |",
+            r.requests_per_sec,
+            fmt_us(r.p50),
+            fmt_us(r.p99),
+            fmt_us(r.max),
+            r.failed
+        );
+    }
+    ExitCode::SUCCESS
+}
+
 /// Test mode: each server answers one keep-alive request byte for byte, and the wrk
 /// output parser reads a sample.
 fn smoke_test(cfg: &Config) -> ExitCode {
@@ -671,6 +815,10 @@ fn smoke_test(cfg: &Config) -> ExitCode {
         (sample.p50, sample.p99, sample.max),
         (600.0, 5000.0, 25030.0)
     );
+    // And h2load's per-request log (start, status, µs; -1: failed).
+    let h2 = h2load::parse_log("1\t200\t100\n2\t200\t300\n3\t-1\t5\n4\t200\t200\n", 1.0);
+    assert_eq!((h2.requests_per_sec, h2.failed), (3.0, 1));
+    assert_eq!((h2.p50, h2.p99, h2.max), (200.0, 300.0, 300.0));
 
     for name in &cfg.only {
         let server = start(name, cfg.workers);

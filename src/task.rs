@@ -73,6 +73,12 @@ pub(crate) struct TaskMeta<H: TaskHome> {
     last_worker: AtomicU32,
     /// Set by an abort and read before every poll (see `abort` for the orderings).
     aborted: AtomicBool,
+    /// Set at the task's spawn if its spawner spawned it in a poll after its own first: the
+    /// spawner is a generator of requests (an accept loop, an HTTP/2 connection), not a
+    /// fork. A placement hint, written once before the task is queued and read Relaxed: a
+    /// task displaced from a worker's LIFO slot goes to that worker's inbox (FIFO) if this
+    /// is set, onto its deque (LIFO, depth-first) if not (`worker/schedule.rs`).
+    generated: AtomicBool,
     /// Set while the executor keeps a panic of this task's future's destructor for the
     /// `JoinHandle` ([`TaskHome::keep_drop_panic`]). Written and read by the thread that
     /// drops the future, the `JoinHandle` after async-task told it the task closed, and the
@@ -89,6 +95,7 @@ impl<H: TaskHome> TaskMeta<H> {
             abort_slot: AbortSlot::new(),
             last_worker: AtomicU32::new(NO_WORKER),
             aborted: AtomicBool::new(false),
+            generated: AtomicBool::new(false),
             has_drop_panic: AtomicBool::new(false),
         }
     }
@@ -110,6 +117,18 @@ impl<H: TaskHome> TaskMeta<H> {
         let index = u32::try_from(index).unwrap_or(NO_WORKER);
         // Relaxed: a hint (see `last_worker`).
         self.last_worker.store(index, Ordering::Relaxed);
+    }
+
+    /// Whether the task's spawner spawned it in a poll after its first (see the field).
+    pub(crate) fn is_generated(&self) -> bool {
+        // Relaxed: a hint (see the field).
+        self.generated.load(Ordering::Relaxed)
+    }
+
+    /// Marks the task as spawned by a poll after its spawner's first (see the field).
+    pub(crate) fn set_generated(&self) {
+        // Relaxed: a hint (see the field).
+        self.generated.store(true, Ordering::Relaxed);
     }
 
     /// The task's executor.

@@ -53,6 +53,10 @@ pub(crate) struct WorkerLocal {
     /// order, rather than the LIFO slot and deque, which would run the last woken first;
     /// which inbox, the turn's taker says ([`InboxTarget`]).
     delivering: Cell<Option<InboxTarget>>,
+    /// Whether the task being polled now is in its first poll: the tasks it spawns are its
+    /// forks (depth-first, onto the deque); those of a later poll are a generator's
+    /// requests (FIFO, through the inbox; `schedule.rs`).
+    first_poll: Cell<bool>,
     /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
     /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
     /// continuation) from one between tasks that stay (two tasks waking each other).
@@ -77,6 +81,7 @@ impl WorkerLocal {
             lifo: Cell::new(None),
             parked: Cell::new(false),
             delivering: Cell::new(None),
+            first_poll: Cell::new(false),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
             coop: ThreadCoop::current(),
@@ -114,6 +119,18 @@ impl WorkerLocal {
     /// Whether tasks wait in this worker's inbox or in the injector (a hint: loads only).
     pub(crate) fn tasks_wait(&self) -> bool {
         !self.state.workers[self.index].inbox.is_empty() || !self.state.injector.is_empty()
+    }
+
+    /// Marks whether the task about to be polled is in its first poll.
+    #[inline]
+    pub(crate) fn set_first_poll(&self, first: bool) {
+        self.first_poll.set(first);
+    }
+
+    /// Whether the task being polled is in its first poll.
+    #[inline]
+    pub(crate) fn in_first_poll(&self) -> bool {
+        self.first_poll.get()
     }
 
     /// The task running now completed.

@@ -3,11 +3,14 @@
 //!
 //! A worker looks for work in this order (Duffy's local → global → steal, with tokio's
 //! fairness fixes):
-//! 1. every [`FAIRNESS_INTERVAL`] polls, first the injector, its inbox or the oldest task of
-//!    its deque, in rotation, so that none of them starves behind work that never ends;
+//! 1. every [`FAIRNESS_INTERVAL`] polls, first one task of the injector or of its inbox,
+//!    alternately (of the other if that one is empty), so that neither starves behind
+//!    local work that never ends;
 //! 2. its LIFO slot (the task the last poll woke or spawned), at most
-//!    [`MAX_LIFO_HANDOFFS`] times in a row; then the slot's task goes to the back of its
-//!    inbox, so two tasks that wake each other cannot starve a third;
+//!    [`MAX_LIFO_HANDOFFS`] times in a row between tasks that stay alive (a fork-join
+//!    continuation, woken by a poll that completed its task, and a task spawned and not
+//!    run yet are not counted); then the slot's task goes to the back of its inbox, so two
+//!    tasks that wake each other cannot starve a third;
 //! 3. its own deque (LIFO: its newest task, so that fork-join by spawning runs depth-first
 //!    and the tasks outstanding stay few), then its inbox, then the injector (in batches,
 //!    popped oldest first);
@@ -37,6 +40,27 @@
 //! once.
 //!
 //! Every task poll runs with a fresh cooperative budget (`coop.rs`).
+//!
+//! # How long a runnable task waits
+//!
+//! Where a task waits decides how long (the placements are `schedule.rs`'s):
+//! - **the LIFO slot**: it runs right after the current poll, unless the slot has handed
+//!   over [`MAX_LIFO_HANDOFFS`] times in a row, when it goes to the back of the inbox;
+//! - **the inbox and the injector** (FIFO): a task with `k` tasks ahead of it in one of
+//!   them runs within `2 × FAIRNESS_INTERVAL × (k + 1)` polls of its worker (one fairness
+//!   check in two takes that queue's oldest task), sooner if the worker runs out of local
+//!   work or another worker steals it. This is where tasks woken by IO events, timers and
+//!   other threads wait, and the requests of a generator;
+//! - **the deque** (LIFO for its owner): a fork, a task spawned by its spawner's *first*
+//!   poll (fork-join: the spawner goes on to await it), runs after the tasks its worker
+//!   spawns after it, depth-first, or when a thief takes it (thieves take the oldest). No
+//!   number of polls bounds that wait: it is the price of depth-first order, which keeps
+//!   the tasks outstanding near depth × workers (a binary spawn tree of 131,071 tasks peaks
+//!   at about 60 on 2 workers; taking the deque's oldest task in the fairness rotation made
+//!   it 27,000). A task spawned by a *later* poll of its spawner (an accept loop, an HTTP/2
+//!   connection spawning a task per stream: a generator of requests, not a fork) is
+//!   displaced from the LIFO slot to the back of the inbox instead, so a generator that
+//!   keeps spawning cannot bury its earlier requests: they wait their turn, FIFO.
 //!
 //! **Invariants:**
 //! - a worker never blocks inside a poll; it only sleeps in step 6, after a re-check of
@@ -534,7 +558,9 @@ impl WorkerLocal {
         if st.busy_since.is_none() {
             st.busy_since = Some(Instant::now());
         }
-        task.metadata().set_last_worker(self.index);
+        let meta = task.metadata();
+        self.set_first_poll(meta.last_worker().is_none());
+        meta.set_last_worker(self.index);
         // `with_budget` also drops a yield mark of an earlier poll that did not end in a
         // self-wake; the completion mark was taken after the last poll.
         // `TaskFuture` catches the task's panics, including its destructors'; this is a

@@ -13,6 +13,12 @@
 //!   worker's LIFO slot (the task it displaces goes onto the deque, where others may steal
 //!   it); `LastWorker` does the same if the task last ran here or never ran, and otherwise
 //!   pushes it onto the inbox of the worker it last ran on, waking that worker if it sleeps.
+//! - A displaced task that its spawner spawned in a poll after its own first (a
+//!   generator's request: an accept loop's connection, an HTTP/2 connection's stream) goes
+//!   to the back of this worker's inbox instead of the deque: depth-first order is for
+//!   forks (spawned by the spawner's first poll, which then awaits them), and a generator
+//!   that keeps spawning would bury its earlier requests under the deque's LIFO end
+//!   (`worker/mod.rs`, "How long a runnable task waits").
 //! - A worker that delivers the events of a driver turn (asleep in the OS poll, or busy and
 //!   between two polls, or inside a loop helper) places through the inboxes, FIFO, so that
 //!   tasks woken by IO events and timers run in the order their events came; the inbox push
@@ -76,14 +82,26 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
         }
         return push_to_worker(state, here, runnable);
     }
+    if last.is_none() && !worker.in_first_poll() {
+        // Spawned by a poll after its spawner's first: a generator's request.
+        runnable.metadata().set_generated();
+    }
     let target = match state.policy {
         WakePolicy::LastWorker => last.unwrap_or(here),
         _ => here,
     };
     if target == here {
         if let Some(displaced) = worker.put_lifo(runnable) {
-            worker.deque.push(displaced);
-            state.idle.notify_work();
+            if displaced.metadata().is_generated() {
+                // A request of a generator: behind the ones it spawned before, FIFO (and
+                // stealable), rather than above them on the deque, where a generator that
+                // keeps spawning would bury them for good.
+                push_to_worker(state, here, displaced);
+            } else {
+                // A fork: onto the deque, depth-first (the tasks outstanding stay few).
+                worker.deque.push(displaced);
+                state.idle.notify_work();
+            }
         }
     } else {
         push_to_worker(state, target, runnable);

@@ -10,6 +10,7 @@ mod common;
 mod block_on_on_worker;
 mod builder_errors;
 mod coop_budget;
+mod deque_starvation;
 mod fairness;
 mod global_workers_env;
 mod idle_threads_sleep;

@@ -193,6 +193,43 @@ fn http1_and_http2_clients_are_served_on_one_listener() {
     });
 }
 
+/// Multiplexed HTTP/2: 4 connections, each keeping 100 streams in flight until 2,000
+/// requests were answered (8,000 in all, on the server's 2 workers, each stream a task of
+/// hyper's). Every request gets its answer; a stream that waited for good behind the
+/// others would trip the watchdog.
+#[test]
+fn many_concurrent_http2_streams_are_all_answered() {
+    watchdog(120, "many http2 streams", || {
+        use futures::StreamExt;
+        let mut server = Server::start(false, Arc::default());
+        let rt = runtime();
+        let connections: Vec<_> = (0..4).map(|_| http2(&rt, server.addr)).collect();
+        let answered = rt.block_on(async {
+            let per_connection = connections.iter().map(|(h2, _)| {
+                let h2 = h2.clone();
+                futures::stream::iter(0..2_000)
+                    .map(move |_| {
+                        let mut h2 = h2.clone();
+                        async move {
+                            let request = Request::get("/").body(Empty::<Bytes>::new()).unwrap();
+                            let response = h2.send_request(request).await.unwrap();
+                            assert_eq!(response.status(), StatusCode::OK);
+                            let body = response.into_body().collect().await.unwrap().to_bytes();
+                            assert_eq!(&body[..], b"hello\n");
+                        }
+                    })
+                    .buffer_unordered(100)
+                    .count()
+            });
+            futures::future::join_all(per_connection).await
+        });
+        assert_eq!(answered, [2_000; 4]);
+        server.stop();
+        let (result, _) = server.thread.join().unwrap();
+        result.unwrap();
+    });
+}
+
 #[test]
 fn a_graceful_shutdown_closes_idle_connections_and_waits_for_the_request_in_flight() {
     watchdog(60, "graceful shutdown", || {
