@@ -405,3 +405,26 @@ fn describe_status(status: &std::process::ExitStatus) -> String {
     }
     format!("{status}")
 }
+
+/// A waker that counts its calls and panics in each: a foreign waker gone wrong (for the
+/// tests that every other waker of the same turn is still called).
+#[derive(Default)]
+pub struct PanickingWaker(AtomicUsize);
+
+impl PanickingWaker {
+    /// How many times it was woken.
+    pub fn calls(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl std::task::Wake for PanickingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        panic!("a panicking waker");
+    }
+}

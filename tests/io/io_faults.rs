@@ -454,20 +454,6 @@ fn descriptors_child() {
     println!("descriptor scenario passed");
 }
 
-/// A waker that counts its calls and panics in each: a foreign waker gone wrong.
-struct PanickingWaker(AtomicUsize);
-
-impl std::task::Wake for PanickingWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        panic!("a panicking waker");
-    }
-}
-
 /// A connected pair of filch streams (client, accepted), made on `ex`.
 fn tcp_pair(ex: &filch::Executor) -> (TcpStream, TcpStream) {
     ex.block_on(async {
@@ -489,7 +475,7 @@ fn a_panicking_io_waker_loses_no_other_wake_up() {
         let (a, b) = tcp_pair(&ex);
         let (c, d) = tcp_pair(&ex);
         let (a, c) = (Arc::new(a), Arc::new(c));
-        let bad = Arc::new(PanickingWaker(AtomicUsize::new(0)));
+        let bad = Arc::new(common::PanickingWaker::default());
         let bad_waker = std::task::Waker::from(Arc::clone(&bad));
         let mut cx = std::task::Context::from_waker(&bad_waker);
         let mut bad_wait = Box::pin(a.readable());
@@ -519,11 +505,7 @@ fn a_panicking_io_waker_loses_no_other_wake_up() {
             .expect("the other waiter of the same socket was lost");
         ex.block_on(on_c)
             .expect("the task of the other socket was lost");
-        assert_eq!(
-            bad.0.load(Ordering::SeqCst),
-            1,
-            "the panicking waker called once"
-        );
+        assert_eq!(bad.calls(), 1, "the panicking waker called once");
         drop(bad_wait);
         assert_eq!(ex.block_on(ex.spawn(async { 7 })).unwrap(), 7);
     });

@@ -763,20 +763,6 @@ fn a_reset_sleep_completes_at_its_new_deadline() {
     });
 }
 
-/// A waker that counts its calls and panics in each: a foreign waker gone wrong.
-struct PanickingWaker(AtomicUsize);
-
-impl std::task::Wake for PanickingWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        panic!("a panicking waker");
-    }
-}
-
 /// Two `Sleep`s polled with a panicking waker and a task sleeping to the same deadline, on
 /// one worker: the turn that fires the three calls every waker, though the first it calls
 /// panics (the wakers were already out of the wheel), and the worker lives on.
@@ -785,7 +771,7 @@ fn a_panicking_timer_waker_loses_no_other_wake_up() {
     watchdog(20, "a panicking timer waker", || {
         let ex = executor(1);
         let deadline = Instant::now() + Duration::from_millis(50);
-        let bad = Arc::new(PanickingWaker(AtomicUsize::new(0)));
+        let bad = Arc::new(common::PanickingWaker::default());
         let bad_waker = std::task::Waker::from(Arc::clone(&bad));
         let mut cx = std::task::Context::from_waker(&bad_waker);
         let (first, second, task) = ex.block_on(async {
@@ -804,11 +790,7 @@ fn a_panicking_timer_waker_loses_no_other_wake_up() {
         });
         let woke_at = ex.block_on(task).expect("the task was lost");
         assert!(woke_at >= deadline);
-        assert_eq!(
-            bad.0.load(Ordering::SeqCst),
-            2,
-            "each panicking waker called once"
-        );
+        assert_eq!(bad.calls(), 2, "each panicking waker called once");
         drop((first, second));
         // The worker survived: it still runs tasks.
         assert_eq!(ex.block_on(ex.spawn(async { 7 })).unwrap(), 7);
