@@ -182,12 +182,15 @@ impl TimeDriver {
     /// fired (it then keeps no waker: the caller arms it again at its next poll).
     pub(crate) fn rearm(&self, key: TimerKey, deadline: Instant) -> bool {
         let ms = self.deadline_ms(deadline);
+        // A deadline that has passed on the clock fires now, though the wheel's time (which
+        // moves only when a turn fires timers) may not have reached it.
+        let due = deadline <= self.clock.now();
         let (fired_now, wake) = {
             let mut timers = self.timers.lock();
             if timers.wheel.is_fired(key) {
                 return false;
             }
-            let fired_now = timers.wheel.rearm(key, ms);
+            let fired_now = timers.wheel.rearm(key, ms, due);
             let wake = timers.waiting_until.is_some_and(|until| ms < until);
             (fired_now, wake)
         };

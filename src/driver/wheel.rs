@@ -137,15 +137,16 @@ impl Wheel {
     }
 
     /// Moves the armed, unfired timer `key` to `deadline` (ms), keeping its waker. If the
-    /// deadline has already passed, the timer fires now: its waker is returned, for the
-    /// caller to wake after unlocking the wheel.
+    /// deadline has already passed (`due`: on the caller's clock, or on the wheel's), the
+    /// timer fires now: its waker is returned, for the caller to wake after unlocking the
+    /// wheel.
     #[must_use]
-    pub(crate) fn rearm(&mut self, key: TimerKey, deadline: u64) -> Option<Waker> {
+    pub(crate) fn rearm(&mut self, key: TimerKey, deadline: u64, due: bool) -> Option<Waker> {
         debug_assert!(!self.entries[key].fired, "rearm of a fired timer");
         self.unlink(key);
         let entry = &mut self.entries[key];
         entry.deadline = deadline;
-        if deadline <= self.elapsed {
+        if due || deadline <= self.elapsed {
             entry.fired = true;
             return entry.waker.take();
         }

@@ -487,6 +487,59 @@ impl Interval {
         self.sleep.reset_to(after(now, self.period));
     }
 
+    /// Restarts the schedule from now: the next tick is at once, and the ones after it a
+    /// period apart.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// filch::block_on(async {
+    ///     let mut every = filch::time::interval(Duration::from_secs(3600));
+    ///     every.tick().await;
+    ///     let reset_at = Instant::now();
+    ///     every.reset_immediately();
+    ///     assert!(every.tick().await >= reset_at); // at once, not in an hour
+    /// });
+    /// ```
+    pub fn reset_immediately(&mut self) {
+        let now = self.sleep.driver.time().now();
+        self.sleep.reset_to(now);
+    }
+
+    /// Restarts the schedule: the next tick is `after` from now, and the ones after it a
+    /// period apart. A delay no `Instant` can hold (`Duration::MAX`) means "never".
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// filch::block_on(async {
+    ///     let mut every = filch::time::interval(Duration::from_secs(3600));
+    ///     every.tick().await;
+    ///     let reset_at = Instant::now();
+    ///     every.reset_after(Duration::from_millis(2));
+    ///     assert!(every.tick().await >= reset_at + Duration::from_millis(2));
+    /// });
+    /// ```
+    pub fn reset_after(&mut self, after: Duration) {
+        let now = self.sleep.driver.time().now();
+        self.sleep.reset_to(self::after(now, after));
+    }
+
+    /// Restarts the schedule: the next tick is at `deadline` (at once if it has passed), and
+    /// the ones after it a period apart.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// filch::block_on(async {
+    ///     let mut every = filch::time::interval(Duration::from_secs(3600));
+    ///     every.tick().await;
+    ///     let deadline = Instant::now() + Duration::from_millis(2);
+    ///     every.reset_at(deadline);
+    ///     assert_eq!(every.tick().await, deadline);
+    /// });
+    /// ```
+    pub fn reset_at(&mut self, deadline: Instant) {
+        self.sleep.reset_to(deadline);
+    }
+
     /// The period.
     pub fn period(&self) -> Duration {
         self.period

@@ -998,3 +998,125 @@ async fn take_byte(reader: &Stream, expected: u8) {
     }
     assert_eq!(got, [expected]);
 }
+
+// ---------------------------------------------------------------------------------------
+// Interval resets (tokio's `tests/time_interval.rs`)
+// ---------------------------------------------------------------------------------------
+
+/// An interval of 300 ms from `start` that ticked at 0 and 300 ms, with the clock 401 ms
+/// on, as each of tokio's reset tests sets it up.
+async fn ticked_twice(start: std::time::Instant) -> tokio_test::task::Spawn<filch::time::Interval> {
+    advance(ms(1)).await;
+    let mut i = task::spawn(interval_at(start, ms(300)));
+    assert_ready_eq!(i.enter(|cx, mut i| pin!(i.tick()).poll(cx)), start);
+    advance(ms(100)).await;
+    assert_pending!(i.enter(|cx, mut i| pin!(i.tick()).poll(cx)));
+    advance(ms(200)).await;
+    assert_ready_eq!(
+        i.enter(|cx, mut i| pin!(i.tick()).poll(cx)),
+        start + ms(300)
+    );
+    advance(ms(100)).await;
+    assert_pending!(i.enter(|cx, mut i| pin!(i.tick()).poll(cx)));
+    i
+}
+
+// origin: tokio tests/time_interval.rs `reset`
+#[test]
+fn tokio_interval_reset() {
+    paused(1, "interval reset", || async {
+        let start = now();
+        let mut i = ticked_twice(start).await;
+        i.reset();
+        let mut poll_next = || i.enter(|cx, mut i| pin!(i.tick()).poll(cx));
+        advance(ms(250)).await;
+        assert_pending!(poll_next());
+        advance(ms(50)).await;
+        assert_ready_eq!(poll_next(), start + ms(701));
+        advance(ms(300)).await;
+        assert_ready_eq!(poll_next(), start + ms(1001));
+    });
+}
+
+// origin: tokio tests/time_interval.rs `reset_immediately`
+#[test]
+fn tokio_interval_reset_immediately() {
+    paused(1, "interval reset_immediately", || async {
+        let start = now();
+        let mut i = ticked_twice(start).await;
+        i.reset_immediately();
+        let mut poll_next = || i.enter(|cx, mut i| pin!(i.tick()).poll(cx));
+        assert_ready_eq!(poll_next(), start + ms(401));
+        advance(ms(100)).await;
+        assert_pending!(poll_next());
+        advance(ms(200)).await;
+        assert_ready_eq!(poll_next(), start + ms(701));
+    });
+}
+
+// origin: tokio tests/time_interval.rs `reset_after`
+#[test]
+fn tokio_interval_reset_after() {
+    paused(1, "interval reset_after", || async {
+        let start = now();
+        let mut i = ticked_twice(start).await;
+        i.reset_after(ms(20));
+        let mut poll_next = || i.enter(|cx, mut i| pin!(i.tick()).poll(cx));
+        advance(ms(20)).await;
+        assert_ready_eq!(poll_next(), start + ms(421));
+        advance(ms(100)).await;
+        assert_pending!(poll_next());
+        advance(ms(200)).await;
+        assert_ready_eq!(poll_next(), start + ms(721));
+    });
+}
+
+// origin: tokio tests/time_interval.rs `reset_at`
+#[test]
+fn tokio_interval_reset_at() {
+    paused(1, "interval reset_at", || async {
+        let start = now();
+        let mut i = ticked_twice(start).await;
+        i.reset_at(now() + ms(40));
+        let mut poll_next = || i.enter(|cx, mut i| pin!(i.tick()).poll(cx));
+        advance(ms(40)).await;
+        assert_ready_eq!(poll_next(), start + ms(441));
+        advance(ms(100)).await;
+        assert_pending!(poll_next());
+        advance(ms(200)).await;
+        assert_ready_eq!(poll_next(), start + ms(741));
+    });
+}
+
+// origin: tokio tests/time_interval.rs `reset_at_bigger_than_interval`
+#[test]
+fn tokio_interval_reset_at_bigger_than_interval() {
+    paused(1, "interval reset_at beyond a period", || async {
+        let start = now();
+        let mut i = ticked_twice(start).await;
+        i.reset_at(now() + ms(1000));
+        let mut poll_next = || i.enter(|cx, mut i| pin!(i.tick()).poll(cx));
+        for _ in 0..3 {
+            advance(ms(300)).await;
+            assert_pending!(poll_next());
+        }
+        advance(ms(100)).await;
+        assert_ready_eq!(poll_next(), start + ms(1401));
+        advance(ms(300)).await;
+        assert_ready_eq!(poll_next(), start + ms(1701));
+    });
+}
+
+// origin: tokio tests/time_interval.rs `reset_doesnt_panic_max_duration`,
+// `reset_after_doesnt_panic_max_duration`
+#[test]
+fn tokio_interval_resets_of_duration_max_do_not_panic() {
+    paused(1, "interval resets of Duration::MAX", || async {
+        let mut i = interval(Duration::MAX);
+        i.reset();
+        let mut i = interval(ms(1));
+        i.reset_after(Duration::MAX);
+        let mut i = task::spawn(i);
+        assert_pending!(i.enter(|cx, mut i| pin!(i.tick()).poll(cx)));
+    });
+}

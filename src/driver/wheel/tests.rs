@@ -420,7 +420,8 @@ mod model {
 }
 
 /// `rearm` moves an armed timer earlier or later with its waker, and fires one moved to a
-/// deadline already passed, handing its waker back.
+/// deadline already passed (on the wheel's time, or due on the caller's clock), handing
+/// its waker back.
 #[test]
 fn rearm_keeps_the_waker_and_fires_a_passed_deadline() {
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -439,7 +440,7 @@ fn rearm_keeps_the_waker_and_fires_a_passed_deadline() {
     let key = wheel.insert();
     assert!(wheel.arm(key, 10_000, &waker).0);
     // Earlier, across levels.
-    assert!(wheel.rearm(key, 30).is_none());
+    assert!(wheel.rearm(key, 30, false).is_none());
     assert_eq!(wheel.next_deadline(), Some(30));
     wheel.advance(29, &mut wakers);
     assert!(!wheel.is_fired(key) && wakers.is_empty());
@@ -449,12 +450,18 @@ fn rearm_keeps_the_waker_and_fires_a_passed_deadline() {
     assert_eq!(count.0.load(SeqCst), 1);
     // Later, then to a deadline the wheel has passed.
     assert!(wheel.arm(key, 40, &waker).0);
-    assert!(wheel.rearm(key, 5_000).is_none());
+    assert!(wheel.rearm(key, 5_000, false).is_none());
     wheel.advance(100, &mut wakers);
     assert!(!wheel.is_fired(key) && wakers.is_empty());
-    let fired = wheel.rearm(key, 99).expect("a passed deadline fires");
+    let fired = wheel.rearm(key, 99, false).expect("a passed deadline fires");
     assert!(wheel.is_fired(key));
     fired.wake();
     assert_eq!(count.0.load(SeqCst), 2);
+    // Due on the caller's clock, ahead of the wheel's time: fires too.
+    assert!(wheel.arm(key, 400, &waker).0);
+    let fired = wheel.rearm(key, 300, true).expect("a due deadline fires");
+    assert!(wheel.is_fired(key));
+    fired.wake();
+    assert_eq!(count.0.load(SeqCst), 3);
     assert_eq!(wheel.next_deadline(), None);
 }
