@@ -62,7 +62,7 @@ pub(crate) fn started_global() -> Option<&'static Executor> {
 
 /// The current executor's handle, else the global one's.
 pub(crate) fn current_or_global() -> Handle {
-    Handle::current().unwrap_or_else(|| global().handle())
+    Handle::try_current().unwrap_or_else(|_| global().handle())
 }
 
 /// The current executor's state, else the global one's (the resolver of the free loops).

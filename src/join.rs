@@ -27,7 +27,6 @@ use crate::task::{JoinError, TaskMeta, TaskOutput};
 /// let handle = ex.spawn(async { 6 * 7 });
 /// assert_eq!(ex.block_on(handle).unwrap(), 42);
 /// ```
-#[must_use = "dropping a JoinHandle detaches the task; await it to get its output"]
 pub struct JoinHandle<T> {
     task: Option<FallibleTask<TaskOutput<T>, TaskMeta<State>>>,
     /// The task's metadata, for `abort` (`FallibleTask` does not expose it). Valid while

@@ -192,7 +192,7 @@ pub mod axum;
 
 pub use abort::AbortHandle;
 pub use coop::consume_budget;
-pub use executor::{Builder, EnterGuard, Executor, Handle};
+pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use global::{
     block_on, par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, spawn, spawn_blocking,
     WORKERS_ENV,
@@ -230,7 +230,7 @@ pub use yield_now::{yield_now, YieldNow};
 /// ```
 /// #[filch::main(worker_threads = 2)]
 /// async fn main() {
-///     let workers = filch::Handle::current().unwrap().stats().workers.len();
+///     let workers = filch::Handle::current().stats().workers.len();
 ///     assert_eq!(workers, 2);
 /// }
 /// ```
@@ -279,7 +279,7 @@ pub use filch_macros::main;
 /// ```
 /// #[filch::test(worker_threads = 4)]
 /// async fn on_four_workers() {
-///     assert_eq!(filch::Handle::current().unwrap().stats().workers.len(), 4);
+///     assert_eq!(filch::Handle::current().stats().workers.len(), 4);
 /// }
 /// # fn main() {}
 /// ```

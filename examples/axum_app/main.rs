@@ -53,7 +53,7 @@ fn main() {
         println!(
             "axum on filch listening on http://{} ({} workers); Ctrl-C stops it",
             listener.local_addr()?,
-            filch::Handle::current().map_or(0, |h| h.stats().workers.len()),
+            filch::Handle::try_current().map_or(0, |h| h.stats().workers.len()),
         );
         let grace_start = stop_rx.clone();
         let server =

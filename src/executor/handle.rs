@@ -30,7 +30,7 @@ use crate::{block_on, spawn};
 /// ```
 /// let ex = filch::Executor::new();
 /// let handle = ex.handle();
-/// let inner = ex.block_on(async { filch::Handle::current().unwrap().spawn(async { 1 }) });
+/// let inner = ex.block_on(async { filch::Handle::current().spawn(async { 1 }) });
 /// assert_eq!(ex.block_on(inner).unwrap(), 1);
 /// drop(ex);
 /// let late = handle.spawn(async { 2 });
@@ -41,6 +41,28 @@ pub struct Handle {
     pub(crate) state: Arc<State>,
 }
 
+/// The error of [`Handle::try_current`]: this thread is in no executor (no task, worker,
+/// blocking-pool job, `block_on` or enter guard of one).
+///
+/// ```
+/// let err = filch::Handle::try_current().unwrap_err();
+/// assert!(err.to_string().contains("try_current"));
+/// ```
+#[derive(Clone, Debug)]
+pub struct TryCurrentError(());
+
+impl std::fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "filch: no executor here: Handle::current() works in a task, inside `block_on` or \
+             `#[filch::main]`, on a blocking-pool thread, or under `Handle::enter`; \
+             Handle::try_current() returns this error instead of panicking",
+        )
+    }
+}
+
+impl std::error::Error for TryCurrentError {}
+
 impl Handle {
     pub(crate) fn from_state(state: Arc<State>) -> Handle {
         Handle { state }
@@ -50,15 +72,35 @@ impl Handle {
         &self.state
     }
 
-    /// The executor whose worker, blocking-pool thread or `block_on` this thread is in.
+    /// The executor whose worker, blocking-pool thread, `block_on` or enter guard this thread
+    /// is in (the innermost).
     ///
     /// ```
-    /// assert!(filch::Handle::current().is_none());
-    /// let ex = filch::Executor::new();
-    /// assert!(ex.block_on(async { filch::Handle::current() }).is_some());
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let workers = ex.block_on(async { filch::Handle::current().stats().workers.len() });
+    /// assert_eq!(workers, 2);
     /// ```
-    pub fn current() -> Option<Handle> {
-        context::current_state().map(Handle::from_state)
+    ///
+    /// # Panics
+    /// Outside every executor, as tokio's, with a message that names
+    /// [`Handle::try_current`], which returns an error instead.
+    #[track_caller]
+    pub fn current() -> Handle {
+        Handle::try_current().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The executor this thread is in, as [`Handle::current`], or an error outside every
+    /// executor.
+    ///
+    /// ```
+    /// assert!(filch::Handle::try_current().is_err());
+    /// let ex = filch::Executor::new();
+    /// assert!(ex.block_on(async { filch::Handle::try_current() }).is_ok());
+    /// ```
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        context::current_state()
+            .map(Handle::from_state)
+            .ok_or(TryCurrentError(()))
     }
 
     /// Spawns `future` onto this executor. The task is scheduled at once; await the
@@ -221,7 +263,7 @@ impl Handle {
     /// let ex = filch::Executor::new();
     /// let handle = ex.handle();
     /// let _guard = handle.enter();
-    /// assert!(filch::Handle::current().is_some());
+    /// assert!(filch::Handle::try_current().is_ok());
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {

@@ -17,7 +17,7 @@ mod handle;
 
 pub use builder::Builder;
 pub(crate) use handle::assert_not_on_worker;
-pub use handle::{EnterGuard, Handle};
+pub use handle::{EnterGuard, Handle, TryCurrentError};
 
 use std::fmt;
 use std::future::Future;

@@ -55,7 +55,6 @@ fn spawn_inside_block_on_goes_to_that_executor() {
         let (free, via_current, nested) = ex.block_on(async {
             let free = filch::spawn(async { thread_name() }).await.unwrap();
             let via_current = Handle::current()
-                .expect("block_on sets the context")
                 .spawn(async { thread_name() })
                 .await
                 .unwrap();
@@ -84,7 +83,7 @@ fn foreign_threads_spawn_through_a_handle() {
                 let handle = ex.handle();
                 thread::spawn(move || {
                     assert!(
-                        Handle::current().is_none(),
+                        Handle::try_current().is_err(),
                         "a plain thread has no executor"
                     );
                     let tasks: Vec<_> = (0..100u64)
@@ -131,13 +130,25 @@ fn join_handles_cross_threads() {
     });
 }
 
+/// Outside every executor `try_current` is an error and `current` panics, as tokio's, with
+/// a message that names filch and `try_current`.
 #[test]
-fn handle_current_is_none_outside_any_executor() {
-    assert!(Handle::current().is_none());
-    let on_thread = thread::spawn(|| Handle::current().is_none())
+fn handle_current_panics_outside_any_executor_and_try_current_errs() {
+    assert!(Handle::try_current().is_err());
+    let on_thread = thread::spawn(|| Handle::try_current().is_err())
         .join()
         .unwrap();
     assert!(on_thread);
+    let payload = catch_unwind(Handle::current).expect_err("Handle::current() outside");
+    let message = panic_message(&*payload);
+    assert!(
+        message.contains("filch") && message.contains("try_current"),
+        "{message}"
+    );
+    let ex = executor(1);
+    let _guard = ex.enter();
+    assert!(Handle::try_current().is_ok());
+    assert_eq!(Handle::current().stats().workers.len(), 1);
 }
 
 #[test]
@@ -146,7 +157,7 @@ fn handle_current_inside_a_worker_is_its_executor() {
         let ex = named_executor(3, "hcw");
         let (workers, name) = ex
             .block_on(ex.spawn(async {
-                let handle = Handle::current().expect("a worker has a current executor");
+                let handle = Handle::current();
                 let workers = handle.stats().workers.len();
                 let name = handle.spawn(async { thread_name() }).await.unwrap();
                 (workers, name)
@@ -162,7 +173,7 @@ fn handle_current_inside_block_on_nests_and_restores() {
     watchdog(30, "Handle::current in block_on", || {
         let one = executor(1);
         let three = executor(3);
-        let workers = || Handle::current().map(|h| h.stats().workers.len());
+        let workers = || Handle::try_current().ok().map(|h| h.stats().workers.len());
         assert_eq!(workers(), None);
         let seen = one.block_on(async {
             let outer = workers();
@@ -241,14 +252,14 @@ fn free_functions_outside_any_executor_use_the_global_one() {
         let task = filch::spawn(async {
             (
                 thread_name(),
-                Handle::current().map(|h| h.stats().workers.len()),
+                Handle::try_current().ok().map(|h| h.stats().workers.len()),
             )
         });
         let (name, workers) = filch::block_on(task).unwrap();
         assert!(name.starts_with("filch-"), "ran on {name:?}");
         assert!(workers.unwrap() >= 1);
         assert!(
-            Handle::current().is_none(),
+            Handle::try_current().is_err(),
             "filch::block_on must restore the context"
         );
     });
@@ -261,4 +272,17 @@ fn join_handle_is_send_and_unpin() {
     let handle = ex.spawn(async { 1 });
     check(&handle);
     assert_eq!(ex.block_on(handle).unwrap(), 1);
+}
+
+/// `JoinHandle` is not `#[must_use]`: a fire-and-forget spawn, as with tokio, leaves no
+/// warning (under this `deny`, the test would not compile otherwise).
+#[deny(unused_must_use)]
+#[test]
+fn a_fire_and_forget_spawn_leaves_no_warning() {
+    let ex = executor(1);
+    let (tx, rx) = std::sync::mpsc::channel();
+    ex.block_on(async move {
+        filch::spawn(async move { tx.send(7).unwrap() });
+    });
+    assert_eq!(rx.recv_timeout(std::time::Duration::from_secs(10)), Ok(7));
 }

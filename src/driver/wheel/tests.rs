@@ -453,7 +453,9 @@ fn rearm_keeps_the_waker_and_fires_a_passed_deadline() {
     assert!(wheel.rearm(key, 5_000, false).is_none());
     wheel.advance(100, &mut wakers);
     assert!(!wheel.is_fired(key) && wakers.is_empty());
-    let fired = wheel.rearm(key, 99, false).expect("a passed deadline fires");
+    let fired = wheel
+        .rearm(key, 99, false)
+        .expect("a passed deadline fires");
     assert!(wheel.is_fired(key));
     fired.wake();
     assert_eq!(count.0.load(SeqCst), 2);
