@@ -226,6 +226,13 @@ pub use yield_now::{yield_now, YieldNow};
 ///
 /// - `worker_threads = N`: the number of worker threads, a positive integer literal; by
 ///   default one per available CPU, as [`Builder::new`] has.
+/// - `flavor = "multi_thread"` (one worker per CPU unless `worker_threads` says otherwise)
+///   or `flavor = "current_thread"` (one worker), as tokio's attribute takes them, so that
+///   code written for `#[tokio::main]` compiles unchanged.
+/// - `crate = "path"`: the path filch is reached by, for a crate that re-exports it or
+///   renames it in its `Cargo.toml` (default `::filch`).
+/// - `start_paused = true`: the body starts with the executor's clock paused (feature
+///   `test-util`; see [`test`]).
 ///
 /// ```
 /// #[filch::main(worker_threads = 2)]
@@ -235,12 +242,19 @@ pub use yield_now::{yield_now, YieldNow};
 /// }
 /// ```
 ///
+/// ```
+/// #[filch::main(flavor = "current_thread")]
+/// async fn main() {
+///     assert_eq!(filch::Handle::current().stats().workers.len(), 1);
+/// }
+/// ```
+///
 /// The attribute goes on an `async fn` without arguments; anything else (a missing `async`,
-/// arguments, an unknown argument of the attribute, `worker_threads = 0`) is a compile error
-/// that says how to fix it. The attribute works on any such function, not only `main`: the
-/// function then blocks on its body when called, which must not be on a worker thread (see
-/// [`Executor::block_on`]). The generated code names the crate `::filch`, so a crate that
-/// renames filch in its `Cargo.toml` cannot use the attribute.
+/// arguments, an unknown argument of the attribute, `worker_threads = 0`, `worker_threads`
+/// with `flavor = "current_thread"`) is a compile error that says how to fix it. The
+/// expansion leaves no warning in the caller's code. The attribute works on any such
+/// function, not only `main`: the function then blocks on its body when called, which must
+/// not be on a worker thread (see [`Executor::block_on`]).
 #[cfg(feature = "macros")]
 #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use filch_macros::main;
@@ -271,6 +285,9 @@ pub use filch_macros::main;
 ///
 /// - `worker_threads = N`: the number of worker threads, a positive integer literal
 ///   (default 1).
+/// - `flavor = "multi_thread"` (one worker per CPU unless `worker_threads` says otherwise)
+///   or `flavor = "current_thread"` (one worker), as tokio's; `crate = "path"`, as for
+///   [`main`].
 /// - `start_paused = true`: the body starts with the executor's clock paused
 ///   ([`time::pause`](crate::time) and its auto-advance: timers fire at once, in order,
 ///   whenever the executor is idle). It needs the `test-util` feature; without it the
@@ -299,9 +316,7 @@ pub use filch_macros::main;
 ///
 /// The attribute goes on an `async fn` without arguments and replaces `#[test]`; anything
 /// else (a missing `async`, arguments, a second `#[test]`, an unknown argument of the
-/// attribute, `worker_threads = 0`) is a compile error that says how to fix it. The
-/// generated code names the crate `::filch`, so a crate that renames filch in its
-/// `Cargo.toml` cannot use the attribute.
+/// attribute, `worker_threads = 0`) is a compile error that says how to fix it.
 #[cfg(feature = "macros")]
 #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use filch_macros::test;

@@ -1,8 +1,11 @@
 //! The arguments inside the attribute's parentheses, as in
 //! `#[filch::test(worker_threads = 2)]`.
 //!
-//! Both macros take `worker_threads = N`, a positive integer literal. `#[filch::test]` also
-//! takes `start_paused = true` (or `false`), which starts the test with its executor's clock
+//! Both macros take `worker_threads = N`, a positive integer literal; `flavor =
+//! "multi_thread"` (one worker per CPU unless `worker_threads` says otherwise) or `flavor =
+//! "current_thread"` (one worker; `worker_threads` beside it is an error), as tokio's;
+//! `crate = "path"`, the path filch is reached by (a re-export, `"my::filch"`); and
+//! `start_paused = true` (or `false`), which starts the body with its executor's clock
 //! paused (filch's `test-util` feature; without it, the expansion is a compile error that
 //! says to turn it on, `expand.rs`). Every other argument is an error naming the ones there
 //! are. Each error is spanned on the argument at fault.
@@ -32,20 +35,31 @@ impl Kind {
 
     /// The arguments this attribute knows, for the message about an unknown one.
     fn known(self) -> &'static str {
-        match self {
-            Kind::Main => "the only argument is `worker_threads = N`",
-            Kind::Test => "the arguments are `worker_threads = N` and `start_paused = true`",
-        }
+        "the arguments are `worker_threads = N`, `flavor = \"multi_thread\"` or \
+         `flavor = \"current_thread\"`, `start_paused = true` and `crate = \"path\"`"
     }
 }
 
+/// tokio's runtime flavors, as filch reads them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// `"multi_thread"`: one worker per CPU, unless `worker_threads` says otherwise.
+    MultiThread,
+    /// `"current_thread"`: one worker.
+    CurrentThread,
+}
+
 /// What the arguments asked for.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Config {
     /// `worker_threads = N`, at least 1; `None` when not given.
     pub(crate) worker_threads: Option<usize>,
     /// `start_paused = true` or `false`, with the span of the value; `None` when not given.
     pub(crate) start_paused: Option<(bool, Span)>,
+    /// `flavor = "..."`; `None` when not given.
+    pub(crate) flavor: Option<Flavor>,
+    /// `crate = "path"`: how the expansion names filch; `None`: `::filch`.
+    pub(crate) crate_path: Option<syn::Path>,
 }
 
 /// Reads the attribute's arguments. The error, if any, holds every problem found.
@@ -64,26 +78,42 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> syn::Result<Config> {
                 Ok(n) => config.worker_threads = Some(n),
                 Err(e) => errors.push(e),
             },
-            (Some("start_paused"), Meta::NameValue(nv)) if kind == Kind::Test => {
-                match start_paused(&nv.value) {
-                    Ok(_) if config.start_paused.is_some() => errors.push(syn::Error::new_spanned(
-                        &meta,
-                        "`start_paused` is given twice: keep one",
-                    )),
-                    Ok(paused) => config.start_paused = Some(paused),
-                    Err(e) => errors.push(e),
-                }
-            }
+            (Some("flavor"), Meta::NameValue(nv)) => match flavor(&nv.value) {
+                Ok(_) if config.flavor.is_some() => errors.push(syn::Error::new_spanned(
+                    &meta,
+                    "`flavor` is given twice: keep one",
+                )),
+                Ok(f) => config.flavor = Some(f),
+                Err(e) => errors.push(e),
+            },
+            (Some("crate"), Meta::NameValue(nv)) => match crate_path(&nv.value) {
+                Ok(_) if config.crate_path.is_some() => errors.push(syn::Error::new_spanned(
+                    &meta,
+                    "`crate` is given twice: keep one",
+                )),
+                Ok(path) => config.crate_path = Some(path),
+                Err(e) => errors.push(e),
+            },
+            (Some("start_paused"), Meta::NameValue(nv)) => match start_paused(&nv.value) {
+                Ok(_) if config.start_paused.is_some() => errors.push(syn::Error::new_spanned(
+                    &meta,
+                    "`start_paused` is given twice: keep one",
+                )),
+                Ok(paused) => config.start_paused = Some(paused),
+                Err(e) => errors.push(e),
+            },
             (Some(name @ "worker_threads"), _) => errors.push(syn::Error::new_spanned(
                 &meta,
                 format!("`{name}` needs a value: write `{name} = 2` for two worker threads"),
             )),
-            (Some(name @ "start_paused"), _) if kind == Kind::Test => {
-                errors.push(syn::Error::new_spanned(
-                    &meta,
-                    format!("`{name}` needs a value, as in `{name} = true`"),
-                ))
-            }
+            (Some(name @ "start_paused"), _) => errors.push(syn::Error::new_spanned(
+                &meta,
+                format!("`{name}` needs a value, as in `{name} = true`"),
+            )),
+            (Some(name @ "flavor"), _) => errors.push(syn::Error::new_spanned(
+                &meta,
+                format!("`{name}` needs a value, as in `{name} = \"multi_thread\"`"),
+            )),
             _ => {
                 let path = &meta.path();
                 let shown = quote::quote!(#path).to_string().replace(' ', "");
@@ -98,7 +128,59 @@ pub(crate) fn parse(kind: Kind, args: TokenStream) -> syn::Result<Config> {
             }
         }
     }
+    if let (Some(Flavor::CurrentThread), Some(_)) = (config.flavor, config.worker_threads) {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            "`worker_threads` does not go with `flavor = \"current_thread\"` (one worker): \
+             remove one of them, or write `flavor = \"multi_thread\"`",
+        ));
+    }
     errors.into_result(config)
+}
+
+/// The value of `flavor = "..."`.
+fn flavor(value: &Expr) -> syn::Result<Flavor> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => match s.value().as_str() {
+            "multi_thread" => Ok(Flavor::MultiThread),
+            "current_thread" => Ok(Flavor::CurrentThread),
+            other => Err(syn::Error::new_spanned(
+                s,
+                format!(
+                    "unknown flavor `{other}`: write `flavor = \"multi_thread\"` (one worker per \
+                     CPU) or `flavor = \"current_thread\"` (one worker)"
+                ),
+            )),
+        },
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`flavor` takes a string: `flavor = \"multi_thread\"` or `flavor = \"current_thread\"`",
+        )),
+    }
+}
+
+/// The value of `crate = "path"`: a string holding a path.
+fn crate_path(value: &Expr) -> syn::Result<syn::Path> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => s.parse::<syn::Path>().map_err(|_| {
+            syn::Error::new_spanned(
+                s,
+                format!(
+                    "`crate = {:?}`: not a path; write e.g. `crate = \"my::filch\"`",
+                    s.value()
+                ),
+            )
+        }),
+        _ => Err(syn::Error::new_spanned(
+            value,
+            "`crate` takes a string holding the path filch is reached by, as in \
+             `crate = \"my::filch\"`",
+        )),
+    }
 }
 
 /// The value of `worker_threads = N`: an integer literal of at least 1.

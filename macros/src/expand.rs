@@ -26,7 +26,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::{AttrStyle, Attribute, Item, ItemFn, Meta};
 
-use crate::args::{self, Config, Errors, Kind};
+use crate::args::{self, Config, Errors, Flavor, Kind};
 
 /// The expansion of `#[filch::main]` or `#[filch::test]` with arguments `args` on `item`.
 pub(crate) fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenStream {
@@ -115,10 +115,14 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
         attr.style = AttrStyle::Outer;
     }
     let (start, end) = last_statement_span(&func);
-    let workers = match (config.worker_threads, kind) {
-        (Some(n), _) => quote_spanned!(start=> .worker_threads(#n)),
-        (None, Kind::Test) => quote_spanned!(start=> .worker_threads(1)),
-        (None, Kind::Main) => quote!(),
+    // How the expansion names filch, located where each use reports its errors.
+    let filch = |span: Span| spanned(config.crate_path.as_ref(), span);
+    let workers = match (config.worker_threads, config.flavor, kind) {
+        (Some(n), _, _) => quote_spanned!(start=> .worker_threads(#n)),
+        (None, Some(Flavor::CurrentThread), _) | (None, None, Kind::Test) => {
+            quote_spanned!(start=> .worker_threads(1))
+        }
+        (None, Some(Flavor::MultiThread), _) | (None, None, Kind::Main) => quote!(),
     };
     let expect = format!("{}: building the executor failed", kind.attribute());
     // Mixed-site hygiene: a local that no code of the user's can name.
@@ -126,7 +130,8 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
     // The call's first tokens carry the start of the last statement and its last tokens the
     // end, so that an error about the call's type spans the whole statement.
     let run = {
-        let builder = quote_spanned!(start=> ::filch::Executor::builder() #workers .build());
+        let filch = filch(start);
+        let builder = quote_spanned!(start=> #filch::Executor::builder() #workers .build());
         let block_on = quote_spanned!(end=> .expect(#expect).block_on(#body));
         quote!(#builder #block_on)
     };
@@ -138,10 +143,13 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
     // function, a check that is a compile error (on the `true`) without filch's `test-util`
     // (filch's `__start_paused!`).
     let (check, pause) = match config.start_paused {
-        Some((true, span)) => (
-            quote_spanned!(span=> ::filch::__start_paused!(check);),
-            quote_spanned!(span=> ::filch::__start_paused!(pause);),
-        ),
+        Some((true, span)) => {
+            let filch = filch(span);
+            (
+                quote_spanned!(span=> #filch::__start_paused!(check);),
+                quote_spanned!(span=> #filch::__start_paused!(pause);),
+            )
+        }
         _ => (quote!(), quote!()),
     };
     let ItemFn {
@@ -150,15 +158,41 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
         sig,
         block,
     } = func;
+    // The body's own braces make the async block (with the pause, if any, as its first
+    // statement), not a block inside it: `async move { { .. } }` draws `unused_braces` in
+    // the user's code (tokio issue 4175); and an error about the body's value stays on its
+    // last statement.
+    let mut async_block = TokenStream::new();
+    block.brace_token.surround(&mut async_block, |tokens| {
+        pause.to_tokens(tokens);
+        for stmt in &block.stmts {
+            stmt.to_tokens(tokens);
+        }
+    });
     quote! {
         #check
         #test_attr
         #(#attrs)*
         #vis #sig {
-            let #body = async move { #pause #block };
+            let #body = async move #async_block;
             #run
         }
     }
+}
+
+/// The path to filch (`crate = "path"`, else `::filch`), every token of it at `span`.
+fn spanned(path: Option<&syn::Path>, span: Span) -> TokenStream {
+    let tokens = match path {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::filch),
+    };
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            tree.set_span(span);
+            tree
+        })
+        .collect()
 }
 
 /// The first and last spans of the body's last statement, with the call site's hygiene

@@ -99,3 +99,67 @@ fn main_returns_the_bodys_value() {
     // Each call had its own executor, gone once it returned.
     assert!(filch::Handle::try_current().is_err());
 }
+
+/// tokio's habits: `flavor = "multi_thread"` (one worker per CPU unless `worker_threads`
+/// says otherwise, for `test` as for `main`), `flavor = "current_thread"` (one worker),
+/// `crate = "path"` and `start_paused` on `main`; and the expansion leaves no warning of any
+/// lint in the user's code, which this module denies (tokio issue 4175 was one:
+/// `unused_braces` on the body).
+mod tokio_habits {
+    #![deny(warnings)]
+
+    use super::workers;
+
+    fn cpus() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+
+    #[filch::test(flavor = "multi_thread")]
+    async fn multi_thread_has_a_worker_per_cpu() {
+        assert_eq!(workers(), cpus());
+    }
+
+    #[filch::test(flavor = "multi_thread", worker_threads = 3)]
+    async fn multi_thread_with_worker_threads() {
+        assert_eq!(workers(), 3);
+    }
+
+    #[filch::test(flavor = "current_thread")]
+    async fn current_thread_has_one_worker() {
+        assert_eq!(workers(), 1);
+    }
+
+    /// filch through a re-export.
+    mod reexport {
+        pub use ::filch;
+    }
+
+    #[filch::test(crate = "reexport::filch", worker_threads = 2)]
+    async fn crate_names_the_path_to_filch() {
+        assert_eq!(workers(), 2);
+    }
+
+    #[filch::main(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_main_with_tokios_arguments() -> usize {
+        workers()
+    }
+
+    #[test]
+    fn main_takes_the_same_arguments() {
+        assert_eq!(a_main_with_tokios_arguments(), 2);
+    }
+
+    #[cfg(feature = "test-util")]
+    #[filch::main(start_paused = true)]
+    async fn a_paused_main() -> std::time::Duration {
+        let start = filch::time::now();
+        filch::time::sleep(std::time::Duration::from_secs(3600)).await;
+        filch::time::now() - start
+    }
+
+    #[cfg(feature = "test-util")]
+    #[test]
+    fn start_paused_works_on_main() {
+        assert_eq!(a_paused_main(), std::time::Duration::from_secs(3600));
+    }
+}

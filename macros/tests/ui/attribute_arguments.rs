@@ -1,7 +1,10 @@
 //! Arguments of the attributes that are not there or not right.
 
-#[filch::main(flavor = "multi_thread")]
+#[filch::main(flavor = "single_thread")]
 async fn main() {}
+
+#[filch::main(flavor = "current_thread", worker_threads = 2)]
+async fn current_thread_with_workers() {}
 
 #[filch::main(worker_threads = 0)]
 async fn zero_workers() {}
@@ -21,5 +24,8 @@ async fn paused_not_a_bool() {}
 #[filch::test(start_paused = false, start_paused = true)]
 async fn paused_twice() {}
 
-#[filch::main(start_paused = true)]
-async fn paused_main() {}
+#[filch::test(crate = filch)]
+async fn crate_not_a_string() {}
+
+#[filch::test(threads = 2)]
+async fn unknown_argument() {}
