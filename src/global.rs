@@ -1,10 +1,15 @@
 //! The lazily started global executor, and the free functions that use the current
 //! executor or fall back to it: `spawn`, `block_on`, `spawn_blocking` and the data-parallel
 //! loops (which `par/` builds; this module only tells them where to run).
+//!
+//! **The fallback.** On a thread outside every executor, the free functions (and IO objects
+//! and timers made there) use the executor of a running `#[filch::main]` function, if there
+//! is one (the oldest still running: the program's `main`), else the global executor. So a
+//! thread that `main` starts finds `main`'s executor, and no second pool of workers starts.
 
 use std::future::Future;
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, PoisonError, Weak};
 
 use crate::driver::Driver;
 use crate::executor::{assert_not_on_worker, Builder, Executor, Handle};
@@ -54,28 +59,71 @@ pub(crate) fn global() -> &'static Executor {
     })
 }
 
-/// The global executor, if it has started (it is not started for this).
+/// The executors of the `#[filch::main]` functions running now, oldest first (module docs,
+/// "The fallback"). std's lock: a static (`crate::sync`'s has no `const fn new` under loom).
+static MAINS: std::sync::Mutex<Vec<Weak<State>>> = std::sync::Mutex::new(Vec::new());
+
+/// The executor of the oldest `#[filch::main]` function still running, if any.
+fn main_state() -> Option<Arc<State>> {
+    let mains = MAINS.lock().unwrap_or_else(PoisonError::into_inner);
+    mains
+        .iter()
+        .find_map(|main| main.upgrade().filter(|state| !state.is_shut_down()))
+}
+
+/// The executor the free functions use outside every executor: a running
+/// `#[filch::main]`'s, else the global one (started on first use).
+fn fallback_state() -> Arc<State> {
+    main_state().unwrap_or_else(|| Arc::clone(global().handle().state()))
+}
+
+/// The fallback executor's state if it exists already (no global executor is started for
+/// this): the clock that `time::now` reads outside every executor.
 #[cfg(feature = "test-util")]
-pub(crate) fn started_global() -> Option<&'static Executor> {
-    GLOBAL.get()
+pub(crate) fn started_fallback() -> Option<Arc<State>> {
+    main_state().or_else(|| GLOBAL.get().map(|ex| Arc::clone(ex.handle().state())))
 }
 
-/// The current executor's handle, else the global one's.
+impl Executor {
+    /// Blocks on `future` as [`Executor::block_on`] does, this executor being the one that
+    /// the free functions use on threads outside every executor until it returns (what
+    /// `#[filch::main]` expands to; module docs, "The fallback").
+    #[doc(hidden)]
+    pub fn __block_on_main<F: Future>(self, future: F) -> F::Output {
+        /// Takes the executor out of the list again, also when the body panics.
+        struct Registered(Weak<State>);
+        impl Drop for Registered {
+            fn drop(&mut self) {
+                let mut mains = MAINS.lock().unwrap_or_else(PoisonError::into_inner);
+                mains.retain(|main| !main.ptr_eq(&self.0));
+            }
+        }
+        let weak = Arc::downgrade(self.handle().state());
+        MAINS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Weak::clone(&weak));
+        let _registered = Registered(weak);
+        self.block_on(future)
+    }
+}
+
+/// The current executor's handle, else the fallback's (module docs).
 pub(crate) fn current_or_global() -> Handle {
-    Handle::try_current().unwrap_or_else(|_| global().handle())
+    Handle::try_current().unwrap_or_else(|_| Handle::from_state(fallback_state()))
 }
 
-/// The current executor's state, else the global one's (the resolver of the free loops).
+/// The current executor's state, else the fallback's (the resolver of the free loops).
 fn current_or_global_state() -> Arc<State> {
-    context::current_state().unwrap_or_else(|| Arc::clone(global().handle().state()))
+    context::current_state().unwrap_or_else(fallback_state)
 }
 
-/// The IO driver of the current executor, else of the global one: where IO objects and
+/// The IO driver of the current executor, else of the fallback: where IO objects and
 /// timers made on this thread belong.
 pub(crate) fn current_driver() -> Arc<Driver> {
     context::with_state(|state| match state {
         Some(state) => Arc::clone(&state.driver),
-        None => Arc::clone(&global().handle().state().driver),
+        None => Arc::clone(&fallback_state().driver),
     })
 }
 
@@ -93,7 +141,7 @@ where
 {
     context::with_state(|state| match state {
         Some(state) => crate::spawn::spawn(state, future),
-        None => global().spawn(future),
+        None => crate::spawn::spawn(&fallback_state(), future),
     })
 }
 
@@ -131,7 +179,7 @@ where
 {
     context::with_state(|state| match state {
         Some(state) => crate::spawn::spawn_blocking(state, f),
-        None => global().spawn_blocking(f),
+        None => crate::spawn::spawn_blocking(&fallback_state(), f),
     })
 }
 

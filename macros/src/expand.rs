@@ -7,11 +7,13 @@
 //!                                                     .worker_threads(4)
 //!                                                     .build()
 //!                                                     .expect("...")
-//!                                                     .block_on(body)
+//!                                                     .__block_on_main(body)
 //!                                             }
 //! ```
 //!
-//! `#[filch::test]` writes the same with `#[::core::prelude::v1::test]` in front and one
+//! For `main` the call is `__block_on_main`, `block_on` that also makes the executor the
+//! one the free functions find on the program's other threads while it runs.
+//! `#[filch::test]` writes `block_on`, with `#[::core::prelude::v1::test]` in front and one
 //! worker unless `worker_threads` says otherwise; with `start_paused = true` the async block
 //! starts with `::filch::__start_paused!(pause);`, which pauses the executor's clock, and
 //! `::filch::__start_paused!(check);` stands before the function: a compile error that says
@@ -132,7 +134,12 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
     let run = {
         let filch = filch(start);
         let builder = quote_spanned!(start=> #filch::Executor::builder() #workers .build());
-        let block_on = quote_spanned!(end=> .expect(#expect).block_on(#body));
+        // `main`'s executor is also the one the free functions find on the program's other
+        // threads while it runs (`__block_on_main`).
+        let block_on = match kind {
+            Kind::Main => quote_spanned!(end=> .expect(#expect).__block_on_main(#body)),
+            Kind::Test => quote_spanned!(end=> .expect(#expect).block_on(#body)),
+        };
         quote!(#builder #block_on)
     };
     let test_attr = match kind {

@@ -47,7 +47,7 @@ use crate::driver::wheel::TimerKey;
 use crate::driver::Driver;
 use crate::global::current_driver;
 #[cfg(feature = "test-util")]
-use crate::global::started_global;
+use crate::global::started_fallback;
 
 /// A future that completes at a deadline; made by [`sleep`] and [`sleep_until`].
 ///
@@ -173,8 +173,8 @@ impl Sleep {
     }
 }
 
-/// The current time on the clock of the current executor's timers (else the global
-/// executor's, if it has started): std's `Instant::now()`, plus, with the `test-util`
+/// The current time on the clock of the current executor's timers (else that of a running
+/// `#[filch::main]`'s executor, else the global executor's, if it has started): std's `Instant::now()`, plus, with the `test-util`
 /// feature, the time the clock was moved while paused (`time::pause`, `time::advance`).
 /// Outside any executor, and without `test-util`, it is `Instant::now()`. Deadlines, [`Sleep::is_elapsed`]
 /// and the ticks of an [`Interval`] are read on this clock.
@@ -191,8 +191,8 @@ pub fn now() -> Instant {
         if let Some(now) = current {
             return now;
         }
-        if let Some(global) = started_global() {
-            return global.handle().state().driver.time().now();
+        if let Some(fallback) = started_fallback() {
+            return fallback.driver.time().now();
         }
     }
     Instant::now()

@@ -163,3 +163,27 @@ mod tokio_habits {
         assert_eq!(a_paused_main(), std::time::Duration::from_secs(3600));
     }
 }
+
+/// The executor of `#[filch::main]` is the one the free functions find on a thread the
+/// program starts (outside every executor) while `main` runs: `filch::spawn` there lands on
+/// its 5 workers, and no global executor starts beside it.
+#[filch::main(worker_threads = 5)]
+async fn a_main_whose_threads_spawn() -> (usize, usize) {
+    let from_thread = std::thread::spawn(|| {
+        futures::executor::block_on(filch::spawn(async { workers() })).unwrap()
+    })
+    .join()
+    .unwrap();
+    let from_thread_blocking =
+        std::thread::spawn(|| futures::executor::block_on(filch::spawn_blocking(workers)).unwrap())
+            .join()
+            .unwrap();
+    (from_thread, from_thread_blocking)
+}
+
+#[test]
+fn free_functions_on_mains_threads_use_mains_executor() {
+    assert_eq!(a_main_whose_threads_spawn(), (5, 5));
+    // Once it returned, they fall back to the global executor again.
+    assert!(filch::Handle::try_current().is_err());
+}
