@@ -352,6 +352,10 @@ fn _assert_send_sync() {
     send_sync::<net::OwnedWriteHalf>();
     unpin::<net::OwnedReadHalf>();
     unpin::<net::OwnedWriteHalf>();
+    send_sync::<net::ReadHalf<'static>>();
+    send_sync::<net::WriteHalf<'static>>();
+    send_sync::<net::ReuniteError>();
+    send_sync::<TryCurrentError>();
     #[cfg(unix)]
     send_sync::<signal::unix::Signal>();
     #[cfg(unix)]

@@ -71,7 +71,9 @@ mod hyper_io;
 mod tokio_io;
 
 pub use addr::ToSocketAddrs;
-pub use tcp::{OwnedReadHalf, OwnedWriteHalf, TcpListener, TcpStream};
+pub use tcp::{
+    OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, TcpListener, TcpStream, WriteHalf,
+};
 pub use udp::UdpSocket;
 #[cfg(unix)]
 pub use unix::{UnixListener, UnixStream};

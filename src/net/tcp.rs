@@ -239,6 +239,68 @@ impl TcpStream {
         self.io.try_io(Direction::Write, |s| (&mut &*s).write(buf))
     }
 
+    /// Reads what has come into `buf` without taking it off the stream: the next read (or
+    /// peek) sees the same bytes. Waits until there is something (or end of file, `Ok(0)`).
+    ///
+    /// ```
+    /// use futures::AsyncReadExt;
+    /// # filch::block_on(async {
+    /// let listener = filch::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let client = filch::net::TcpStream::connect(listener.local_addr()?).await?;
+    /// let (mut server, _) = listener.accept().await?;
+    /// client.writable().await?;
+    /// client.try_write(b"hi")?;
+    /// let mut buf = [0; 2];
+    /// let peeked = server.peek(&mut buf).await?;
+    /// let mut again = [0; 2];
+    /// server.read_exact(&mut again).await?;
+    /// assert_eq!((peeked, &again), (2, b"hi"));
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.io.io(Direction::Read, |s| s.peek(buf)).await
+    }
+
+    /// Splits the stream into a read half and a write half that borrow it, with no lock and
+    /// no reference count (tokio's `split`); for halves that move to other tasks, see
+    /// [`TcpStream::into_split`]. Closing or shutting down the write half shuts down the
+    /// stream's writing side; dropping it does nothing.
+    ///
+    /// `futures::io::AsyncReadExt` has a `split(self)` too, which Rust picks for
+    /// `stream.split()` when that trait is in scope; `TcpStream::split(&mut stream)` (or
+    /// `(&mut stream).split()`) always means this one.
+    ///
+    /// ```
+    /// use futures::{AsyncReadExt, AsyncWriteExt};
+    /// # filch::block_on(async {
+    /// let listener = filch::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let mut client = filch::net::TcpStream::connect(listener.local_addr()?).await?;
+    /// let (mut server, _) = listener.accept().await?;
+    /// let (mut read, mut write) = filch::net::TcpStream::split(&mut server);
+    /// // Echo one message: both halves in one task, at once.
+    /// let echo = async {
+    ///     let mut buf = [0; 5];
+    ///     read.read_exact(&mut buf).await?;
+    ///     write.write_all(&buf).await
+    /// };
+    /// let talk = async {
+    ///     client.write_all(b"hello").await?;
+    ///     let mut back = [0; 5];
+    ///     client.read_exact(&mut back).await?;
+    ///     Ok::<_, std::io::Error>(back)
+    /// };
+    /// let (echoed, back) = futures::join!(echo, talk);
+    /// echoed?;
+    /// assert_eq!(&back?, b"hello");
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        let stream = &*self;
+        (ReadHalf { stream }, WriteHalf { stream })
+    }
+
     /// Splits the stream into a read half and a write half that can move to different tasks
     /// (each owns a share of the stream). Dropping the write half shuts down the writing
     /// side, as [`AsyncWriteExt::close`](futures::AsyncWriteExt::close) does.
@@ -285,6 +347,85 @@ pub struct OwnedReadHalf {
     stream: Arc<TcpStream>,
 }
 
+impl OwnedReadHalf {
+    /// Puts the stream back together from its two halves: `Err` with both halves if they
+    /// come from different streams.
+    ///
+    /// ```
+    /// # filch::block_on(async {
+    /// let listener = filch::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let stream = filch::net::TcpStream::connect(listener.local_addr()?).await?;
+    /// let (read, write) = stream.into_split();
+    /// let stream = read.reunite(write).expect("halves of one stream");
+    /// # drop(stream);
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn reunite(self, mut other: OwnedWriteHalf) -> Result<TcpStream, ReuniteError> {
+        if !Arc::ptr_eq(&self.stream, &other.stream) {
+            return Err(ReuniteError(self, other));
+        }
+        // The stream goes on: the write half's drop must not shut it down.
+        other.shutdown_on_drop = false;
+        drop(other);
+        Ok(Arc::into_inner(self.stream)
+            .expect("filch: the two halves hold the only references to their stream"))
+    }
+
+    /// Reads what has come without taking it off the stream ([`TcpStream::peek`]).
+    pub async fn peek(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.peek(buf).await
+    }
+}
+
+/// The two halves given to [`OwnedReadHalf::reunite`], which came from different streams.
+#[derive(Debug)]
+pub struct ReuniteError(pub OwnedReadHalf, pub OwnedWriteHalf);
+
+impl fmt::Display for ReuniteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tried to reunite halves that are not from the same socket")
+    }
+}
+
+impl std::error::Error for ReuniteError {}
+
+/// The read half of a [`TcpStream`] borrowed by [`TcpStream::split`];
+/// `futures::io::AsyncRead`.
+#[derive(Debug)]
+pub struct ReadHalf<'a> {
+    stream: &'a TcpStream,
+}
+
+/// The write half of a [`TcpStream`] borrowed by [`TcpStream::split`];
+/// `futures::io::AsyncWrite`. Closing it shuts down the stream's writing side; dropping it
+/// does not.
+#[derive(Debug)]
+pub struct WriteHalf<'a> {
+    stream: &'a TcpStream,
+}
+
+impl ReadHalf<'_> {
+    /// Reads what has come without taking it off the stream ([`TcpStream::peek`]).
+    pub async fn peek(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.peek(buf).await
+    }
+}
+
+/// The stream this half reads from (for its addresses, `readable`, `try_read`).
+impl AsRef<TcpStream> for ReadHalf<'_> {
+    fn as_ref(&self) -> &TcpStream {
+        self.stream
+    }
+}
+
+/// The stream this half writes to (for its addresses, `writable`, `try_write`).
+impl AsRef<TcpStream> for WriteHalf<'_> {
+    fn as_ref(&self) -> &TcpStream {
+        self.stream
+    }
+}
+
 /// The write half of a [`TcpStream`], from [`TcpStream::into_split`];
 /// `futures::io::AsyncWrite`. Dropping it shuts down the writing side of the stream.
 #[derive(Debug)]
@@ -315,6 +456,48 @@ impl futures::io::AsyncRead for OwnedReadHalf {
         buf: &mut [u8],
     ) -> std::task::Poll<io::Result<usize>> {
         self.stream.poll_read_priv(cx, buf)
+    }
+}
+
+impl futures::io::AsyncRead for ReadHalf<'_> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut [u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.stream.poll_read_priv(cx, buf)
+    }
+}
+
+impl futures::io::AsyncWrite for WriteHalf<'_> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.stream.poll_write_priv(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<io::Result<usize>> {
+        self.stream.poll_write_vectored_priv(cx, bufs)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        self.stream.poll_close_priv()
     }
 }
 

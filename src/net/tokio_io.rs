@@ -1,42 +1,56 @@
-//! tokio's `AsyncRead` and `AsyncWrite` for the stream sockets (cargo feature `tokio-io`).
+//! tokio's `AsyncRead` and `AsyncWrite` (cargo feature `tokio-io`) on every stream type,
+//! shared reference and half that has the `futures::io` ones: [`TcpStream`], `&TcpStream`,
+//! the owned and borrowed halves, and on unix [`UnixStream`] and `&UnixStream`.
+//!
+//! Reads go through the stream's read into uninitialised memory (no zeroing of tokio's
+//! `ReadBuf`); writes, flushes and shutdowns are the `futures::io::AsyncWrite` impl of the
+//! same type (a write half's shutdown is its close: it shuts down the stream's writing side).
 
 use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use super::stream::StreamOps;
+use super::tcp::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use super::TcpStream;
 #[cfg(unix)]
 use super::UnixStream;
 
-macro_rules! tokio_io {
-    ($ty:ty) => {
+/// tokio's `AsyncRead` for `$ty`, reading from the stream `$stream` names (`$this` is
+/// `&$ty`).
+macro_rules! tokio_read {
+    ([$($generics:tt)*] $ty:ty, $this:ident => $stream:expr) => {
         #[cfg_attr(docsrs, doc(cfg(feature = "tokio-io")))]
-
-        impl tokio::io::AsyncRead for $ty {
+        impl<$($generics)*> tokio::io::AsyncRead for $ty {
             fn poll_read(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
                 buf: &mut tokio::io::ReadBuf<'_>,
             ) -> Poll<io::Result<()>> {
+                let $this = &*self;
+                let stream = $stream;
                 // SAFETY: `poll_read_uninit_priv` only writes into the slice.
-                let n = ready!(self.poll_read_uninit_priv(cx, unsafe { buf.unfilled_mut() }))?;
+                let n = ready!(stream.poll_read_uninit_priv(cx, unsafe { buf.unfilled_mut() }))?;
                 // SAFETY: the kernel initialised the first `n` unfilled bytes.
                 unsafe { buf.assume_init(n) };
                 buf.advance(n);
                 Poll::Ready(Ok(()))
             }
         }
+    };
+}
 
+/// tokio's `AsyncWrite` for `$ty`, as its `futures::io::AsyncWrite` impl.
+macro_rules! tokio_write {
+    ([$($generics:tt)*] $ty:ty) => {
         #[cfg_attr(docsrs, doc(cfg(feature = "tokio-io")))]
-
-        impl tokio::io::AsyncWrite for $ty {
+        impl<$($generics)*> tokio::io::AsyncWrite for $ty {
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
                 buf: &[u8],
             ) -> Poll<io::Result<usize>> {
-                self.poll_write_priv(cx, buf)
+                futures::io::AsyncWrite::poll_write(self, cx, buf)
             }
 
             fn poll_write_vectored(
@@ -44,24 +58,37 @@ macro_rules! tokio_io {
                 cx: &mut Context<'_>,
                 bufs: &[io::IoSlice<'_>],
             ) -> Poll<io::Result<usize>> {
-                self.poll_write_vectored_priv(cx, bufs)
+                futures::io::AsyncWrite::poll_write_vectored(self, cx, bufs)
             }
 
             fn is_write_vectored(&self) -> bool {
                 true
             }
 
-            fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(Ok(()))
+            fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                futures::io::AsyncWrite::poll_flush(self, cx)
             }
 
-            fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                self.poll_close_priv()
+            fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                futures::io::AsyncWrite::poll_close(self, cx)
             }
         }
     };
 }
 
-tokio_io!(TcpStream);
+tokio_read!([] TcpStream, this => this);
+tokio_write!([] TcpStream);
+tokio_read!(['a] &'a TcpStream, this => *this);
+tokio_write!(['a] &'a TcpStream);
+tokio_read!([] OwnedReadHalf, this => AsRef::<TcpStream>::as_ref(this));
+tokio_write!([] OwnedWriteHalf);
+tokio_read!(['a] ReadHalf<'a>, this => AsRef::<TcpStream>::as_ref(this));
+tokio_write!(['a] WriteHalf<'a>);
 #[cfg(unix)]
-tokio_io!(UnixStream);
+tokio_read!([] UnixStream, this => this);
+#[cfg(unix)]
+tokio_write!([] UnixStream);
+#[cfg(unix)]
+tokio_read!(['a] &'a UnixStream, this => *this);
+#[cfg(unix)]
+tokio_write!(['a] &'a UnixStream);

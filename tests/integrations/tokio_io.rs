@@ -31,3 +31,56 @@ fn tokio_io_traits_move_every_byte() {
         });
     });
 }
+
+/// tokio's traits on every half and on `&TcpStream`: an echo server whose connections run
+/// `tokio::io::copy` from the read half to the write half (borrowed halves of `split`, owned
+/// halves of `into_split`, and two `&TcpStream`s), each echoing 100 kB and shutting down.
+#[test]
+fn tokio_io_copy_runs_on_halves_and_references() {
+    watchdog(60, "tokio-io halves", || {
+        let ex = executor(2);
+        ex.block_on(async {
+            for shape in ["split", "into_split", "&TcpStream"] {
+                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                let server = filch::spawn(async move {
+                    let (mut conn, _) = listener.accept().await.unwrap();
+                    let copied = match shape {
+                        "split" => {
+                            let (mut r, mut w) = TcpStream::split(&mut conn);
+                            let n = tokio::io::copy(&mut r, &mut w).await.unwrap();
+                            AsyncWriteExt::shutdown(&mut w).await.unwrap();
+                            n
+                        }
+                        "into_split" => {
+                            let (mut r, mut w) = conn.into_split();
+                            let n = tokio::io::copy(&mut r, &mut w).await.unwrap();
+                            AsyncWriteExt::shutdown(&mut w).await.unwrap();
+                            n
+                        }
+                        _ => {
+                            let (mut r, mut w) = (&conn, &conn);
+                            let n = tokio::io::copy(&mut r, &mut w).await.unwrap();
+                            AsyncWriteExt::shutdown(&mut w).await.unwrap();
+                            n
+                        }
+                    };
+                    copied
+                });
+                let mut client = TcpStream::connect(addr).await.unwrap();
+                let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+                let (mut r, mut w) = TcpStream::split(&mut client);
+                let send = async {
+                    AsyncWriteExt::write_all(&mut w, &data).await.unwrap();
+                    AsyncWriteExt::shutdown(&mut w).await.unwrap();
+                };
+                let mut back = Vec::new();
+                let receive = AsyncReadExt::read_to_end(&mut r, &mut back);
+                let ((), got) = futures::join!(send, receive);
+                got.unwrap();
+                assert!(back == data, "{shape}: the echo differs");
+                assert_eq!(server.await.unwrap(), 100_000, "{shape}");
+            }
+        });
+    });
+}

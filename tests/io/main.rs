@@ -7,5 +7,6 @@ mod common;
 mod io_faults;
 mod net_resolve;
 mod net_tcp;
+mod net_tcp_split;
 mod net_udp_unix;
 mod signals;
