@@ -45,7 +45,7 @@ fn tokio_io_copy_runs_on_halves_and_references() {
                 let addr = listener.local_addr().unwrap();
                 let server = filch::spawn(async move {
                     let (mut conn, _) = listener.accept().await.unwrap();
-                    let copied = match shape {
+                    match shape {
                         "split" => {
                             let (mut r, mut w) = TcpStream::split(&mut conn);
                             let n = tokio::io::copy(&mut r, &mut w).await.unwrap();
@@ -64,8 +64,7 @@ fn tokio_io_copy_runs_on_halves_and_references() {
                             AsyncWriteExt::shutdown(&mut w).await.unwrap();
                             n
                         }
-                    };
-                    copied
+                    }
                 });
                 let mut client = TcpStream::connect(addr).await.unwrap();
                 let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
