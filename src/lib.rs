@@ -355,6 +355,14 @@ fn _assert_send_sync() {
     send_sync::<net::ReadHalf<'static>>();
     send_sync::<net::WriteHalf<'static>>();
     send_sync::<net::ReuniteError>();
+    #[cfg(unix)]
+    send_sync::<net::unix::OwnedReadHalf>();
+    #[cfg(unix)]
+    send_sync::<net::unix::OwnedWriteHalf>();
+    #[cfg(unix)]
+    send_sync::<net::unix::ReadHalf<'static>>();
+    #[cfg(unix)]
+    send_sync::<net::unix::WriteHalf<'static>>();
     send_sync::<TryCurrentError>();
     #[cfg(unix)]
     send_sync::<signal::unix::Signal>();

@@ -61,7 +61,8 @@ mod stream;
 mod tcp;
 mod udp;
 #[cfg(unix)]
-mod unix;
+#[cfg_attr(docsrs, doc(cfg(unix)))]
+pub mod unix;
 #[cfg(unix)]
 mod unix_datagram;
 

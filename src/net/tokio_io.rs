@@ -1,6 +1,6 @@
 //! tokio's `AsyncRead` and `AsyncWrite` (cargo feature `tokio-io`) on every stream type,
 //! shared reference and half that has the `futures::io` ones: [`TcpStream`], `&TcpStream`,
-//! the owned and borrowed halves, and on unix [`UnixStream`] and `&UnixStream`.
+//! the owned and borrowed halves, and on unix [`UnixStream`], `&UnixStream` and its halves.
 //!
 //! Reads go through the stream's read into uninitialised memory (no zeroing of tokio's
 //! `ReadBuf`); writes, flushes and shutdowns are the `futures::io::AsyncWrite` impl of the
@@ -92,3 +92,11 @@ tokio_write!([] UnixStream);
 tokio_read!(['a] &'a UnixStream, this => *this);
 #[cfg(unix)]
 tokio_write!(['a] &'a UnixStream);
+#[cfg(unix)]
+tokio_read!([] super::unix::OwnedReadHalf, this => AsRef::<UnixStream>::as_ref(this));
+#[cfg(unix)]
+tokio_write!([] super::unix::OwnedWriteHalf);
+#[cfg(unix)]
+tokio_read!(['a] super::unix::ReadHalf<'a>, this => AsRef::<UnixStream>::as_ref(this));
+#[cfg(unix)]
+tokio_write!(['a] super::unix::WriteHalf<'a>);

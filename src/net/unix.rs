@@ -1,4 +1,6 @@
-//! [`UnixListener`] and [`UnixStream`] on filch's driver (see the `net` module docs).
+//! [`UnixListener`] and [`UnixStream`] on filch's driver (see the `net` module docs), and
+//! the halves of a `UnixStream` (`split`, `into_split`): `filch::net::unix::{OwnedReadHalf,
+//! OwnedWriteHalf, ReadHalf, WriteHalf, ReuniteError}`, as tokio's `net::unix`.
 
 use std::fmt;
 use std::io;
@@ -7,7 +9,7 @@ use std::os::unix::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::stream::{stream_traits, AcceptBackoff, StreamOps};
+use super::stream::{stream_halves, stream_traits, AcceptBackoff, StreamOps};
 use crate::driver::Driver;
 use crate::global::current_driver;
 use crate::io::{Direction, IoSource};
@@ -106,6 +108,33 @@ impl UnixStream {
         Ok(stream)
     }
 
+    /// A connected pair of streams (`socketpair`), on the current executor's driver (else
+    /// the global one's). Synchronous, as std's and tokio's.
+    ///
+    /// ```
+    /// use futures::{AsyncReadExt, AsyncWriteExt};
+    /// # filch::block_on(async {
+    /// let (mut a, mut b) = filch::net::UnixStream::pair()?;
+    /// a.write_all(b"ping").await?;
+    /// let mut buf = [0; 4];
+    /// b.read_exact(&mut buf).await?;
+    /// assert_eq!(&buf, b"ping");
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        let (a, b) = mio::net::UnixStream::pair()?;
+        let driver = current_driver();
+        Ok((
+            UnixStream {
+                io: IoSource::new(a, Arc::clone(&driver))?,
+            },
+            UnixStream {
+                io: IoSource::new(b, driver)?,
+            },
+        ))
+    }
+
     /// Wraps a connected std stream (made non-blocking here).
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
         stream.set_nonblocking(true)?;
@@ -129,6 +158,11 @@ impl UnixStream {
         self.io.get_ref().shutdown(how)
     }
 }
+
+stream_halves!(
+    UnixStream,
+    "let (mut client, mut server) = filch::net::UnixStream::pair()?;"
+);
 
 impl StreamOps<mio::net::UnixStream> for UnixStream {
     const SHORT_READ_DRAINS: bool = false;

@@ -9,4 +9,6 @@ mod net_resolve;
 mod net_tcp;
 mod net_tcp_split;
 mod net_udp_unix;
+#[cfg(unix)]
+mod net_uds_stream;
 mod signals;
