@@ -89,6 +89,20 @@ impl<E: Source> IoSource<E> {
         .await
     }
 
+    /// [`IoSource::ready`] as a poll function (an anonymous waiter entry, as
+    /// [`IoSource::poll_io`]): ready once the source is ready in `direction` (or closed, or
+    /// failed); clears nothing. Spends one unit of the budget.
+    pub(crate) fn poll_ready(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+    ) -> Poll<io::Result<()>> {
+        ready!(coop::poll_proceed(cx));
+        ready!(self.poll_ready_as(cx, direction, None))?;
+        coop::spend();
+        Poll::Ready(Ok(()))
+    }
+
     /// Runs `op` once, now, if the source is ready in `direction`: `WouldBlock` if it is not
     /// (then `op` does not run), or if `op` would block (which clears that readiness, so
     /// that the next wait waits for a new edge). Spends no budget and stores no waker.

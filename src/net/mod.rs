@@ -57,6 +57,7 @@
 //! again, so that an accept loop that logs and retries does not spin a core.
 
 mod addr;
+mod datagram;
 mod stream;
 mod tcp;
 mod udp;

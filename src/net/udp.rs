@@ -3,8 +3,10 @@
 use std::fmt;
 use std::io;
 use std::net::SocketAddr;
+use std::task::{Context, Poll};
 
 use super::addr::resolve;
+use super::datagram::datagram_ops;
 use super::ToSocketAddrs;
 use crate::global::current_driver;
 use crate::io::{Direction, IoSource};
@@ -107,6 +109,84 @@ impl UdpSocket {
         self.io.io(Direction::Read, |s| s.recv(buf)).await
     }
 
+    /// The sender of the next datagram, which stays queued (the next receive gets it): what
+    /// a QUIC endpoint reads before it decides where a datagram goes.
+    ///
+    /// ```
+    /// # filch::block_on(async {
+    /// let a = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    /// let b = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    /// a.send_to(b"who", b.local_addr()?).await?;
+    /// assert_eq!(b.peek_sender().await?, a.local_addr()?);
+    /// let mut buf = [0; 8];
+    /// assert_eq!(b.recv_from(&mut buf).await?, (3, a.local_addr()?)); // still there
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io
+            .io(Direction::Read, |s| {
+                s.peek_from(&mut []).map(|(_, from)| from)
+            })
+            .await
+    }
+
+    /// [`UdpSocket::peek_sender`] now, or `WouldBlock`.
+    ///
+    /// ```
+    /// # filch::block_on(async {
+    /// let a = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    /// let b = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    /// a.send_to(b"who", b.local_addr()?).await?;
+    /// b.readable().await?;
+    /// assert_eq!(b.try_peek_sender()?, a.local_addr()?);
+    /// let mut buf = [0; 8];
+    /// assert_eq!(b.try_peek_from(&mut buf)?, (3, a.local_addr()?));
+    /// assert_eq!(b.try_recv_from(&mut buf)?, (3, a.local_addr()?));
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.io.try_io(Direction::Read, |s| {
+            s.peek_from(&mut []).map(|(_, from)| from)
+        })
+    }
+
+    /// [`UdpSocket::peek_sender`] as a poll function.
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    /// # filch::block_on(async {
+    /// let a = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    /// let b = filch::net::UdpSocket::bind("127.0.0.1:0").await?;
+    /// a.send_to(b"who", b.local_addr()?).await?;
+    /// assert_eq!(poll_fn(|cx| b.poll_peek_sender(cx)).await?, a.local_addr()?);
+    /// let mut buf = [0; 8];
+    /// assert_eq!(poll_fn(|cx| b.poll_peek_from(cx, &mut buf)).await?, (3, a.local_addr()?));
+    /// # Ok::<_, std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.io.poll_io(cx, Direction::Read, |s| {
+            s.peek_from(&mut []).map(|(_, from)| from)
+        })
+    }
+
+    /// [`UdpSocket::peek_from`] now, or `WouldBlock` (example: [`UdpSocket::try_peek_sender`]).
+    pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.io.try_io(Direction::Read, |s| s.peek_from(buf))
+    }
+
+    /// [`UdpSocket::peek_from`] as a poll function (example:
+    /// [`UdpSocket::poll_peek_sender`]).
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.io.poll_io(cx, Direction::Read, |s| s.peek_from(buf))
+    }
+
     /// Like [`UdpSocket::recv_from`], but leaves the datagram queued: the next receive gets
     /// it again.
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
@@ -123,6 +203,18 @@ impl UdpSocket {
         self.io.get_ref().local_addr()
     }
 }
+
+datagram_ops!(
+    UdpSocket,
+    SocketAddr,
+    SocketAddr,
+    send_to: |s, buf, to| s.send_to(buf, *to),
+    "let a = filch::net::UdpSocket::bind(\"127.0.0.1:0\").await?;
+let b = filch::net::UdpSocket::bind(\"127.0.0.1:0\").await?;
+a.connect(b.local_addr()?).await?;
+b.connect(a.local_addr()?).await?;",
+    "b.local_addr()?"
+);
 
 impl fmt::Debug for UdpSocket {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -7,6 +7,7 @@ use std::io;
 use std::os::unix::net::SocketAddr;
 use std::path::Path;
 
+use super::datagram::datagram_ops;
 use crate::global::current_driver;
 use crate::io::{Direction, IoSource};
 
@@ -93,6 +94,22 @@ impl UnixDatagram {
         self.io.get_ref().peer_addr()
     }
 }
+
+datagram_ops!(
+    UnixDatagram,
+    SocketAddr,
+    impl AsRef<Path>,
+    send_to: |s, buf, to| s.send_to(buf, to),
+    "let dir = std::env::temp_dir().join(format!(\"filch-doc-{}-{}\", std::process::id(), line!()));
+std::fs::create_dir_all(&dir)?;
+let (a_path, b_path) = (dir.join(\"a\"), dir.join(\"b\"));
+let _ = (std::fs::remove_file(&a_path), std::fs::remove_file(&b_path));
+let a = filch::net::UnixDatagram::bind(&a_path)?;
+let b = filch::net::UnixDatagram::bind(&b_path)?;
+a.connect(&b_path)?;
+b.connect(&a_path)?;",
+    "b_path.clone()"
+);
 
 impl fmt::Debug for UnixDatagram {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

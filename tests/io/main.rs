@@ -8,7 +8,11 @@ mod io_faults;
 mod net_resolve;
 mod net_tcp;
 mod net_tcp_split;
+mod net_udp_try_poll;
 mod net_udp_unix;
 #[cfg(unix)]
+mod net_uds_datagram;
+#[cfg(unix)]
 mod net_uds_stream;
+mod quinn_socket;
 mod signals;
