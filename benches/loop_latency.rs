@@ -123,7 +123,7 @@ fn run_filch(ex: &filch::Executor, cost: Duration, n: usize) -> Samples {
                 timer
                     .lock()
                     .unwrap()
-                    .push(Instant::now().saturating_duration_since(next));
+                    .push(Instant::now().saturating_duration_since(next.into_std()));
             }
         })
     };

@@ -41,7 +41,7 @@ fn child(runtime: &str, n: usize) {
                 .unwrap();
             ex.block_on(ex.spawn(async move {
                 let sleeps: Vec<_> = (0..n)
-                    .map(|i| filch::time::sleep_until(deadline(start, i)))
+                    .map(|i| filch::time::sleep_until(deadline(start, i).into()))
                     .collect();
                 futures::future::join_all(sleeps).await;
             }))

@@ -80,6 +80,6 @@ impl hyper::rt::Timer for HyperTimer {
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn hyper::rt::Sleep>> {
-        Box::pin(HyperSleep(crate::time::sleep_until(deadline)))
+        Box::pin(HyperSleep(crate::time::sleep_until(deadline.into())))
     }
 }

@@ -339,6 +339,7 @@ fn _assert_send_sync() {
     unpin::<time::Sleep>();
     send_sync::<time::Interval>();
     send_sync::<time::Elapsed>();
+    send_sync::<time::Instant>();
     send_sync::<net::TcpListener>();
     send_sync::<net::TcpStream>();
     send_sync::<net::UdpSocket>();

@@ -170,7 +170,7 @@ impl AcceptBackoff {
         let until = *self.until.lock();
         if let Some(until) = until {
             if Instant::now() < until {
-                crate::time::sleep_until(until).await;
+                crate::time::sleep_until(until.into()).await;
             }
         }
     }

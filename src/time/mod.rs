@@ -21,16 +21,20 @@
 //! Once the timer's executor has shut down, polling it panics with a message that says so
 //! (its task is woken at shutdown, so it never hangs).
 //!
-//! Deadlines are read on the clock of the timer's executor (`driver/clock.rs`, [`now`]): std's
+//! Deadlines are [`Instant`]s (tokio's `time::Instant`: `instant.rs`), read on the clock of
+//! the timer's executor (`driver/clock.rs`, [`now`]): std's
 //! clock, or, with the `test-util` feature, a clock that `pause` stops and `advance` moves,
 //! and that jumps to the next timer whenever its executor is idle (`src/auto_advance.rs`).
 //! `paused.rs` holds the public functions of that test clock.
 
+mod instant;
 #[cfg(all(test, loom, feature = "test-util"))]
 mod loom_model;
 #[cfg(feature = "test-util")]
 mod paused;
 mod start_paused;
+
+pub use instant::Instant;
 
 #[cfg(feature = "test-util")]
 pub use paused::{advance, pause, resume};
@@ -40,7 +44,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant as StdInstant};
 
 use crate::coop;
 use crate::driver::wheel::TimerKey;
@@ -52,14 +56,15 @@ use crate::global::started_fallback;
 /// A future that completes at a deadline; made by [`sleep`] and [`sleep_until`].
 ///
 /// ```
-/// use std::time::{Duration, Instant};
+/// use std::time::Duration;
+/// use filch::time::Instant;
 /// let start = Instant::now();
 /// filch::block_on(filch::time::sleep(Duration::from_millis(5)));
 /// assert!(start.elapsed() >= Duration::from_millis(5));
 /// ```
 pub struct Sleep {
     driver: Arc<Driver>,
-    deadline: Instant,
+    deadline: StdInstant,
     /// The timer in the wheel, once polled.
     key: Option<TimerKey>,
     /// Whether the wheel holds the current `deadline` with the waker of the last poll (false
@@ -82,7 +87,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 
 /// `at + duration`, or, where an `Instant` cannot hold that, [`far_future`] from `at` (a
 /// deadline that never comes, for the wheel).
-fn after(at: Instant, duration: Duration) -> Instant {
+fn after(at: StdInstant, duration: Duration) -> StdInstant {
     at.checked_add(duration).unwrap_or_else(|| far_future(at))
 }
 
@@ -90,7 +95,7 @@ fn after(at: Instant, duration: Duration) -> Instant {
 /// a timer whose true deadline an `Instant` cannot hold. It is beyond the wheel's horizon,
 /// so the wheel never fires it early; it comes only after 30 years of uptime (or of a paused
 /// clock's jumps).
-fn far_future(at: Instant) -> Instant {
+fn far_future(at: StdInstant) -> StdInstant {
     // Cannot overflow: `Instant` counts whole seconds in an i64 or u64 on the platforms
     // std supports, starting near boot, so it holds centuries beyond any present value (and
     // a paused clock stays a century inside it, `driver/clock.rs`).
@@ -100,16 +105,16 @@ fn far_future(at: Instant) -> Instant {
 /// Waits until `deadline`. See [`Sleep`].
 ///
 /// ```
-/// let deadline = std::time::Instant::now() + std::time::Duration::from_millis(2);
+/// let deadline = filch::time::Instant::now() + std::time::Duration::from_millis(2);
 /// filch::block_on(filch::time::sleep_until(deadline));
-/// assert!(std::time::Instant::now() >= deadline);
+/// assert!(filch::time::Instant::now() >= deadline);
 /// ```
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep::new(current_driver(), deadline)
+    Sleep::new(current_driver(), deadline.into_std())
 }
 
 impl Sleep {
-    fn new(driver: Arc<Driver>, deadline: Instant) -> Sleep {
+    fn new(driver: Arc<Driver>, deadline: StdInstant) -> Sleep {
         Sleep {
             driver,
             deadline,
@@ -121,12 +126,13 @@ impl Sleep {
     /// The deadline.
     ///
     /// ```
-    /// use std::time::{Duration, Instant};
+    /// use std::time::Duration;
+    /// use filch::time::Instant;
     /// let deadline = Instant::now() + Duration::from_secs(1);
     /// assert_eq!(filch::time::sleep_until(deadline).deadline(), deadline);
     /// ```
     pub fn deadline(&self) -> Instant {
-        self.deadline
+        Instant::from_std(self.deadline)
     }
 
     /// Whether the deadline has passed.
@@ -149,7 +155,8 @@ impl Sleep {
     /// (the sleep shared behind a mutex), and at once if that deadline has passed.
     ///
     /// ```
-    /// use std::time::{Duration, Instant};
+    /// use std::time::Duration;
+    /// use filch::time::Instant;
     /// filch::block_on(async {
     ///     let sleep = filch::time::sleep(Duration::from_secs(3600));
     ///     let mut sleep = std::pin::pin!(sleep);
@@ -158,13 +165,13 @@ impl Sleep {
     /// });
     /// ```
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
-        self.get_mut().reset_to(deadline);
+        self.get_mut().reset_to(deadline.into_std());
     }
 
     /// [`Sleep::reset`] on a `&mut` (`Sleep` is `Unpin`): an armed timer that has not fired
     /// moves in the wheel now, with its waker; one not armed yet, or fired, is armed at the
     /// next poll.
-    fn reset_to(&mut self, deadline: Instant) {
+    fn reset_to(&mut self, deadline: StdInstant) {
         self.deadline = deadline;
         if self.armed {
             let key = self.key.expect("an armed timer has a key");
@@ -180,10 +187,15 @@ impl Sleep {
 /// and the ticks of an [`Interval`] are read on this clock.
 ///
 /// ```
-/// let before = std::time::Instant::now();
+/// let before = filch::time::Instant::now();
 /// assert!(filch::time::now() >= before);
 /// ```
 pub fn now() -> Instant {
+    Instant::from_std(clock_now())
+}
+
+/// [`now`] as a `std::time::Instant`, for the timers' internals.
+fn clock_now() -> StdInstant {
     #[cfg(feature = "test-util")]
     {
         let current =
@@ -195,7 +207,7 @@ pub fn now() -> Instant {
             return fallback.driver.time().now();
         }
     }
-    Instant::now()
+    StdInstant::now()
 }
 
 impl Sleep {
@@ -290,7 +302,8 @@ pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
 /// (as [`timeout`], with an instant instead of a duration).
 ///
 /// ```
-/// use std::time::{Duration, Instant};
+/// use std::time::Duration;
+/// use filch::time::Instant;
 /// filch::block_on(async {
 ///     let deadline = Instant::now() + Duration::from_millis(1);
 ///     let late = filch::time::timeout_at(deadline, std::future::pending::<()>()).await;
@@ -370,7 +383,7 @@ pub enum MissedTickBehavior {
 
 impl MissedTickBehavior {
     /// The deadline of the tick after one scheduled for `scheduled` that fired late, at `now`.
-    fn next(self, scheduled: Instant, now: Instant, period: Duration) -> Instant {
+    fn next(self, scheduled: StdInstant, now: StdInstant, period: Duration) -> StdInstant {
         match self {
             MissedTickBehavior::Burst => after(scheduled, period),
             MissedTickBehavior::Delay => after(now, period),
@@ -422,7 +435,8 @@ pub fn interval(period: Duration) -> Interval {
 /// An [`Interval`] of `period` whose first tick is at `start`.
 ///
 /// ```
-/// use std::time::{Duration, Instant};
+/// use std::time::Duration;
+/// use filch::time::Instant;
 /// filch::block_on(async {
 ///     let start = Instant::now() + Duration::from_millis(3);
 ///     let mut every = filch::time::interval_at(start, Duration::from_millis(2));
@@ -459,7 +473,7 @@ impl Interval {
     /// Polls for the next tick (see [`Interval::tick`]).
     fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(Pin::new(&mut self.sleep).poll(cx));
-        let scheduled = self.sleep.deadline();
+        let scheduled = self.sleep.deadline;
         let now = self.sleep.driver.time().now();
         let next = if now > after(scheduled, LATE_GRACE) {
             self.missed.next(scheduled, now, self.period)
@@ -467,13 +481,14 @@ impl Interval {
             after(scheduled, self.period)
         };
         self.sleep.reset_to(next);
-        Poll::Ready(scheduled)
+        Poll::Ready(Instant::from_std(scheduled))
     }
 
     /// Restarts the schedule: the next tick is one period from now.
     ///
     /// ```
-    /// use std::time::{Duration, Instant};
+    /// use std::time::Duration;
+    /// use filch::time::Instant;
     /// filch::block_on(async {
     ///     let mut every = filch::time::interval(Duration::from_millis(2));
     ///     every.tick().await;
@@ -491,7 +506,8 @@ impl Interval {
     /// period apart.
     ///
     /// ```
-    /// use std::time::{Duration, Instant};
+    /// use std::time::Duration;
+    /// use filch::time::Instant;
     /// filch::block_on(async {
     ///     let mut every = filch::time::interval(Duration::from_secs(3600));
     ///     every.tick().await;
@@ -509,7 +525,8 @@ impl Interval {
     /// period apart. A delay no `Instant` can hold (`Duration::MAX`) means "never".
     ///
     /// ```
-    /// use std::time::{Duration, Instant};
+    /// use std::time::Duration;
+    /// use filch::time::Instant;
     /// filch::block_on(async {
     ///     let mut every = filch::time::interval(Duration::from_secs(3600));
     ///     every.tick().await;
@@ -527,7 +544,8 @@ impl Interval {
     /// the ones after it a period apart.
     ///
     /// ```
-    /// use std::time::{Duration, Instant};
+    /// use std::time::Duration;
+    /// use filch::time::Instant;
     /// filch::block_on(async {
     ///     let mut every = filch::time::interval(Duration::from_secs(3600));
     ///     every.tick().await;
@@ -537,7 +555,7 @@ impl Interval {
     /// });
     /// ```
     pub fn reset_at(&mut self, deadline: Instant) {
-        self.sleep.reset_to(deadline);
+        self.sleep.reset_to(deadline.into_std());
     }
 
     /// The period.

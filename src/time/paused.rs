@@ -61,7 +61,9 @@ fn message(e: PauseError) -> &'static str {
 /// The clock stops at the next whole millisecond of the executor's timers (so that the
 /// jumps land on the same instants in every run); it never goes back, and the time it
 /// shows is std's `Instant::now()` plus the time it was moved while paused. Deadlines are
-/// `Instant`s: take them from [`now`](super::now), not from `Instant::now()`, which runs on.
+/// [`time::Instant`](super::Instant)s: take them from [`now`](super::now) or
+/// `filch::time::Instant::now()` (and measure with its `elapsed`), not from
+/// `std::time::Instant::now()`, which runs on.
 /// Each executor has its own clock; pausing one leaves the others alone.
 ///
 /// ```

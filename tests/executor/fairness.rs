@@ -349,7 +349,8 @@ fn a_backlog_of_timers_is_served_in_deadline_order() {
                         let order = Arc::clone(&order);
                         let round = i / PER_ROUND;
                         ex.spawn(async move {
-                            filch::time::sleep_until(start + PERIOD * (round as u32 + 1)).await;
+                            filch::time::sleep_until((start + PERIOD * (round as u32 + 1)).into())
+                                .await;
                             spin_for(WORK_US);
                             order.record(round);
                         })

@@ -8,12 +8,13 @@
 //! the real one, or on the wheel in `src/driver/wheel.rs`). No timing upper bounds: the
 //! watchdog catches a timer that never fires.
 
+use filch::time::Instant;
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::{self, executor, watchdog};
 use filch::time::{interval, sleep, sleep_until, timeout};
@@ -656,18 +657,14 @@ fn ticks_after_a_stall(
     behavior: filch::time::MissedTickBehavior,
     period: std::time::Duration,
     stall: std::time::Duration,
-) -> (
-    std::time::Instant,
-    std::time::Instant,
-    [std::time::Instant; 3],
-) {
+) -> (Instant, Instant, [Instant; 3]) {
     let ex = common::leak_checked(1);
     ex.block_on(ex.spawn(async move {
         let mut every = filch::time::interval(period);
         every.set_missed_tick_behavior(behavior);
         let first = every.tick().await;
         std::thread::sleep(stall);
-        let stalled_until = std::time::Instant::now();
+        let stalled_until = Instant::now();
         let next = [every.tick().await, every.tick().await, every.tick().await];
         (first, stalled_until, next)
     }))
@@ -743,7 +740,7 @@ fn a_reset_sleep_completes_at_its_new_deadline() {
     watchdog(30, "sleep reset", || {
         let ex = common::leak_checked(1);
         ex.block_on(ex.spawn(async {
-            let start = std::time::Instant::now();
+            let start = Instant::now();
             let mut sleep = Box::pin(filch::time::sleep(std::time::Duration::from_secs(3600)));
             assert!(futures::poll!(sleep.as_mut()).is_pending());
             assert!(!sleep.is_elapsed());
@@ -751,13 +748,13 @@ fn a_reset_sleep_completes_at_its_new_deadline() {
             sleep.as_mut().reset(soon);
             assert_eq!(sleep.deadline(), soon);
             sleep.as_mut().await;
-            assert!(sleep.is_elapsed() && std::time::Instant::now() >= soon);
+            assert!(sleep.is_elapsed() && Instant::now() >= soon);
             // Reset after completion: it completes again, later.
-            let again = std::time::Instant::now() + std::time::Duration::from_millis(5);
+            let again = Instant::now() + std::time::Duration::from_millis(5);
             sleep.as_mut().reset(again);
             assert!(!sleep.is_elapsed());
             sleep.as_mut().await;
-            assert!(std::time::Instant::now() >= again);
+            assert!(Instant::now() >= again);
         }))
         .unwrap();
     });
