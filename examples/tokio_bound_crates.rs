@@ -1,13 +1,11 @@
 //! Calling a crate that insists on tokio (here reqwest's client, which needs a tokio reactor
-//! in the thread's context) from filch tasks.
+//! in the thread's context) from filch tasks, with the cargo feature `tokio-context`: every
+//! thread on which filch polls futures is inside the context of a tokio runtime (one per
+//! process, with one worker), so reqwest works unchanged; its IO is driven by that
+//! runtime's thread, which wakes the filch tasks. Nothing to set up.
 //!
-//! The way: start a small tokio runtime for its reactor and timers only, and enter its
-//! handle on every filch thread with `Builder::on_thread_start`. Every task of the executor
-//! can then use tokio-bound crates; their IO is driven by tokio's thread, which wakes the
-//! filch tasks. The thread that calls `block_on` is no filch thread: enter the handle there
-//! too if the future passed to `block_on` itself (not only spawned tasks) uses such crates.
-//!
-//! Run: `cargo run --release --example tokio_bound_crates [-- --requests N --concurrency C]`.
+//! Run: `cargo run --release --features tokio-context --example tokio_bound_crates
+//! [-- --requests N --concurrency C]`.
 //! It serves a tiny HTTP/1.1 response on 127.0.0.1 and prints the requests per second that
 //! reqwest reaches from filch tasks and from tokio tasks (the same client, runtime and
 //! server), and their ratio.
@@ -37,13 +35,11 @@ fn main() {
     let addr = serve_hello();
     let url = format!("http://{addr}/");
 
-    // A tokio runtime for the reactor that reqwest needs; one thread is plenty.
-    let tokio_rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
+    // The process's tokio runtime (feature `tokio-context`) gives reqwest its reactor.
+    let ex = filch::Builder::new()
+        .worker_threads(2)
         .build()
-        .expect("cannot start tokio");
-    let ex = on_filch_with_tokio(tokio_rt.handle().clone(), 2);
+        .expect("cannot start filch");
     let client = reqwest::Client::new();
 
     // Each contender runs its requests from `concurrency` tasks.
@@ -85,23 +81,9 @@ fn main() {
         });
         requests as f64 / start.elapsed().as_secs_f64()
     };
-    println!("reqwest from filch tasks (tokio reactor entered): {filch_rps:>9.0} requests/s");
+    println!("reqwest from filch tasks (tokio-context):         {filch_rps:>9.0} requests/s");
     println!("reqwest from tokio tasks:                         {tokio_rps:>9.0} requests/s");
     println!("filch / tokio: {:.2}", filch_rps / tokio_rps);
-}
-
-/// A filch executor with `workers` threads, each of which enters `tokio`'s context before
-/// it runs anything (the hook runs on blocking-pool threads too).
-fn on_filch_with_tokio(tokio: tokio::runtime::Handle, workers: usize) -> filch::Executor {
-    filch::Builder::new()
-        .worker_threads(workers)
-        .on_thread_start(move || {
-            // The guard restores the previous context when dropped; the thread should stay
-            // in tokio's context for its whole life, so it is never dropped.
-            std::mem::forget(tokio.enter());
-        })
-        .build()
-        .expect("cannot start filch")
 }
 
 /// `n` GETs of `url`, each checked.

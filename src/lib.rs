@@ -149,6 +149,7 @@ mod rng;
 mod stats;
 mod sync;
 mod threads;
+mod tokio_context;
 mod wake_policy;
 mod yield_now;
 // Tasks and their bookkeeping; the blocking pool (generic over its jobs).

@@ -1,6 +1,7 @@
 //! [`ThreadConfig`]: how an executor starts its threads (workers and blocking-pool threads
-//! alike): their names, their stack size, and the user's start and stop hooks
-//! (`Builder::on_thread_start` / `on_thread_stop`, as tokio's).
+//! alike): their names, their stack size, the user's start and stop hooks
+//! (`Builder::on_thread_start` / `on_thread_stop`, as tokio's), and the tokio runtime whose
+//! context they are inside (`tokio-context`, `tokio_context.rs`).
 //!
 //! **Invariants:** on every thread started through [`ThreadConfig::spawn`], the start hook
 //! runs before the thread's body and the stop hook after it, also when the body unwinds; a
@@ -12,6 +13,8 @@ use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread;
+
+use crate::tokio_context::TokioContext;
 
 /// A user hook run on an executor's threads.
 pub(crate) type Hook = Arc<dyn Fn() + Send + Sync + 'static>;
@@ -25,6 +28,8 @@ pub(crate) struct ThreadConfig {
     pub(crate) stack_size: Option<usize>,
     pub(crate) on_start: Option<Hook>,
     pub(crate) on_stop: Option<Hook>,
+    /// The tokio runtime the threads are inside (`tokio-context`; empty without it).
+    pub(crate) tokio: TokioContext,
 }
 
 impl ThreadConfig {
@@ -34,6 +39,7 @@ impl ThreadConfig {
             stack_size: None,
             on_start: None,
             on_stop: None,
+            tokio: TokioContext::default(),
         }
     }
 
@@ -48,7 +54,10 @@ impl ThreadConfig {
             builder = builder.stack_size(bytes);
         }
         let (on_start, on_stop) = (self.on_start.clone(), self.on_stop.clone());
+        let tokio = self.tokio.clone();
         builder.spawn(move || {
+            // Inside tokio's context for the thread's whole life, its hooks included.
+            let _tokio = tokio.enter();
             run_hook(on_start.as_ref());
             // Runs the stop hook when dropped, so also when `body` unwinds.
             struct Stop(Option<Hook>);

@@ -207,6 +207,43 @@ impl Builder {
         self
     }
 
+    /// The tokio runtime whose context this executor's threads are inside (cargo feature
+    /// `tokio-context`): its workers and blocking-pool threads for their whole life, and a
+    /// thread inside its `block_on` while it blocks. Without it, one runtime per process,
+    /// started by the first executor built with the feature (one worker, threads named
+    /// `filch-tokio-{n}`). Crates that need tokio's reactor or timers (reqwest, sqlx,
+    /// tonic's client, redis) then work unchanged in filch tasks; what they `tokio::spawn`
+    /// runs on that runtime, not on filch's workers.
+    ///
+    /// The runtime must be a multi-thread one: [`Builder::build`] refuses a current-thread
+    /// runtime's handle (`InvalidInput`), whose IO and timers run only inside its own
+    /// `block_on`.
+    ///
+    /// ```
+    /// let tokio_rt = tokio::runtime::Builder::new_multi_thread()
+    ///     .worker_threads(1)
+    ///     .enable_all()
+    ///     .build()
+    ///     .unwrap();
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(2)
+    ///     .tokio_handle(tokio_rt.handle().clone())
+    ///     .build()
+    ///     .unwrap();
+    /// // A task sees tokio's context (tokio's own timer works in it).
+    /// let slept = ex.block_on(ex.spawn(async {
+    ///     tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    ///     tokio::runtime::Handle::try_current().is_ok()
+    /// }));
+    /// assert!(slept.unwrap());
+    /// ```
+    #[cfg(feature = "tokio-context")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
+    pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Builder {
+        self.threads.tokio = crate::tokio_context::TokioContext::of(handle);
+        self
+    }
+
     /// Starts the worker threads.
     ///
     /// # Errors
@@ -247,12 +284,17 @@ impl Builder {
                 ),
             ));
         }
+        // With `tokio-context`: the runtime given, else the process's (`tokio_context.rs`).
+        let threads = ThreadConfig {
+            tokio: self.threads.tokio.clone().resolved()?,
+            ..self.threads.clone()
+        };
         let driver = Driver::new()?;
         let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let state = new_anchored(State::new(
             deques.iter().map(Worker::stealer).collect(),
             self.wake_policy,
-            self.threads.clone(),
+            threads.clone(),
             driver,
             BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
         ));
@@ -268,9 +310,9 @@ impl Builder {
         };
         for (index, deque) in deques.into_iter().enumerate() {
             let worker_state = Arc::clone(&state);
-            let name = format!("{}-{index}", self.threads.prefix);
+            let name = format!("{}-{index}", threads.prefix);
             let body = move || crate::worker::run(worker_state, index, deque);
-            match start_thread(&self.threads, name, body) {
+            match start_thread(&threads, name, body) {
                 Ok(thread) => executor.threads.push(thread),
                 Err(e) => {
                     // The workers that will never run give up their holds (they counted

@@ -245,6 +245,8 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
         let _enter = context::enter(Arc::clone(&self.state));
+        // With `tokio-context`, inside tokio's context while it blocks (`tokio_context.rs`).
+        let _tokio = self.state.threads.tokio.enter();
         // With `test-util` the thread counts as busy while it polls, for the paused clock
         // (`block_on.rs`).
         #[cfg(feature = "test-util")]

@@ -1,7 +1,10 @@
-//! Crates that insist on tokio (reqwest's client here) work from filch tasks once every
-//! filch thread enters a tokio runtime's context (`Builder::on_thread_start`), as README's
-//! "running your stack on filch" describes; without that they panic (no reactor), which
-//! shows that the hook is what makes it work.
+//! Crates that insist on tokio (reqwest's client here) from filch. With the cargo feature
+//! `tokio-context` they work unchanged: in tasks, in `Executor::block_on`, in the free
+//! `filch::block_on` (the global executor) and on blocking-pool threads, on the process's
+//! tokio runtime or on one given to `Builder::tokio_handle` (a current-thread one is
+//! refused, rather than hanging). Without the feature a thread start hook that enters a
+//! tokio runtime does the same, and without either reqwest panics (no reactor), which shows
+//! that the context is what makes it work.
 
 #[path = "../common/hello_server.rs"]
 mod hello_server;
@@ -9,67 +12,152 @@ mod hello_server;
 use crate::common::{self, watchdog};
 use hello_server::serve_hello;
 
-fn tokio_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 async fn get(client: &reqwest::Client, url: &str) -> String {
     client.get(url).send().await.unwrap().text().await.unwrap()
 }
 
-#[test]
-fn reqwest_runs_from_filch_tasks_inside_tokios_context() {
-    watchdog(60, "reqwest on filch", || {
-        let url = format!("http://{}/", serve_hello());
-        let tokio_rt = tokio_runtime();
-        let handle = tokio_rt.handle().clone();
-        let ex = filch::Builder::new()
-            .worker_threads(2)
-            .on_thread_start(move || std::mem::forget(handle.enter()))
-            .build()
-            .unwrap();
-        let client = reqwest::Client::new();
-        let tasks: Vec<_> = (0..4)
-            .map(|_| {
-                let (client, url) = (client.clone(), url.clone());
-                ex.spawn(async move {
-                    let mut bodies = Vec::new();
-                    for _ in 0..10 {
-                        bodies.push(get(&client, &url).await);
-                    }
-                    bodies
-                })
+/// Four tasks of `ex`, ten GETs each: every body is "hello".
+fn gets_from_tasks(ex: &filch::Executor, url: &str) {
+    let client = reqwest::Client::new();
+    let tasks: Vec<_> = (0..4)
+        .map(|_| {
+            let (client, url) = (client.clone(), url.to_owned());
+            ex.spawn(async move {
+                let mut bodies = Vec::new();
+                for _ in 0..10 {
+                    bodies.push(get(&client, &url).await);
+                }
+                bodies
             })
-            .collect();
-        for t in tasks {
-            let bodies = ex.block_on(t).unwrap();
-            assert_eq!(bodies.len(), 10);
-            assert!(bodies.iter().all(|b| b == "hello"), "{bodies:?}");
-        }
-        // A blocking-pool thread is a filch thread too: the hook ran there.
-        let (client2, url2) = (client.clone(), url.clone());
-        let inside = ex.spawn_blocking(move || {
-            tokio::runtime::Handle::current().block_on(async move { get(&client2, &url2).await })
-        });
-        assert_eq!(ex.block_on(inside).unwrap(), "hello");
-    });
+        })
+        .collect();
+    for t in tasks {
+        let bodies = ex.block_on(t).unwrap();
+        assert_eq!(bodies.len(), 10);
+        assert!(bodies.iter().all(|b| b == "hello"), "{bodies:?}");
+    }
 }
 
-#[test]
-fn without_tokios_context_reqwest_panics_in_the_task() {
-    watchdog(60, "reqwest without tokio", || {
-        let url = format!("http://{}/", serve_hello());
-        let ex = common::executor(1);
-        let client = reqwest::Client::new();
-        let err = ex
-            .block_on(ex.spawn(async move { get(&client, &url).await }))
+#[cfg(feature = "tokio-context")]
+mod with_the_feature {
+    use super::*;
+
+    /// The process's runtime: no set-up at all.
+    #[test]
+    fn reqwest_runs_unchanged_in_tasks_block_on_and_blocking_jobs() {
+        watchdog(60, "reqwest with tokio-context", || {
+            let url = format!("http://{}/", serve_hello());
+            let ex = common::executor(2);
+            gets_from_tasks(&ex, &url);
+            // `Executor::block_on`'s own future.
+            let client = reqwest::Client::new();
+            assert_eq!(ex.block_on(get(&client, &url)), "hello");
+            // The free `block_on` (the global executor).
+            assert_eq!(filch::block_on(get(&client, &url)), "hello");
+            // A blocking-pool job: tokio's context is there to block on.
+            let (client2, url2) = (client.clone(), url.clone());
+            let inside = ex.spawn_blocking(move || {
+                tokio::runtime::Handle::current()
+                    .block_on(async move { get(&client2, &url2).await })
+            });
+            assert_eq!(ex.block_on(inside).unwrap(), "hello");
+            // What such crates `tokio::spawn` runs on the process's runtime.
+            let name = ex
+                .block_on(ex.spawn(async {
+                    tokio::spawn(async { std::thread::current().name().map(str::to_owned) })
+                        .await
+                        .unwrap()
+                }))
+                .unwrap();
+            assert!(
+                name.as_deref()
+                    .is_some_and(|n| n.starts_with("filch-tokio-")),
+                "{name:?}"
+            );
+        });
+    }
+
+    /// `Builder::tokio_handle`: the user's runtime instead.
+    #[test]
+    fn a_runtime_of_the_users_own() {
+        watchdog(60, "tokio_handle", || {
+            let url = format!("http://{}/", serve_hello());
+            let tokio_rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("users-tokio")
+                .enable_all()
+                .build()
+                .unwrap();
+            let ex = filch::Builder::new()
+                .worker_threads(2)
+                .tokio_handle(tokio_rt.handle().clone())
+                .build()
+                .unwrap();
+            gets_from_tasks(&ex, &url);
+            let name = ex
+                .block_on(ex.spawn(async {
+                    tokio::spawn(async { std::thread::current().name().map(str::to_owned) })
+                        .await
+                        .unwrap()
+                }))
+                .unwrap();
+            assert_eq!(name.as_deref(), Some("users-tokio"));
+        });
+    }
+
+    /// A current-thread runtime would leave reqwest waiting for ever: refused, saying why.
+    #[test]
+    fn a_current_thread_runtime_is_refused() {
+        let tokio_rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let err = filch::Builder::new()
+            .worker_threads(1)
+            .tokio_handle(tokio_rt.handle().clone())
+            .build()
             .unwrap_err();
-        assert!(err.is_panic(), "{err:?}");
-        // The worker survived; the executor goes on.
-        assert_eq!(ex.block_on(ex.spawn(async { 1 })).unwrap(), 1);
-    });
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("multi-thread"), "{err}");
+    }
+}
+
+#[cfg(not(feature = "tokio-context"))]
+mod without_the_feature {
+    use super::*;
+
+    /// A thread start hook that enters a tokio runtime on every filch thread.
+    #[test]
+    fn reqwest_runs_from_filch_tasks_inside_tokios_context() {
+        watchdog(60, "reqwest on filch", || {
+            let url = format!("http://{}/", serve_hello());
+            let tokio_rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap();
+            let handle = tokio_rt.handle().clone();
+            let ex = filch::Builder::new()
+                .worker_threads(2)
+                .on_thread_start(move || std::mem::forget(handle.enter()))
+                .build()
+                .unwrap();
+            gets_from_tasks(&ex, &url);
+        });
+    }
+
+    #[test]
+    fn without_tokios_context_reqwest_panics_in_the_task() {
+        watchdog(60, "reqwest without tokio", || {
+            let url = format!("http://{}/", serve_hello());
+            let ex = common::executor(1);
+            let client = reqwest::Client::new();
+            let err = ex
+                .block_on(ex.spawn(async move { get(&client, &url).await }))
+                .unwrap_err();
+            assert!(err.is_panic(), "{err:?}");
+            // The worker survived; the executor goes on.
+            assert_eq!(ex.block_on(ex.spawn(async { 1 })).unwrap(), 1);
+        });
+    }
 }
