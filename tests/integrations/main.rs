@@ -14,6 +14,8 @@ mod chat;
 mod coming_from_tokio;
 #[cfg(feature = "hyper")]
 mod http_server;
+#[cfg(feature = "tokio-context")]
+mod postgres;
 mod tokio_bound_crates;
 #[cfg(feature = "tokio-io")]
 mod tokio_io;
