@@ -161,3 +161,57 @@ mod without_the_feature {
         });
     }
 }
+
+/// A program written with tokio's habits, with only the crate path changed (`tokio::` to
+/// `filch::` in the attribute, `net` and `time`): `#[tokio::main(flavor = "multi_thread")]`,
+/// `time::Instant`, `stream.split()` with `tokio::io::copy` on the halves, and reqwest. It
+/// compiles and runs with the features `tokio-context` and `tokio-io`.
+#[cfg(all(feature = "tokio-context", feature = "tokio-io", feature = "macros"))]
+mod written_for_tokio {
+    use super::hello_server::serve_hello;
+    use crate::common::watchdog;
+
+    use filch::net::{TcpListener, TcpStream};
+    use filch::time::{sleep, Instant};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// An echo server whose connections copy their read half into their write half.
+    async fn echo_server() -> std::io::Result<std::net::SocketAddr> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        filch::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                filch::spawn(async move {
+                    let (mut reader, mut writer) = stream.split();
+                    let _ = tokio::io::copy(&mut reader, &mut writer).await;
+                });
+            }
+        });
+        Ok(addr)
+    }
+
+    /// Where the hello server listens (a `main` takes no arguments).
+    static HELLO: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+    #[filch::main(flavor = "multi_thread", worker_threads = 2)]
+    async fn program() -> Result<(), Box<dyn std::error::Error>> {
+        let started = Instant::now();
+        let addr = echo_server().await?;
+        let mut stream = TcpStream::connect(addr).await?;
+        stream.write_all(b"ping").await?;
+        let mut buf = [0u8; 4];
+        stream.read_exact(&mut buf).await?;
+        assert_eq!(&buf, b"ping");
+        let body = reqwest::get(HELLO.get().unwrap()).await?.text().await?;
+        assert_eq!(body, "hello");
+        sleep(std::time::Duration::from_millis(5)).await;
+        assert!(started.elapsed() >= std::time::Duration::from_millis(5));
+        Ok(())
+    }
+
+    #[test]
+    fn a_program_written_for_tokio_runs_on_filch() {
+        HELLO.get_or_init(|| format!("http://{}/", serve_hello()));
+        watchdog(60, "tokio habits", || program().unwrap());
+    }
+}
