@@ -19,3 +19,5 @@ mod postgres;
 mod tokio_bound_crates;
 #[cfg(feature = "tokio-io")]
 mod tokio_io;
+#[cfg(feature = "tokio-context")]
+mod tonic_grpc;
