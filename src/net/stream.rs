@@ -348,6 +348,20 @@ macro_rules! stream_halves {
         }
 
         #[doc = concat!("The read half of a [`", stringify!($stream), "`], from [`", stringify!($stream), "::into_split`]; `futures::io::AsyncRead`.")]
+        #[doc = concat!(
+            "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
+            $make_pair,
+            "\nlet (mut read, mut write) = client.into_split();\n",
+            "let writer = filch::spawn(async move { write.write_all(b\"to the server\").await });\n",
+            "let mut buf = [0; 13];\n",
+            "server.read_exact(&mut buf).await?;\n",
+            "writer.await.unwrap()?;\n",
+            "server.write_all(b\"back\").await?;\n",
+            "let mut back = [0; 4];\n",
+            "read.read_exact(&mut back).await?;\n",
+            "assert_eq!((&buf[..], &back), (&b\"to the server\"[..], b\"back\"));\n",
+            "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
+        )]
         #[derive(Debug)]
         pub struct OwnedReadHalf {
             stream: std::sync::Arc<$stream>,
@@ -376,12 +390,35 @@ macro_rules! stream_halves {
             }
 
             #[doc = concat!("Reads what has come without taking it off the stream ([`", stringify!($stream), "::peek`]).")]
+            #[doc = concat!(
+                "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
+                $make_pair,
+                "\nserver.write_all(b\"hi\").await?;\n",
+                "let (mut read, _write) = client.into_split();\n",
+                "let mut buf = [0; 2];\n",
+                "assert_eq!(read.peek(&mut buf).await?, 2);\n",
+                "let mut again = [0; 2];\n",
+                "read.read_exact(&mut again).await?;\n",
+                "assert_eq!(&again, b\"hi\");\n",
+                "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
+            )]
             pub async fn peek(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
                 self.stream.peek(buf).await
             }
         }
 
         /// The two halves given to [`OwnedReadHalf::reunite`], which came from different streams.
+        ///
+        #[doc = concat!(
+            "```\n# filch::block_on(async {\n",
+            $make_pair,
+            "\nlet (read, _) = client.into_split();\n",
+            "let (_, write) = server.into_split();\n",
+            "let err = read.reunite(write).unwrap_err();\n",
+            "let (read, write) = (err.0, err.1); // both halves come back\n",
+            "# drop((read, write));\n",
+            "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
+        )]
         #[derive(Debug)]
         pub struct ReuniteError(pub OwnedReadHalf, pub OwnedWriteHalf);
 
@@ -394,12 +431,38 @@ macro_rules! stream_halves {
         impl std::error::Error for ReuniteError {}
 
         #[doc = concat!("The read half of a [`", stringify!($stream), "`] borrowed by [`", stringify!($stream), "::split`]; `futures::io::AsyncRead`.")]
+        #[doc = concat!(
+            "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
+            $make_pair,
+            "\nlet (mut read, mut write) = filch::net::", stringify!($stream), "::split(&mut client);\n",
+            "write.write_all(b\"ping\").await?;\n",
+            "let mut buf = [0; 4];\n",
+            "server.read_exact(&mut buf).await?;\n",
+            "server.write_all(&buf).await?;\n",
+            "let mut back = [0; 4];\n",
+            "read.read_exact(&mut back).await?;\n",
+            "assert_eq!(&back, b\"ping\");\n",
+            "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
+        )]
         #[derive(Debug)]
         pub struct ReadHalf<'a> {
             stream: &'a $stream,
         }
 
         #[doc = concat!("The write half of a [`", stringify!($stream), "`] borrowed by [`", stringify!($stream), "::split`]; `futures::io::AsyncWrite`. Closing it shuts down the stream's writing side; dropping it does not.")]
+        #[doc = concat!(
+            "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
+            $make_pair,
+            "\nlet (mut read, mut write) = filch::net::", stringify!($stream), "::split(&mut client);\n",
+            "write.write_all(b\"ping\").await?;\n",
+            "let mut buf = [0; 4];\n",
+            "server.read_exact(&mut buf).await?;\n",
+            "server.write_all(&buf).await?;\n",
+            "let mut back = [0; 4];\n",
+            "read.read_exact(&mut back).await?;\n",
+            "assert_eq!(&back, b\"ping\");\n",
+            "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
+        )]
         #[derive(Debug)]
         pub struct WriteHalf<'a> {
             stream: &'a $stream,
@@ -407,6 +470,18 @@ macro_rules! stream_halves {
 
         impl ReadHalf<'_> {
             #[doc = concat!("Reads what has come without taking it off the stream ([`", stringify!($stream), "::peek`]).")]
+            #[doc = concat!(
+                "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
+                $make_pair,
+                "\nserver.write_all(b\"hi\").await?;\n",
+                "let (mut read, _write) = client.into_split();\n",
+                "let mut buf = [0; 2];\n",
+                "assert_eq!(read.peek(&mut buf).await?, 2);\n",
+                "let mut again = [0; 2];\n",
+                "read.read_exact(&mut again).await?;\n",
+                "assert_eq!(&again, b\"hi\");\n",
+                "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
+            )]
             pub async fn peek(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
                 self.stream.peek(buf).await
             }
@@ -427,6 +502,20 @@ macro_rules! stream_halves {
         }
 
         #[doc = concat!("The write half of a [`", stringify!($stream), "`], from [`", stringify!($stream), "::into_split`]; `futures::io::AsyncWrite`. Dropping it shuts down the writing side of the stream.")]
+        #[doc = concat!(
+            "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
+            $make_pair,
+            "\nlet (mut read, mut write) = client.into_split();\n",
+            "let writer = filch::spawn(async move { write.write_all(b\"to the server\").await });\n",
+            "let mut buf = [0; 13];\n",
+            "server.read_exact(&mut buf).await?;\n",
+            "writer.await.unwrap()?;\n",
+            "server.write_all(b\"back\").await?;\n",
+            "let mut back = [0; 4];\n",
+            "read.read_exact(&mut back).await?;\n",
+            "assert_eq!((&buf[..], &back), (&b\"to the server\"[..], b\"back\"));\n",
+            "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
+        )]
         #[derive(Debug)]
         pub struct OwnedWriteHalf {
             stream: std::sync::Arc<$stream>,

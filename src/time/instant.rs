@@ -35,46 +35,111 @@ pub struct Instant {
 impl Instant {
     /// The current time on the current executor's clock (else a running `#[filch::main]`'s,
     /// else the global executor's if it has started, else std's): [`super::now`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// ex.block_on(async {
+    ///     let a = filch::time::Instant::now();
+    ///     assert!(filch::time::now() >= a); // the same clock, which runs on
+    /// });
+    /// ```
     pub fn now() -> Instant {
         super::now()
     }
 
     /// The instant `std` names.
+    ///
+    /// ```
+    /// let std = std::time::Instant::now();
+    /// assert_eq!(filch::time::Instant::from_std(std).into_std(), std);
+    /// ```
     pub fn from_std(std: std::time::Instant) -> Instant {
         Instant { std }
     }
 
     /// The `std::time::Instant` this is.
+    ///
+    /// ```
+    /// let now = filch::time::Instant::now();
+    /// let std: std::time::Instant = now.into_std();
+    /// assert_eq!(filch::time::Instant::from(std), now);
+    /// ```
     pub fn into_std(self) -> std::time::Instant {
         self.std
     }
 
     /// The time from `earlier` to this instant; zero if `earlier` is later (as tokio's).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let a = filch::time::Instant::now();
+    /// let b = a + Duration::from_secs(2);
+    /// assert_eq!(b.duration_since(a), Duration::from_secs(2));
+    /// assert_eq!(a.duration_since(b), Duration::ZERO);
+    /// ```
     pub fn duration_since(&self, earlier: Instant) -> Duration {
         self.std.saturating_duration_since(earlier.std)
     }
 
     /// The time from `earlier` to this instant, or `None` if `earlier` is later.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let a = filch::time::Instant::now();
+    /// let b = a + Duration::from_secs(2);
+    /// assert_eq!(b.checked_duration_since(a), Some(Duration::from_secs(2)));
+    /// assert_eq!(a.checked_duration_since(b), None);
+    /// ```
     pub fn checked_duration_since(&self, earlier: Instant) -> Option<Duration> {
         self.std.checked_duration_since(earlier.std)
     }
 
     /// The time from `earlier` to this instant; zero if `earlier` is later.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let a = filch::time::Instant::now();
+    /// assert_eq!(a.saturating_duration_since(a + Duration::from_secs(1)), Duration::ZERO);
+    /// ```
     pub fn saturating_duration_since(&self, earlier: Instant) -> Duration {
         self.std.saturating_duration_since(earlier.std)
     }
 
     /// The time since this instant on the same clock ([`Instant::now`], paused or not).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// ex.block_on(async {
+    ///     let start = filch::time::Instant::now();
+    ///     filch::time::sleep(Duration::from_millis(3)).await;
+    ///     assert!(start.elapsed() >= Duration::from_millis(3));
+    /// });
+    /// ```
     pub fn elapsed(&self) -> Duration {
         Instant::now().saturating_duration_since(*self)
     }
 
     /// This instant plus `duration`, or `None` where an instant cannot hold it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let a = filch::time::Instant::now();
+    /// assert_eq!(a.checked_add(Duration::from_secs(1)), Some(a + Duration::from_secs(1)));
+    /// assert_eq!(a.checked_add(Duration::MAX), None);
+    /// ```
     pub fn checked_add(&self, duration: Duration) -> Option<Instant> {
         self.std.checked_add(duration).map(Instant::from_std)
     }
 
     /// This instant minus `duration`, or `None` where an instant cannot hold it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let a = filch::time::Instant::now() + Duration::from_secs(5);
+    /// assert_eq!(a.checked_sub(Duration::from_secs(5)).map(|b| a - b), Some(Duration::from_secs(5)));
+    /// assert_eq!(a.checked_sub(Duration::MAX), None);
+    /// ```
     pub fn checked_sub(&self, duration: Duration) -> Option<Instant> {
         self.std.checked_sub(duration).map(Instant::from_std)
     }
