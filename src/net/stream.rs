@@ -450,19 +450,7 @@ macro_rules! stream_halves {
         }
 
         #[doc = concat!("The write half of a [`", stringify!($stream), "`] borrowed by [`", stringify!($stream), "::split`]; `futures::io::AsyncWrite`. Closing it shuts down the stream's writing side; dropping it does not.")]
-        #[doc = concat!(
-            "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
-            $make_pair,
-            "\nlet (mut read, mut write) = filch::net::", stringify!($stream), "::split(&mut client);\n",
-            "write.write_all(b\"ping\").await?;\n",
-            "let mut buf = [0; 4];\n",
-            "server.read_exact(&mut buf).await?;\n",
-            "server.write_all(&buf).await?;\n",
-            "let mut back = [0; 4];\n",
-            "read.read_exact(&mut back).await?;\n",
-            "assert_eq!(&back, b\"ping\");\n",
-            "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
-        )]
+        #[doc = "\n\nExample: [`ReadHalf`]."]
         #[derive(Debug)]
         pub struct WriteHalf<'a> {
             stream: &'a $stream,
@@ -502,20 +490,7 @@ macro_rules! stream_halves {
         }
 
         #[doc = concat!("The write half of a [`", stringify!($stream), "`], from [`", stringify!($stream), "::into_split`]; `futures::io::AsyncWrite`. Dropping it shuts down the writing side of the stream.")]
-        #[doc = concat!(
-            "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
-            $make_pair,
-            "\nlet (mut read, mut write) = client.into_split();\n",
-            "let writer = filch::spawn(async move { write.write_all(b\"to the server\").await });\n",
-            "let mut buf = [0; 13];\n",
-            "server.read_exact(&mut buf).await?;\n",
-            "writer.await.unwrap()?;\n",
-            "server.write_all(b\"back\").await?;\n",
-            "let mut back = [0; 4];\n",
-            "read.read_exact(&mut back).await?;\n",
-            "assert_eq!((&buf[..], &back), (&b\"to the server\"[..], b\"back\"));\n",
-            "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
-        )]
+        #[doc = "\n\nExample: [`OwnedReadHalf`]."]
         #[derive(Debug)]
         pub struct OwnedWriteHalf {
             stream: std::sync::Arc<$stream>,
