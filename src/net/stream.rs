@@ -458,18 +458,7 @@ macro_rules! stream_halves {
 
         impl ReadHalf<'_> {
             #[doc = concat!("Reads what has come without taking it off the stream ([`", stringify!($stream), "::peek`]).")]
-            #[doc = concat!(
-                "\n\n```\nuse futures::{AsyncReadExt, AsyncWriteExt};\n# filch::block_on(async {\n",
-                $make_pair,
-                "\nserver.write_all(b\"hi\").await?;\n",
-                "let (mut read, _write) = client.into_split();\n",
-                "let mut buf = [0; 2];\n",
-                "assert_eq!(read.peek(&mut buf).await?, 2);\n",
-                "let mut again = [0; 2];\n",
-                "read.read_exact(&mut again).await?;\n",
-                "assert_eq!(&again, b\"hi\");\n",
-                "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
-            )]
+            #[doc = "\n\nExample: [`OwnedReadHalf::peek`]."]
             pub async fn peek(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
                 self.stream.peek(buf).await
             }
