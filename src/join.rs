@@ -14,7 +14,7 @@ use async_task::FallibleTask;
 use crate::abort::AbortHandle;
 use crate::coop;
 use crate::state::State;
-use crate::task::{JoinError, TaskMeta, TaskOutput};
+use crate::task_core::{JoinError, TaskMeta, TaskOutput};
 
 /// An owned permission to await a spawned task's output.
 ///

@@ -15,7 +15,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use crate::abort::AbortHandle;
 use crate::executor::Handle;
 use crate::join::JoinHandle;
-use crate::task::JoinError;
+use crate::task_core::JoinError;
 
 /// A group of spawned tasks with the same output, joined in completion order.
 ///

@@ -157,7 +157,7 @@ mod abort;
 mod blocking;
 mod cold_tail;
 mod live_tasks;
-mod task;
+mod task_core;
 mod task_count;
 mod wake_all;
 // Sleeping: the notifier and the parker; the driver stack they wait in (IO and timers);
@@ -202,7 +202,7 @@ pub use join::JoinHandle;
 pub use join_set::JoinSet;
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use stats::{Stats, WorkerStats};
-pub use task::JoinError;
+pub use task_core::JoinError;
 pub use wake_policy::WakePolicy;
 pub use yield_now::{yield_now, YieldNow};
 

@@ -23,7 +23,7 @@ use crate::blocking::Pushed;
 use crate::cold_tail::{wants_cold_tail, ColdTail};
 use crate::join::JoinHandle;
 use crate::state::{Runnable, State};
-use crate::task::{drop_quietly, Payload, TaskFuture, TaskMeta, TaskOutput};
+use crate::task_core::{drop_quietly, Payload, TaskFuture, TaskMeta, TaskOutput};
 use crate::worker::context;
 use crate::worker::schedule::{push_to_worker, schedule};
 

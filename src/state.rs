@@ -25,7 +25,7 @@ use crate::live_tasks::LiveTasks;
 use crate::park::Idle;
 use crate::stats::{Counters, Stats};
 use crate::sync::{fence, AtomicBool, Mutex, Ordering};
-use crate::task::{Payload, TaskMeta};
+use crate::task_core::{Payload, TaskMeta};
 use crate::task_count::TaskCount;
 use crate::threads::ThreadConfig;
 use crate::wake_policy::WakePolicy;
@@ -201,7 +201,7 @@ impl State {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::State;
-    use crate::task::TaskMeta;
+    use crate::task_core::TaskMeta;
 
     /// Every task carries its metadata: keep it at four words (the memory benchmark counts
     /// bytes per pending task).

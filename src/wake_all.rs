@@ -15,7 +15,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::task::Waker;
 
-use crate::task::drop_quietly;
+use crate::task_core::drop_quietly;
 
 /// Calls `f` on every item of `items`, in order, even if some of the calls panic; then
 /// unwinds with the first panic, if any (module docs).

@@ -81,7 +81,7 @@ use super::tick::{self, Active, Watch};
 use crate::driver::Driver;
 use crate::state::State;
 use crate::sync::{AtomicBool, Mutex, Ordering};
-use crate::task::Payload;
+use crate::task_core::Payload;
 use crate::worker::context;
 use crate::worker::local::InboxTarget;
 

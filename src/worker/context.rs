@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::live_tasks::LiveTasks;
 use crate::state::State;
-use crate::task::{Payload, TaskHome};
+use crate::task_core::{Payload, TaskHome};
 use crate::task_count::{Counted, TaskCount};
 use crate::worker::local::{InboxTarget, WorkerLocal};
 

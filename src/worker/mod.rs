@@ -90,7 +90,7 @@ use event_listener::EventListener;
 use crate::driver::Driver;
 use crate::park::{Parked, Parker, Prepared, Reactor};
 use crate::state::{Runnable, State};
-use crate::task::drop_quietly;
+use crate::task_core::drop_quietly;
 use crate::task_count;
 use local::{InboxTarget, WorkerLocal};
 
