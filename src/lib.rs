@@ -141,70 +141,38 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 
-// The modules, from the bottom layer up; each imports only from the layers below it (or
-// its own), with no cycle between modules or files (ARCHITECTURE.md, "Layers").
-// Leaves: the sync shim, thread settings, the cooperative budget and its yield mark.
-mod coop;
-mod rng;
-mod stats;
-mod sync;
-mod threads;
-mod tokio_context;
-mod wake_policy;
-mod yield_now;
-// Tasks and their bookkeeping; the blocking pool (generic over its jobs).
-mod abort;
-mod blocking;
-mod cold_tail;
-mod live_tasks;
-mod task_core;
-mod task_count;
-mod wake_all;
-// Sleeping: the notifier and the parker; the driver stack they wait in (IO and timers);
-// IO sources; `block_on`.
-mod block_on;
-mod driver;
-mod io;
-mod park;
-// The executor's state, its shutdown, and the paused clock's jumps over it.
-mod auto_advance;
-mod shutdown;
-mod state;
-// The worker loop and its thread-locals; join handles; making tasks; the data-parallel
-// loops.
-mod join;
+// The layers, from the bottom up; no module imports one above it (ARCHITECTURE.md,
+// "Layers", and `.ci/layers`, which checks it).
+mod util;
+// The runtime: tasks, parking, the drivers, the scheduler and its workers.
+mod runtime;
+// The data-parallel loops, on the workers.
 mod par;
-mod spawn;
-mod worker;
-// The public entry points.
+// The public entry points: `Builder`, `Executor`, `Handle` and the free functions.
 mod executor;
-mod global;
+// The public modules on top.
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub mod hyper;
-mod join_set;
 pub mod net;
 pub mod signal;
+pub mod task;
 pub mod time;
 // A server on top of them (axum and hyper-util stay out of loom builds: Cargo.toml).
 #[cfg(all(feature = "axum", not(loom)))]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
 
-pub use abort::AbortHandle;
-pub use coop::consume_budget;
-pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
-pub use global::{
+pub use executor::global::{
     block_on, par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, spawn, spawn_blocking,
     WORKERS_ENV,
 };
-pub use join::JoinHandle;
-pub use join_set::JoinSet;
+pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
-pub use stats::{Stats, WorkerStats};
-pub use task_core::JoinError;
-pub use wake_policy::WakePolicy;
-pub use yield_now::{yield_now, YieldNow};
+pub use runtime::coop::consume_budget;
+pub use runtime::stats::{Stats, WorkerStats};
+pub use runtime::wake_policy::WakePolicy;
+pub use task::{yield_now, AbortHandle, JoinError, JoinHandle, JoinSet, YieldNow};
 
 /// Runs an `async fn main` on a new filch [`Executor`]: the function becomes a plain `fn` of
 /// the same name and return type that builds the executor, blocks on the body with

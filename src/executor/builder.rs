@@ -15,12 +15,12 @@ use std::time::Duration;
 use crossbeam_deque::Worker;
 
 use super::{Executor, Handle};
-use crate::blocking::BlockingPool;
-use crate::driver::Driver;
-use crate::state::{Runnable, State};
-use crate::task_count::{self, new_anchored};
-use crate::threads::ThreadConfig;
-use crate::wake_policy::WakePolicy;
+use crate::runtime::blocking::BlockingPool;
+use crate::runtime::driver::Driver;
+use crate::runtime::scheduler::state::{Runnable, State};
+use crate::runtime::task::task_count::{self, new_anchored};
+use crate::runtime::threads::ThreadConfig;
+use crate::runtime::wake_policy::WakePolicy;
 
 /// Configures and starts an [`Executor`].
 ///
@@ -61,8 +61,8 @@ impl Builder {
             worker_threads: None,
             threads: ThreadConfig::new(),
             wake_policy: WakePolicy::default(),
-            max_blocking_threads: crate::blocking::MAX_BLOCKING_THREADS,
-            thread_keep_alive: crate::blocking::IDLE_TIMEOUT,
+            max_blocking_threads: crate::runtime::blocking::MAX_BLOCKING_THREADS,
+            thread_keep_alive: crate::runtime::blocking::IDLE_TIMEOUT,
         }
     }
 
@@ -240,7 +240,7 @@ impl Builder {
     #[cfg(feature = "tokio-context")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
     pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Builder {
-        self.threads.tokio = crate::tokio_context::TokioContext::of(handle);
+        self.threads.tokio = crate::runtime::tokio_context::TokioContext::of(handle);
         self
     }
 
@@ -302,7 +302,7 @@ impl Builder {
         tests::built(&state);
         // The paused clock's auto-advance (`auto_advance.rs`).
         #[cfg(feature = "test-util")]
-        crate::auto_advance::install(&state);
+        crate::runtime::scheduler::auto_advance::install(&state);
         let mut executor = Executor {
             handle: Handle::from_state(Arc::clone(&state)),
             threads: Vec::with_capacity(n),
@@ -311,7 +311,7 @@ impl Builder {
         for (index, deque) in deques.into_iter().enumerate() {
             let worker_state = Arc::clone(&state);
             let name = format!("{}-{index}", threads.prefix);
-            let body = move || crate::worker::run(worker_state, index, deque);
+            let body = move || crate::runtime::scheduler::worker::run(worker_state, index, deque);
             match start_thread(&threads, name, body) {
                 Ok(thread) => executor.threads.push(thread),
                 Err(e) => {
@@ -347,7 +347,7 @@ mod tests {
     use std::sync::{Arc, Weak};
 
     use super::Builder;
-    use crate::state::State;
+    use crate::runtime::scheduler::state::State;
 
     thread_local! {
         /// Thread starts left before an injected failure (`None`: no injection).

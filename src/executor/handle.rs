@@ -15,13 +15,14 @@ use std::sync::Arc;
 
 use futures::task::{FutureObj, Spawn, SpawnError};
 
-use crate::join::JoinHandle;
 use crate::par::{self, On};
 use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
-use crate::state::State;
-use crate::stats::Stats;
-use crate::worker::context;
-use crate::{block_on, spawn};
+use crate::runtime::driver::block_on;
+use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::spawner;
+use crate::runtime::scheduler::state::State;
+use crate::runtime::scheduler::worker::context;
+use crate::runtime::stats::Stats;
 
 /// Spawns onto an executor from anywhere. `Clone + Send + Sync`; it does not keep the
 /// executor's threads alive: after the executor is dropped, spawned tasks are dropped at
@@ -117,7 +118,7 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        spawn::spawn(&self.state, future)
+        spawner::spawn(&self.state, future)
     }
 
     /// Runs `f` on this executor's blocking pool, never on a worker; see
@@ -134,7 +135,7 @@ impl Handle {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        spawn::spawn_blocking(&self.state, f)
+        spawner::spawn_blocking(&self.state, f)
     }
 
     /// [`par_range`](crate::par_range) on this executor.
@@ -251,11 +252,11 @@ impl Handle {
         // (`block_on.rs`).
         #[cfg(feature = "test-util")]
         return block_on::block_on_counted(
-            crate::coop::budgeted(future),
+            crate::runtime::coop::budgeted(future),
             self.state.driver.clock().activity(),
         );
         #[cfg(not(feature = "test-util"))]
-        block_on::block_on(crate::coop::budgeted(future))
+        block_on::block_on(crate::runtime::coop::budgeted(future))
     }
 
     /// Makes this executor the current one on this thread until the guard is dropped (see

@@ -13,6 +13,7 @@
 //! its alone.
 
 mod builder;
+pub(crate) mod global;
 mod handle;
 
 pub use builder::Builder;
@@ -27,9 +28,9 @@ use std::time::Duration;
 
 use futures::task::{FutureObj, Spawn, SpawnError};
 
-use crate::join::JoinHandle;
 use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
-use crate::stats::Stats;
+use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::stats::Stats;
 
 /// A pool of worker threads running spawned futures. Dropping it shuts the workers down
 /// and drops every task that has not completed (their [`JoinHandle`]s resolve to a
@@ -332,7 +333,7 @@ mod tests {
 
     use super::Builder;
 
-    use crate::state::State;
+    use crate::runtime::scheduler::state::State;
 
     fn state_of(ex: &super::Executor) -> Weak<State> {
         Arc::downgrade(ex.handle().state())
@@ -369,9 +370,11 @@ mod tests {
             state.upgrade().is_some(),
             "freed while join handles still reach tasks"
         );
-        assert!(crate::block_on(pending).unwrap_err().is_cancelled());
+        assert!(crate::runtime::driver::block_on::block_on(pending)
+            .unwrap_err()
+            .is_cancelled());
         assert!(state.upgrade().is_some());
-        assert_eq!(crate::block_on(done).unwrap(), 7);
+        assert_eq!(crate::runtime::driver::block_on::block_on(done).unwrap(), 7);
         assert!(
             state.upgrade().is_none(),
             "the last task's end did not free the state"
@@ -405,7 +408,9 @@ mod tests {
         drop(ex);
         for _ in 0..3 {
             let late = handle.spawn(async { 1 });
-            assert!(crate::block_on(late).unwrap_err().is_cancelled());
+            assert!(crate::runtime::driver::block_on::block_on(late)
+                .unwrap_err()
+                .is_cancelled());
             assert!(state.upgrade().is_some(), "freed while a handle holds it");
         }
         drop(handle);

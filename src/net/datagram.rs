@@ -43,7 +43,7 @@ macro_rules! datagram_ops {
                 "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
             )]
             pub async fn readable(&self) -> std::io::Result<()> {
-                self.io.ready($crate::io::Direction::Read).await
+                self.io.ready($crate::runtime::driver::source::Direction::Read).await
             }
 
             #[doc = concat!(
@@ -52,7 +52,7 @@ macro_rules! datagram_ops {
                 "::readable`])."
             )]
             pub async fn writable(&self) -> std::io::Result<()> {
-                self.io.ready($crate::io::Direction::Write).await
+                self.io.ready($crate::runtime::driver::source::Direction::Write).await
             }
 
             #[doc = concat!(
@@ -61,7 +61,7 @@ macro_rules! datagram_ops {
                 "example: [`", stringify!($ty), "::readable`])."
             )]
             pub fn try_send(&self, buf: &[u8]) -> std::io::Result<usize> {
-                self.io.try_io($crate::io::Direction::Write, |s| s.send(buf))
+                self.io.try_io($crate::runtime::driver::source::Direction::Write, |s| s.send(buf))
             }
 
             #[doc = concat!(
@@ -70,7 +70,7 @@ macro_rules! datagram_ops {
                 "::readable`])."
             )]
             pub fn try_recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
-                self.io.try_io($crate::io::Direction::Read, |s| s.recv(buf))
+                self.io.try_io($crate::runtime::driver::source::Direction::Read, |s| s.recv(buf))
             }
 
             #[doc = concat!(
@@ -87,7 +87,7 @@ macro_rules! datagram_ops {
             pub fn try_send_to(&self, buf: &[u8], target: $target) -> std::io::Result<usize> {
                 let $to = &target;
                 self.io
-                    .try_io($crate::io::Direction::Write, |$s| {
+                    .try_io($crate::runtime::driver::source::Direction::Write, |$s| {
                         let $buf = buf;
                         $send_to
                     })
@@ -98,7 +98,7 @@ macro_rules! datagram_ops {
                 "`WouldBlock` (example: [`", stringify!($ty), "::try_send_to`])."
             )]
             pub fn try_recv_from(&self, buf: &mut [u8]) -> std::io::Result<(usize, $addr)> {
-                self.io.try_io($crate::io::Direction::Read, |s| s.recv_from(buf))
+                self.io.try_io($crate::runtime::driver::source::Direction::Read, |s| s.recv_from(buf))
             }
 
             #[doc = concat!(
@@ -117,7 +117,7 @@ macro_rules! datagram_ops {
                 cx: &mut std::task::Context<'_>,
                 buf: &[u8],
             ) -> std::task::Poll<std::io::Result<usize>> {
-                self.io.poll_io(cx, $crate::io::Direction::Write, |s| s.send(buf))
+                self.io.poll_io(cx, $crate::runtime::driver::source::Direction::Write, |s| s.send(buf))
             }
 
             #[doc = concat!(
@@ -130,7 +130,7 @@ macro_rules! datagram_ops {
                 cx: &mut std::task::Context<'_>,
                 buf: &mut [u8],
             ) -> std::task::Poll<std::io::Result<usize>> {
-                self.io.poll_io(cx, $crate::io::Direction::Read, |s| s.recv(buf))
+                self.io.poll_io(cx, $crate::runtime::driver::source::Direction::Read, |s| s.recv(buf))
             }
 
             #[doc = concat!(
@@ -151,7 +151,7 @@ macro_rules! datagram_ops {
                 target: $target,
             ) -> std::task::Poll<std::io::Result<usize>> {
                 let $to = &target;
-                self.io.poll_io(cx, $crate::io::Direction::Write, |$s| {
+                self.io.poll_io(cx, $crate::runtime::driver::source::Direction::Write, |$s| {
                     let $buf = buf;
                     $send_to
                 })
@@ -168,7 +168,7 @@ macro_rules! datagram_ops {
                 buf: &mut [u8],
             ) -> std::task::Poll<std::io::Result<(usize, $addr)>> {
                 self.io
-                    .poll_io(cx, $crate::io::Direction::Read, |s| s.recv_from(buf))
+                    .poll_io(cx, $crate::runtime::driver::source::Direction::Read, |s| s.recv_from(buf))
             }
 
             #[doc = concat!(
@@ -179,7 +179,7 @@ macro_rules! datagram_ops {
                 &self,
                 cx: &mut std::task::Context<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
-                self.io.poll_ready(cx, $crate::io::Direction::Write)
+                self.io.poll_ready(cx, $crate::runtime::driver::source::Direction::Write)
             }
 
             #[doc = concat!(
@@ -190,7 +190,7 @@ macro_rules! datagram_ops {
                 &self,
                 cx: &mut std::task::Context<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
-                self.io.poll_ready(cx, $crate::io::Direction::Read)
+                self.io.poll_ready(cx, $crate::runtime::driver::source::Direction::Read)
             }
         }
     };

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use mio::event::Source;
 
-use crate::io::{Direction, IoSource};
-use crate::sync::Mutex;
+use crate::runtime::driver::source::{Direction, IoSource};
+use crate::util::sync::Mutex;
 
 /// The operations of a stream socket over a mio stream `E`.
 pub(crate) trait StreamOps<E>
@@ -224,7 +224,7 @@ macro_rules! stream_halves {
                 "# Ok::<_, std::io::Error>(())\n# }).unwrap();\n```"
             )]
             pub async fn readable(&self) -> std::io::Result<()> {
-                self.source().ready($crate::io::Direction::Read).await
+                self.source().ready($crate::runtime::driver::source::Direction::Read).await
             }
 
             #[doc = concat!(
@@ -233,7 +233,7 @@ macro_rules! stream_halves {
                 stringify!($stream), "::readable`])."
             )]
             pub async fn writable(&self) -> std::io::Result<()> {
-                self.source().ready($crate::io::Direction::Write).await
+                self.source().ready($crate::runtime::driver::source::Direction::Write).await
             }
 
             #[doc = concat!(
@@ -245,7 +245,7 @@ macro_rules! stream_halves {
             pub fn try_read(&self, buf: &mut [u8]) -> std::io::Result<usize> {
                 use std::io::Read;
                 self.source()
-                    .try_io($crate::io::Direction::Read, |s| (&mut &*s).read(buf))
+                    .try_io($crate::runtime::driver::source::Direction::Read, |s| (&mut &*s).read(buf))
             }
 
             #[doc = concat!(
@@ -255,7 +255,7 @@ macro_rules! stream_halves {
             pub fn try_write(&self, buf: &[u8]) -> std::io::Result<usize> {
                 use std::io::Write;
                 self.source()
-                    .try_io($crate::io::Direction::Write, |s| (&mut &*s).write(buf))
+                    .try_io($crate::runtime::driver::source::Direction::Write, |s| (&mut &*s).write(buf))
             }
 
             #[doc = concat!(
@@ -274,7 +274,7 @@ macro_rules! stream_halves {
             )]
             pub async fn peek(&self, buf: &mut [u8]) -> std::io::Result<usize> {
                 self.source()
-                    .io($crate::io::Direction::Read, |s| $crate::net::stream::peek_raw(s, buf))
+                    .io($crate::runtime::driver::source::Direction::Read, |s| $crate::net::stream::peek_raw(s, buf))
                     .await
             }
 

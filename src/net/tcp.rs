@@ -8,9 +8,9 @@ use std::sync::Arc;
 use super::addr::resolve;
 use super::stream::{stream_halves, stream_traits, AcceptBackoff, StreamOps};
 use super::ToSocketAddrs;
-use crate::driver::Driver;
-use crate::global::current_driver;
-use crate::io::{Direction, IoSource};
+use crate::executor::global::current_driver;
+use crate::runtime::driver::source::{Direction, IoSource};
+use crate::runtime::driver::Driver;
 
 /// A TCP socket listening for connections.
 ///

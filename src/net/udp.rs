@@ -8,8 +8,8 @@ use std::task::{Context, Poll};
 use super::addr::resolve;
 use super::datagram::datagram_ops;
 use super::ToSocketAddrs;
-use crate::global::current_driver;
-use crate::io::{Direction, IoSource};
+use crate::executor::global::current_driver;
+use crate::runtime::driver::source::{Direction, IoSource};
 
 /// A UDP socket.
 ///

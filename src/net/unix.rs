@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::stream::{stream_halves, stream_traits, AcceptBackoff, StreamOps};
-use crate::driver::Driver;
-use crate::global::current_driver;
-use crate::io::{Direction, IoSource};
+use crate::executor::global::current_driver;
+use crate::runtime::driver::source::{Direction, IoSource};
+use crate::runtime::driver::Driver;
 
 /// A Unix-domain socket listening for connections.
 ///

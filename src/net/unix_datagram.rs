@@ -8,8 +8,8 @@ use std::os::unix::net::SocketAddr;
 use std::path::Path;
 
 use super::datagram::datagram_ops;
-use crate::global::current_driver;
-use crate::io::{Direction, IoSource};
+use crate::executor::global::current_driver;
+use crate::runtime::driver::source::{Direction, IoSource};
 
 /// A Unix-domain datagram socket.
 ///

@@ -20,8 +20,8 @@ use std::ops::Range;
 use crossbeam_utils::CachePadded;
 
 use super::run::Kind;
-use super::tick::{self, Watch};
-use crate::sync::{AtomicBool, Mutex, Ordering};
+use crate::runtime::time::tick::{self, Watch};
+use crate::util::sync::{AtomicBool, Mutex, Ordering};
 
 /// `par_range`: calls the body on each index.
 pub(crate) struct ForEach<F> {

@@ -28,7 +28,6 @@ mod loom_model;
 mod owned;
 mod run;
 mod steal_range;
-mod tick;
 
 use std::fmt;
 use std::future::Future;
@@ -37,7 +36,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use crate::state::State;
+use crate::runtime::scheduler::state::State;
 use kinds::{ForEach, Map, Reduce};
 use owned::{ForEachMut, MapVec};
 use run::{Kind, Loop, Outcome};

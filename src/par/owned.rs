@@ -22,8 +22,8 @@
 
 use super::kinds::{slots, Slots};
 use super::run::Kind;
-use super::tick::{self, Watch};
-use crate::sync::{AtomicBool, Ordering};
+use crate::runtime::time::tick::{self, Watch};
+use crate::util::sync::{AtomicBool, Ordering};
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::Range;

@@ -75,15 +75,15 @@ use futures::task::AtomicWaker;
 
 use super::batch::BatchSize;
 use super::steal_range::Partition;
+use crate::runtime::driver::Driver;
+use crate::runtime::scheduler::state::State;
+use crate::runtime::scheduler::worker::context;
+use crate::runtime::scheduler::worker::local::InboxTarget;
+use crate::runtime::task::Payload;
 #[cfg(doc)]
-use super::tick::TICK;
-use super::tick::{self, Active, Watch};
-use crate::driver::Driver;
-use crate::state::State;
-use crate::sync::{AtomicBool, Mutex, Ordering};
-use crate::task_core::Payload;
-use crate::worker::context;
-use crate::worker::local::InboxTarget;
+use crate::runtime::time::tick::TICK;
+use crate::runtime::time::tick::{self, Active, Watch};
+use crate::util::sync::{AtomicBool, Mutex, Ordering};
 
 /// How long a helper runs before it yields to the other tasks of its worker. It notices the
 /// end of its budget at the next tick, so it runs up to this plus a tick plus one item (or
@@ -193,7 +193,7 @@ impl<K: Kind> Loop<K> {
         let workers = shared.num_workers();
         for index in 0..self.partition.workers() {
             let helper = Helper::new(Arc::clone(self), index, Arc::clone(&shared.driver));
-            drop(crate::spawn::spawn_on_worker(
+            drop(crate::runtime::scheduler::spawner::spawn_on_worker(
                 shared,
                 index % workers,
                 helper,
@@ -412,7 +412,7 @@ impl<K: Kind> Future for Helper<K> {
                     this.left = true;
                     return Poll::Ready(());
                 }
-                crate::yield_now::wake_to_yield(cx);
+                crate::runtime::task::yield_now::wake_to_yield(cx);
                 return Poll::Pending;
             }
         }

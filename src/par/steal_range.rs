@@ -114,7 +114,7 @@ use core::ops::Range;
 use crossbeam_utils::CachePadded;
 
 use super::batch::BatchSize;
-use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use crate::util::sync::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Offsets are `u32` converted to `usize`; filch supports no 16-bit target.
 const _: () = assert!(usize::BITS >= 32);
@@ -460,7 +460,7 @@ impl Partition {
         }
         let n = self.ranges.len();
         // `n >= 1`; the remainder is `< n`, so it fits in usize.
-        let first = (crate::rng::next(rng) % n as u64) as usize;
+        let first = (crate::util::rng::next(rng) % n as u64) as usize;
         for k in 0..n {
             // `first + k < 2 * n`, which cannot overflow (n is a slice length).
             let victim = (first + k) % n;

@@ -2,23 +2,23 @@
 //! signal number (generation, pending flag, dispatcher), the self-pipe, the handler, and the
 //! pipe's registration with a live driver.
 //!
-//! The atomics and locks here are std's, never loom's (`crate::sync`): they live in a static
+//! The atomics and locks here are std's, never loom's (`crate::util::sync`): they live in a static
 //! (loom's have no `const fn new`), and the atomics are touched by a signal handler, which
-//! must only use lock-free atomics. The locks ignore poisoning as `crate::sync`'s do
+//! must only use lock-free atomics. The locks ignore poisoning as `crate::util::sync`'s do
 //! ([`lock`]).
 
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, RawFd};
-// std's, not `crate::sync`'s: a static, and a signal handler's (module docs).
+// std's, not `crate::util::sync`'s: a static, and a signal handler's (module docs).
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use event_listener::{Event, EventListener};
 use mio::unix::{pipe, SourceFd};
 
-use crate::driver::Driver;
-use crate::global::{current_driver, global};
-use crate::io::IoSource;
+use crate::executor::global::{current_driver, global};
+use crate::runtime::driver::source::IoSource;
+use crate::runtime::driver::Driver;
 
 /// Signal numbers below this have a slot (Linux's go up to 64, the BSDs' up to 128).
 pub(super) const SLOTS: usize = 128;
@@ -223,7 +223,7 @@ impl Globals {
     }
 }
 
-/// Locks one of this module's std mutexes, ignoring poisoning as `crate::sync::Mutex` does.
+/// Locks one of this module's std mutexes, ignoring poisoning as `crate::util::sync::Mutex` does.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

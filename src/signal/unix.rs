@@ -9,7 +9,7 @@ use std::pin::{pin, Pin};
 use std::task::Poll;
 
 use super::registry::{globals, Globals, SLOTS};
-use crate::io::Direction;
+use crate::runtime::driver::source::Direction;
 
 /// A kind of signal: a signal number, with constructors for the common ones.
 ///

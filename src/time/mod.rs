@@ -28,8 +28,6 @@
 //! `paused.rs` holds the public functions of that test clock.
 
 mod instant;
-#[cfg(all(test, loom, feature = "test-util"))]
-mod loom_model;
 #[cfg(feature = "test-util")]
 mod paused;
 mod start_paused;
@@ -46,12 +44,12 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant as StdInstant};
 
-use crate::coop;
-use crate::driver::wheel::TimerKey;
-use crate::driver::Driver;
-use crate::global::current_driver;
+use crate::executor::global::current_driver;
 #[cfg(feature = "test-util")]
-use crate::global::started_fallback;
+use crate::executor::global::started_fallback;
+use crate::runtime::coop;
+use crate::runtime::driver::Driver;
+use crate::runtime::time::wheel::TimerKey;
 
 /// A future that completes at a deadline; made by [`sleep`] and [`sleep_until`].
 ///
@@ -198,8 +196,9 @@ pub fn now() -> Instant {
 fn clock_now() -> StdInstant {
     #[cfg(feature = "test-util")]
     {
-        let current =
-            crate::worker::context::with_state(|state| state.map(|s| s.driver.time().now()));
+        let current = crate::runtime::scheduler::worker::context::with_state(|state| {
+            state.map(|s| s.driver.time().now())
+        });
         if let Some(now) = current {
             return now;
         }

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::driver::clock::PauseError;
-use crate::state::State;
-use crate::worker::context;
+use crate::runtime::scheduler::state::State;
+use crate::runtime::scheduler::worker::context;
+use crate::runtime::time::clock::PauseError;
 
 /// The current executor's state, or a panic that says `what` needs one.
 #[track_caller]

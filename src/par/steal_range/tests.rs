@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::par::batch::{MAX_BATCH, SHRINK};
-use crate::sync::{AtomicU8, Mutex};
+use crate::util::sync::{AtomicU8, Mutex};
 use std::thread;
 use std::time::Duration;
 

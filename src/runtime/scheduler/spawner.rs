@@ -1,0 +1,187 @@
+//! Making tasks: a future (or a blocking closure) becomes an async-task task with filch's
+//! metadata and `TaskFuture` (in a `ColdTail` unless the task is small, `cold_tail.rs`), its
+//! first runnable is placed, and the spawner gets a [`JoinHandle`].
+//!
+//! - [`spawn`]: onto the workers, through the schedule function (`worker/schedule.rs`);
+//! - [`spawn_on_worker`]: the same, with the first run placed on a given worker (the
+//!   helpers of the data-parallel loops);
+//! - [`spawn_blocking`]: onto the executor's blocking pool (`blocking.rs`), whose threads
+//!   this module starts (named `{prefix}-blocking-{n}`, inside the executor's context).
+//!
+//! A task spawned after shutdown is dropped at once, so its handle reports cancelled.
+
+use std::future::Future;
+use std::mem::size_of;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use async_task::{ScheduleInfo, WithInfo};
+
+use crate::runtime::blocking::Pushed;
+use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::state::{Runnable, State};
+use crate::runtime::scheduler::worker::context;
+use crate::runtime::scheduler::worker::schedule::{push_to_worker, schedule};
+use crate::runtime::task::cold_tail::{wants_cold_tail, ColdTail};
+use crate::runtime::task::{drop_quietly, Payload, TaskFuture, TaskMeta, TaskOutput};
+
+/// Spawns `future` onto `state`'s workers.
+pub(crate) fn spawn<F>(state: &Arc<State>, future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let (runnable, handle) = build(state, future, WithInfo(schedule));
+    if let Some(runnable) = runnable {
+        runnable.schedule();
+    }
+    handle
+}
+
+/// Spawns `future` onto `state` with its first run placed on worker `worker`. Later wake-ups
+/// follow the wake policy.
+pub(crate) fn spawn_on_worker<F>(
+    state: &Arc<State>,
+    worker: usize,
+    future: F,
+) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let (runnable, handle) = build(state, future, WithInfo(schedule));
+    if let Some(runnable) = runnable {
+        push_to_worker(state, worker, runnable);
+    }
+    handle
+}
+
+/// Runs `f` on `state`'s blocking pool.
+pub(crate) fn spawn_blocking<F, T>(state: &Arc<State>, f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let (runnable, handle) = build(
+        state,
+        BlockingJob { f: Some(f) },
+        WithInfo(schedule_blocking),
+    );
+    if let Some(runnable) = runnable {
+        runnable.schedule();
+    }
+    handle
+}
+
+/// Builds the task; its first runnable, unless the executor is shut down (then the future
+/// is dropped here and now, and the handle reports cancelled; a spawn racing with shutdown
+/// is dropped by the schedule function or the shutdown drain instead, moments later).
+fn build<F, S>(
+    state: &Arc<State>,
+    future: F,
+    schedule: S,
+) -> (Option<Runnable>, JoinHandle<F::Output>)
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+    S: async_task::Schedule<TaskMeta<State>> + Send + Sync + 'static,
+{
+    let builder = async_task::Builder::new().metadata(TaskMeta::new(state));
+    // Why both `spawn_unchecked` calls below are sound: it asks that a non-Send future be
+    // run and dropped on its own thread, that non-'static borrows outlive the Runnable, and
+    // that a non-Send schedule function be used on its own thread. `F` is Send + 'static,
+    // the schedule function is Send + Sync + 'static, and the only borrow is `meta`, the
+    // task's own metadata: async-task keeps it in the task allocation until after the
+    // future is dropped, and `TaskFuture` uses it only in `poll` and `drop` (`ColdTail`
+    // only holds the `TaskFuture`). The `'static` we give the reference never escapes
+    // `TaskFuture`.
+    let (runnable, task) = if wants_cold_tail(
+        size_of::<TaskMeta<State>>(),
+        size_of::<TaskFuture<F, State>>(),
+        size_of::<Result<TaskOutput<F::Output>, Payload>>(),
+    ) {
+        let make_future =
+            move |meta: &'static TaskMeta<State>| ColdTail::new(TaskFuture::new(future, meta));
+        // SAFETY: the argument above.
+        unsafe { builder.spawn_unchecked(make_future, schedule) }
+    } else {
+        let make_future = move |meta: &'static TaskMeta<State>| TaskFuture::new(future, meta);
+        // SAFETY: the argument above.
+        unsafe { builder.spawn_unchecked(make_future, schedule) }
+    };
+    let handle = JoinHandle::from_task(task);
+    if state.is_shut_down() {
+        drop(runnable);
+        return (None, handle);
+    }
+    (Some(runnable), handle)
+}
+
+/// The future of a blocking job: calls the closure on its first (and only) poll. Its panic
+/// is caught by `TaskFuture` like any task's.
+struct BlockingJob<F> {
+    f: Option<F>,
+}
+
+// The closure is moved out, never pinned in place.
+impl<F> Unpin for BlockingJob<F> {}
+
+impl<F: FnOnce() -> T, T> Future for BlockingJob<F> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        let f = self
+            .f
+            .take()
+            .expect("filch: a blocking job was polled after it completed");
+        Poll::Ready(f())
+    }
+}
+
+/// The schedule function of blocking jobs: queues the job on its executor's pool, starting
+/// a thread if the pool asks for one. Called once, by `spawn_blocking` (the job is never
+/// woken: it completes in its first poll, and `abort` wakes only registered tasks).
+fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
+    // Our own reference: the executor must outlive the push even if the job is dropped.
+    let state = runnable.metadata().home_arc();
+    // Busy for a paused clock from here to the job's end (`test-util`, `driver/clock.rs`).
+    state.driver.clock().job_started();
+    match state.blocking.push(runnable) {
+        Pushed::Queued => {}
+        // Dropped outside the pool's lock: that cancels the job.
+        Pushed::Refused(runnable) => state.cancel_blocking_jobs([runnable]),
+        Pushed::StartThread(id) => {
+            let thread_state = Arc::clone(&state);
+            let name = format!("{}-blocking-{id}", state.threads.prefix);
+            let started = state
+                .threads
+                .spawn(name, move || run_blocking_thread(thread_state));
+            if let Err(err) = started {
+                // No thread will run the jobs that only this one would have: cancel them
+                // and say why.
+                state.cancel_blocking_jobs(state.blocking.thread_failed());
+                panic!("filch: cannot start a blocking-pool thread: {err}");
+            }
+        }
+    }
+}
+
+/// The body of a blocking-pool thread of `state`'s executor.
+fn run_blocking_thread(state: Arc<State>) {
+    let _enter = context::enter(Arc::clone(&state));
+    state.blocking.serve(|runnable: Runnable| {
+        if runnable.metadata().is_aborted() {
+            // Dropping the runnable drops the closure unrun; the handle reports cancelled.
+            drop(runnable);
+        } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| runnable.run())) {
+            // `TaskFuture` catches the closure's panic and its destructors'; this is a
+            // second line for a panic from the runtime itself, so that the thread survives.
+            drop_quietly(payload);
+        }
+        // After the job's output (and the wake of whoever awaits it): the task it wakes is
+        // queued, or the `block_on` counted, before the count may reach zero.
+        state.driver.clock().job_ended();
+    });
+}

@@ -1,0 +1,216 @@
+//! [`State`]: what every worker, handle and task of one executor shares (the injector, what
+//! the other threads see of each worker, the notifier, the driver stack, the registry, the
+//! task count, the shutdown flag, the blocking pool), the [`Runnable`] type its queues
+//! hold, and the post-shutdown drain of the shared queues.
+//!
+//! Where a task goes when it is scheduled is decided by the schedule function, which lives
+//! with the worker loop (`worker/schedule.rs`); this module only holds the queues.
+//!
+//! Shutdown is `State::shutdown` (`shutdown.rs`), whose doc states the protocol; this
+//! module holds the flag it sets and the drain it and the schedule function run.
+//!
+//! **Invariant:** a runnable in the injector or an inbox after shutdown is dropped by exactly
+//! one drainer, never while a filch lock is held, and never from inside another task's drop
+//! (drops are serialised through the `draining` flag, so a destructor that wakes a task only
+//! queues it).
+
+use crossbeam_deque::{Injector, Steal, Stealer};
+use crossbeam_utils::CachePadded;
+
+use std::sync::Arc;
+
+use crate::runtime::blocking::BlockingPool;
+use crate::runtime::driver::Driver;
+use crate::runtime::park::Idle;
+use crate::runtime::stats::{Counters, Stats};
+use crate::runtime::task::live_tasks::LiveTasks;
+use crate::runtime::task::task_count::TaskCount;
+use crate::runtime::task::{Payload, TaskMeta};
+use crate::runtime::threads::ThreadConfig;
+use crate::runtime::wake_policy::WakePolicy;
+use crate::util::sync::{fence, AtomicBool, Mutex, Ordering};
+
+/// The runnable type every queue of filch holds.
+pub(crate) type Runnable = async_task::Runnable<TaskMeta<State>>;
+
+/// What the other threads see of one worker.
+pub(crate) struct WorkerPublic {
+    /// The thief end of the worker's deque.
+    pub(crate) stealer: Stealer<Runnable>,
+    /// Tasks placed for this worker by other threads (`LastWorker`), and tasks woken while
+    /// they ran here by someone other than themselves. Any worker may steal from it.
+    pub(crate) inbox: Injector<Runnable>,
+    /// Written only by this worker.
+    pub(crate) counters: CachePadded<Counters>,
+}
+
+/// The state of one executor.
+pub(crate) struct State {
+    pub(crate) injector: Injector<Runnable>,
+    pub(crate) workers: Box<[CachePadded<WorkerPublic>]>,
+    pub(crate) idle: Idle,
+    /// The driver stack (IO and timers); IO objects and timers hold their own `Arc` of it,
+    /// so that it outlives them, and they do not keep the executor's state alive.
+    pub(crate) driver: Arc<Driver>,
+    pub(crate) live_tasks: LiveTasks,
+    /// The live tasks and holders, which keep this state alive through one anchor reference.
+    pub(crate) tasks: TaskCount,
+    /// Set once by `State::shutdown` (SeqCst; its doc, step 1, gives the pairings).
+    pub(crate) shutdown: AtomicBool,
+    /// Held by the one thread dropping runnables after shutdown.
+    draining: AtomicBool,
+    pub(crate) policy: WakePolicy,
+    /// Names, stack size and hooks of the executor's threads.
+    pub(crate) threads: ThreadConfig,
+    /// The threads of `spawn_blocking` (see `blocking.rs`).
+    pub(crate) blocking: BlockingPool<Runnable>,
+    /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
+    /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
+    pub(crate) drop_panics: Mutex<Vec<(usize, Payload)>>,
+    /// Test-only fault injection: the next worker to park panics there (as a panicking
+    /// waker run by the reactor a parked worker drives would).
+    #[cfg(test)]
+    pub(crate) fault_next_park: AtomicBool,
+}
+
+impl State {
+    pub(crate) fn new(
+        stealers: Vec<Stealer<Runnable>>,
+        policy: WakePolicy,
+        threads: ThreadConfig,
+        driver: Driver,
+        blocking: BlockingPool<Runnable>,
+    ) -> State {
+        let n = stealers.len();
+        State {
+            injector: Injector::new(),
+            workers: stealers
+                .into_iter()
+                .map(|stealer| {
+                    CachePadded::new(WorkerPublic {
+                        stealer,
+                        inbox: Injector::new(),
+                        counters: CachePadded::new(Counters::new()),
+                    })
+                })
+                .collect(),
+            idle: Idle::new(n),
+            driver: Arc::new(driver),
+            // One shard per worker, one for every other thread.
+            live_tasks: LiveTasks::new(n + 1),
+            tasks: TaskCount::new(n),
+            shutdown: AtomicBool::new(false),
+            draining: AtomicBool::new(false),
+            policy,
+            threads,
+            blocking,
+            drop_panics: Mutex::new(Vec::new()),
+            #[cfg(test)]
+            fault_next_park: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.workers.len()
+    }
+
+    pub(crate) fn is_shut_down(&self) -> bool {
+        // Acquire: pairs with the SeqCst store in `State::shutdown`.
+        self.shutdown.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
+        Stats {
+            workers: self.workers.iter().map(|w| w.counters.snapshot()).collect(),
+            alive_tasks: self.tasks.alive(),
+            injector_depth: self.injector.len(),
+            blocking_threads: self.blocking.threads(),
+            io_sources: self.driver.io().sources_len(),
+            timers: self.driver.time().timers_len(),
+        }
+    }
+
+    /// Whether any queue other than the workers' private ones holds work, or shutdown is set.
+    /// Used by a worker's re-check before it sleeps.
+    pub(crate) fn has_work(&self) -> bool {
+        // Relaxed: called after the SeqCst fence in `Idle::prepare_park`.
+        self.shutdown.load(Ordering::Relaxed)
+            || !self.injector.is_empty()
+            || self
+                .workers
+                .iter()
+                .any(|w| !w.stealer.is_empty() || !w.inbox.is_empty())
+    }
+
+    fn shared_queues_empty(&self) -> bool {
+        self.injector.is_empty() && self.workers.iter().all(|w| w.inbox.is_empty())
+    }
+
+    /// Cancels blocking-pool jobs that no thread will run (the pool refused them, the
+    /// thread they waited for could not start, or the executor shut down): drops each (its
+    /// handle reports cancelled) and ends its count on the paused clock, which counts a job
+    /// as busy from its spawn to its end (`driver/clock.rs`).
+    pub(crate) fn cancel_blocking_jobs(&self, jobs: impl IntoIterator<Item = Runnable>) {
+        for job in jobs {
+            drop(job);
+            self.driver.clock().job_ended();
+        }
+    }
+
+    /// After shutdown: drops every runnable in the injector and the inboxes. One thread
+    /// drains at a time; the others only push, and the drainer re-checks after it lets go.
+    pub(crate) fn drain_after_shutdown(&self) {
+        loop {
+            // Acquire: pairs with the Release store below by the previous drainer.
+            if self.draining.swap(true, Ordering::Acquire) {
+                // Another thread drains; it re-checks the queues after letting go (below),
+                // and our push came before our fence, so it will see it.
+                return;
+            }
+            loop {
+                let mut dropped = false;
+                for queue in
+                    std::iter::once(&self.injector).chain(self.workers.iter().map(|w| &w.inbox))
+                {
+                    loop {
+                        match queue.steal() {
+                            Steal::Success(runnable) => {
+                                dropped = true;
+                                drop(runnable);
+                            }
+                            Steal::Retry => continue,
+                            Steal::Empty => break,
+                        }
+                    }
+                }
+                if !dropped {
+                    break;
+                }
+            }
+            // Release: pairs with the Acquire swap above of the next drainer.
+            self.draining.store(false, Ordering::Release);
+            // Pairs with the pusher's fence: a push whose pusher saw `draining` set is seen here.
+            fence(Ordering::SeqCst);
+            if self.shared_queues_empty() {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::State;
+    use crate::runtime::task::TaskMeta;
+
+    /// Every task carries its metadata: keep it at four words (the memory benchmark counts
+    /// bytes per pending task).
+    #[test]
+    fn task_metadata_stays_small() {
+        assert!(
+            std::mem::size_of::<TaskMeta<State>>() <= 32,
+            "TaskMeta grew to {} bytes",
+            std::mem::size_of::<TaskMeta<State>>()
+        );
+    }
+}

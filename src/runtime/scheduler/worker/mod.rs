@@ -1,0 +1,608 @@
+//! The worker loop: find a task, run it, and park when there is none; and (in
+//! `schedule.rs`) where the tasks it runs go when they are woken.
+//!
+//! A worker looks for work in this order (Duffy's local → global → steal, with tokio's
+//! fairness fixes):
+//! 1. every [`FAIRNESS_INTERVAL`] polls, first one task of the injector or of its inbox,
+//!    alternately (of the other if that one is empty), so that neither starves behind
+//!    local work that never ends;
+//! 2. its LIFO slot (the task the last poll woke or spawned), at most
+//!    [`MAX_LIFO_HANDOFFS`] times in a row between tasks that stay alive (a fork-join
+//!    continuation, woken by a poll that completed its task, and a task spawned and not
+//!    run yet are not counted); then the slot's task goes to the back of its inbox, so two
+//!    tasks that wake each other cannot starve a third;
+//! 3. its own deque (LIFO: its newest task, so that fork-join by spawning runs depth-first
+//!    and the tasks outstanding stay few), then its inbox, then the injector (in batches,
+//!    popped oldest first);
+//! 4. if tasks that yielded wait in its deferred list: a turn of the driver that does not
+//!    block (if no other worker holds it), then the deferred tasks move onto the deque, and
+//!    the first that yielded runs (tokio's `Defer`);
+//! 5. as a searcher (at most about half the workers search at once): the other workers'
+//!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
+//!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
+//!    (see [`SPIN_PROBE_INTERVAL`]);
+//! 6. a turn of the driver that does not block (if no other worker holds it), and if that
+//!    woke nothing, park (see `park/README.md`).
+//!
+//! The loop is a plain loop ([`WorkerLoop`]): run, search, park. A parked worker sleeps on
+//! its [`Parker`] (`park/parker.rs`): in the OS poll of its executor's IO driver if no other
+//! worker holds it, else on the parker's condition variable; the notifier's wake-up unparks
+//! it wherever it waits. A busy worker also takes a turn of the driver that does not block
+//! every [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are
+//! handled while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while
+//! tasks wait in its deferred list, when every such turn is due.
+//!
+//! A task that yielded (`yield_now`, or a spent budget) thus runs again only after its
+//! worker's next non-blocking driver turn, or its try at one when another worker holds the
+//! driver (and then delivers its events): the turn of step 4, of step 6 or of a busy worker,
+//! whichever comes first. Every one of them releases the deferred list. A worker that has
+//! other work releases it after at most [`FAIRNESS_INTERVAL`] polls; one that has none, at
+//! once.
+//!
+//! Every task poll runs with a fresh cooperative budget (`coop.rs`).
+//!
+//! # How long a runnable task waits
+//!
+//! Where a task waits decides how long (the placements are `schedule.rs`'s):
+//! - **the LIFO slot**: it runs right after the current poll, unless the slot has handed
+//!   over [`MAX_LIFO_HANDOFFS`] times in a row, when it goes to the back of the inbox;
+//! - **the inbox and the injector** (FIFO): a task with `k` tasks ahead of it in one of
+//!   them runs within `2 × FAIRNESS_INTERVAL × (k + 1)` polls of its worker (one fairness
+//!   check in two takes that queue's oldest task), sooner if the worker runs out of local
+//!   work or another worker steals it. This is where tasks woken by IO events, timers and
+//!   other threads wait, and the requests of a generator;
+//! - **the deque** (LIFO for its owner): a fork, a task spawned by its spawner's *first*
+//!   poll (fork-join: the spawner goes on to await it), runs after the tasks its worker
+//!   spawns after it, depth-first, or when a thief takes it (thieves take the oldest). No
+//!   number of polls bounds that wait: it is the price of depth-first order, which keeps
+//!   the tasks outstanding near depth × workers (a binary spawn tree of 131,071 tasks peaks
+//!   at about 60 on 2 workers; taking the deque's oldest task in the fairness rotation made
+//!   it 27,000). A task spawned by a *later* poll of its spawner (an accept loop, an HTTP/2
+//!   connection spawning a task per stream: a generator of requests, not a fork) is
+//!   displaced from the LIFO slot to the back of the inbox instead, so a generator that
+//!   keeps spawning cannot bury its earlier requests: they wait their turn, FIFO.
+//!
+//! **Invariants:**
+//! - a worker never blocks inside a poll; it only sleeps in step 6, after a re-check of
+//!   every queue, its deferred list included (a host-name lookup in `filch::net` runs on the
+//!   blocking pool); its deferred list is empty by then (step 4 released it), so no task
+//!   waits in a private queue while its worker sleeps;
+//! - a worker whose loop unwinds (a panic outside any task: a panicking waker run by the
+//!   driver it waits in) gives back its booking in the notifier (`WorkerLoop`'s drop), and
+//!   starts its loop again: the searching and unparked counts stay exact, and the executor
+//!   keeps its number of workers;
+//! - a worker that exits drops what is left in its private queues, and only then stops
+//!   counting tasks locally and gives up its hold on the state (`task_count.rs`).
+
+pub(crate) mod context;
+pub(crate) mod local;
+pub(crate) mod schedule;
+#[cfg(all(test, not(loom)))]
+mod tests;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_deque::{Steal, Worker};
+use event_listener::EventListener;
+
+use crate::runtime::driver::Driver;
+use crate::runtime::park::{Parked, Parker, Prepared, Reactor};
+use crate::runtime::scheduler::state::{Runnable, State};
+use crate::runtime::task::drop_quietly;
+use crate::runtime::task::task_count;
+use local::{InboxTarget, WorkerLocal};
+
+/// Every this many polls a worker looks at the injector (or its inbox, or its deque's
+/// oldest task) before its LIFO slot and deque. 61 as in tokio and Go: prime, so it does
+/// not beat with periodic workloads.
+pub(crate) const FAIRNESS_INTERVAL: u32 = 61;
+
+/// How many times in a row a worker runs the task its previous poll woke (the LIFO slot)
+/// before that task goes to the back of its inbox and the deque's newest task runs. 3 as
+/// in tokio.
+pub(crate) const MAX_LIFO_HANDOFFS: u32 = 3;
+
+/// How many times a worker sweeps all victims in one search.
+const STEAL_ROUNDS: usize = 2;
+
+/// How long a searcher keeps looking before it parks. Waking a parked worker costs a
+/// futex round trip (several µs, more when the wakee's core must be woken too); a
+/// fine-grained workload that leaves a worker idle for a moment between bursts (the
+/// scatter-gather barrier) paid that on every burst. Only searchers (at most about half
+/// the workers) spin, and only this long, so an idle pool still goes quiet at once.
+const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
+
+/// The least time between two driver turns of a busy worker with no deferred tasks: a
+/// turn costs an `epoll_wait`, too much to pay every few microseconds.
+const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
+
+/// A worker whose last spin found nothing skips the spin, except on every this many
+/// fruitless searches, when it spins again to see whether spinning pays off now. Spinning
+/// pays off for fine-grained compute (the scatter-gather barrier); under IO load the next
+/// task comes from the driver, not from a peer, and a spinning worker takes the CPU that
+/// the client or a peer needs. The price is paid by a thread outside the pool that hands
+/// work over in bursts (it finds a worker parked more often). `docs/http.md` has the
+/// measured trade.
+const SPIN_PROBE_INTERVAL: u32 = 16;
+
+/// The loop's private state, kept across restarts of the loop.
+struct LoopState {
+    /// Polls left until the next maintenance ([`FAIRNESS_INTERVAL`]): the fairness check,
+    /// the busy worker's driver turn, the report of the counters.
+    until_maintenance: u32,
+    /// Set by the maintenance: the next search for a task starts with the fairness check.
+    fairness_due: bool,
+    /// Fairness checks so far (wrapping): which queue the next one looks at first.
+    fairness_round: u32,
+    /// Consecutive LIFO-slot runs that count against [`MAX_LIFO_HANDOFFS`].
+    handoffs: u32,
+    /// Whether the task polled last is still alive (its poll did not complete it).
+    last_pending: bool,
+    /// Whether this worker counts as a searcher in the notifier.
+    searching: bool,
+    /// xorshift state for picking the first victim.
+    rng: u64,
+    /// When the current stretch of polls began (`WorkerStats::busy`), if one is going on.
+    busy_since: Option<Instant>,
+    /// Polls not yet added to the worker's counters: reported with the busy time, at the
+    /// end of each stretch and every [`FAIRNESS_INTERVAL`] polls, rather than one shared
+    /// atomic add per poll.
+    unreported_polls: u32,
+    /// Fruitless searches since the last spin that found work (0: the last spin paid off).
+    dry_searches: u32,
+    /// When the worker, busy with no deferred task, last took (or tried) a turn of the driver
+    /// ([`DRIVER_INTERVAL`]).
+    last_turn: Instant,
+}
+
+/// The body of worker thread `index`.
+pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
+    let _enter = context::enter(Arc::clone(&state));
+    let parker = Parker::with_reactor(Arc::clone(&state.driver));
+    let worker = WorkerLocal::new(state, index, deque);
+    let mut st = LoopState {
+        until_maintenance: FAIRNESS_INTERVAL,
+        fairness_due: false,
+        fairness_round: 0,
+        handoffs: 0,
+        last_pending: false,
+        searching: false,
+        rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
+        busy_since: None,
+        unreported_polls: 0,
+        dry_searches: 0,
+        last_turn: Instant::now(),
+    };
+    {
+        let _installed = context::enter_worker(&worker);
+        loop {
+            let turn = catch_unwind(AssertUnwindSafe(|| {
+                WorkerLoop::new(&worker, &mut st, &parker).run();
+            }));
+            match turn {
+                Ok(()) => break,
+                // The loop's drop gave back its booking in the notifier; start it again.
+                Err(payload) => drop_quietly(payload),
+            }
+        }
+        worker.drain_on_exit();
+    }
+    // From here on this thread is no worker: tasks it drops are counted globally.
+    task_count::holder_left(&worker.state, Some(index));
+}
+
+/// The worker loop (module docs): run, search, park, until the executor shuts down.
+struct WorkerLoop<'a> {
+    worker: &'a WorkerLocal,
+    st: &'a mut LoopState,
+    /// Where this worker sleeps: the IO driver's OS poll when it gets it, else its
+    /// condition variable. The notifier's notification unparks it.
+    parker: &'a Parker<Driver>,
+    /// Set while the worker is booked as sleeping in the notifier (between
+    /// `prepare_park` and the end of its sleep): what its drop gives back.
+    listener: Option<EventListener>,
+}
+
+impl<'a> WorkerLoop<'a> {
+    fn new(
+        worker: &'a WorkerLocal,
+        st: &'a mut LoopState,
+        parker: &'a Parker<Driver>,
+    ) -> WorkerLoop<'a> {
+        WorkerLoop {
+            worker,
+            st,
+            parker,
+            listener: None,
+        }
+    }
+
+    /// Runs until the executor shuts down.
+    fn run(&mut self) {
+        let worker = self.worker;
+        let state = &*worker.state;
+        loop {
+            match worker.find_task_or_spin(self.st) {
+                Some(task) => {
+                    worker.run_task(self.st, task);
+                    if state.is_shut_down() {
+                        worker.end_busy(self.st);
+                        return;
+                    }
+                    if self.st.until_maintenance == 0 {
+                        worker.maintenance(self.st);
+                    }
+                }
+                None if state.is_shut_down() => return,
+                // Out of tasks (step 6): first what the OS has ready (without blocking, and
+                // only if no other worker holds the driver), then park. The tasks the turn
+                // wakes are placed as from a running worker.
+                None if worker.turn_driver().woke => {}
+                // Work in sight (another worker's deque, the injector) that this worker
+                // could not take now (the searcher cap): look again rather than book a park
+                // only to take it back at once. A shortcut only: `prepare_park`'s re-check
+                // is what rules out a lost wake-up.
+                None if state.has_work() => std::hint::spin_loop(),
+                None => self.park(),
+            }
+        }
+    }
+
+    /// Step 6's park: book the worker as sleeping, re-check, and sleep until a notifier
+    /// wakes it (`park/README.md`).
+    fn park(&mut self) {
+        let worker = self.worker;
+        let state = &*worker.state;
+        let parker = self.parker;
+        // Tasks woken on this thread from here on (by the IO events it delivers while it
+        // waits in the driver) go through the inboxes, whose push wakes it.
+        worker.set_parked(true);
+        // The re-check, once the worker is booked as sleeping. The deferred list counts as
+        // work: a task held there has no one to release it while its worker sleeps. (Step
+        // 4 emptied it before `find_task` came back empty, and no task has run since.)
+        // On a paused clock (`test-util`), the last worker to park jumps the clock to the
+        // next timer and looks again (`auto_advance.rs`).
+        let recheck = || {
+            state.has_work()
+                || worker.has_deferred()
+                || crate::runtime::scheduler::auto_advance::on_park(state)
+        };
+        let listener =
+            match state
+                .idle
+                .prepare_park(worker.index, self.st.searching, parker, recheck)
+            {
+                Prepared::Skipped(parked) => {
+                    worker.set_parked(false);
+                    worker.after_park(self.st, parked);
+                    return;
+                }
+                Prepared::Booked(listener) => self.listener.insert(listener),
+            };
+        #[cfg(test)]
+        if state
+            .fault_next_park
+            .swap(false, crate::util::sync::Ordering::SeqCst)
+        {
+            panic!("filch test: a fault injected into a parked worker");
+        }
+        let parked = state.idle.sleep(worker.index, listener, parker);
+        self.listener = None;
+        worker.set_parked(false);
+        worker.after_park(self.st, parked);
+    }
+}
+
+impl Drop for WorkerLoop<'_> {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            // Unwinding out of a park: give back the booking as a wake-up would, so that the
+            // notifier's counts stay exact (module invariants).
+            let worker = self.worker;
+            let parked = worker
+                .state
+                .idle
+                .unbook(worker.index, listener, self.parker);
+            worker.set_parked(false);
+            worker.after_park(self.st, parked);
+        }
+    }
+}
+
+impl WorkerLocal {
+    fn counters(&self) -> &crate::runtime::stats::Counters {
+        &self.state.workers[self.index].counters
+    }
+
+    /// Finds the next task (steps 1–5), or `None` if there is none to be had now.
+    fn find_task(&self, st: &mut LoopState) -> Option<Runnable> {
+        let task = self.next_task(st).or_else(|| self.search(st))?;
+        self.end_search(st);
+        Some(task)
+    }
+
+    /// Finds a task; a searcher that finds none keeps looking for up to
+    /// [`SPIN_BEFORE_PARK`].
+    #[inline]
+    fn find_task_or_spin(&self, st: &mut LoopState) -> Option<Runnable> {
+        if let Some(task) = self.find_task(st) {
+            return Some(task);
+        }
+        self.end_busy(st);
+        if !st.searching {
+            return None;
+        }
+        // Spin only while spinning pays off, probing now and then (SPIN_PROBE_INTERVAL).
+        let probe = st.dry_searches % SPIN_PROBE_INTERVAL == 0;
+        st.dry_searches = st.dry_searches.wrapping_add(1);
+        if !probe {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        while started.elapsed() < SPIN_BEFORE_PARK && !self.state.is_shut_down() {
+            for _ in 0..32 {
+                std::hint::spin_loop();
+            }
+            if let Some(task) = self.find_task(st) {
+                st.dry_searches = 0;
+                return Some(task);
+            }
+        }
+        None
+    }
+
+    fn after_park(&self, st: &mut LoopState, parked: Parked) {
+        st.searching = parked.searching();
+        if parked.slept() {
+            self.counters().add_park();
+        }
+        if parked == Parked::Woken {
+            st.handoffs = 0;
+        }
+    }
+
+    /// Steps 1–4 of the search order (module docs).
+    fn next_task(&self, st: &mut LoopState) -> Option<Runnable> {
+        if st.fairness_due {
+            st.fairness_due = false;
+            st.fairness_round = st.fairness_round.wrapping_add(1);
+            if let Some(task) = self.fairness_pick(st.fairness_round) {
+                if let Some(waiting) = self.take_lifo() {
+                    self.deque.push(waiting);
+                    self.state.idle.notify_work();
+                }
+                st.handoffs = 0;
+                return Some(task);
+            }
+        }
+        match self.take_lifo() {
+            // Fork-join's continuations do not count: a task spawned and not run yet, or
+            // one woken by a poll that completed its task (a child waking its parent).
+            Some(task) if !st.last_pending || task.metadata().last_worker().is_none() => {
+                return Some(task);
+            }
+            Some(task) if st.handoffs < MAX_LIFO_HANDOFFS => {
+                st.handoffs += 1;
+                return Some(task);
+            }
+            Some(task) => {
+                // Cap reached: the hand-off chain goes to the back of this worker's inbox
+                // (FIFO, and stealable); the deque's newest task runs.
+                st.handoffs = 0;
+                schedule::push_to_worker(&self.state, self.index, task);
+            }
+            None => st.handoffs = 0,
+        }
+        self.deque
+            .pop()
+            .or_else(|| self.pop_inbox())
+            .or_else(|| self.pop_injector())
+            .or_else(|| self.pop_deferred())
+    }
+
+    /// Step 1: one task from the queue whose turn it is (`round`: fairness checks so far),
+    /// the injector or the inbox, alternately; from the other if it is empty. One task, not
+    /// a batch: a batch would go onto the deque, above the tasks already there.
+    fn fairness_pick(&self, round: u32) -> Option<Runnable> {
+        let inbox = || retry_steal(|| self.state.workers[self.index].inbox.steal());
+        let injector = || retry_steal(|| self.state.injector.steal());
+        if round % 2 == 0 {
+            injector().or_else(inbox)
+        } else {
+            inbox().or_else(injector)
+        }
+    }
+
+    fn pop_inbox(&self) -> Option<Runnable> {
+        retry_steal(|| {
+            self.state.workers[self.index]
+                .inbox
+                .steal_batch_and_pop(&self.deque)
+        })
+    }
+
+    fn pop_injector(&self) -> Option<Runnable> {
+        retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque))
+    }
+
+    /// Step 4: with nothing else of its own to run, a worker with deferred tasks takes (or
+    /// tries) a driver turn, which moves them onto the deque, and runs the first that
+    /// yielded; idle workers may steal the others (and are told so). The tasks the turn
+    /// woke wait in the inbox, or run now if thieves took the deferred ones first.
+    fn pop_deferred(&self) -> Option<Runnable> {
+        if !self.has_deferred() {
+            return None;
+        }
+        if self.turn_driver().released > 1 {
+            self.state.idle.notify_work();
+        }
+        self.deque.pop().or_else(|| self.pop_inbox())
+    }
+
+    /// What a busy worker does every [`FAIRNESS_INTERVAL`] polls: it reports its busy time
+    /// and polls (so that a worker that never runs out of work does not lag), marks the
+    /// fairness check (step 1) due, and takes a turn of the driver if nobody holds it
+    /// (module docs), if [`DRIVER_INTERVAL`] has passed since the last one or tasks wait in
+    /// the deferred list. The released tasks go onto the deque, where idle workers may
+    /// steal them (and are told so).
+    #[inline(never)]
+    fn maintenance(&self, st: &mut LoopState) {
+        st.until_maintenance = FAIRNESS_INTERVAL;
+        st.fairness_due = true;
+        self.end_busy(st);
+        if !self.has_deferred() {
+            if st.last_turn.elapsed() < DRIVER_INTERVAL {
+                return;
+            }
+            st.last_turn = Instant::now();
+        }
+        if self.turn_driver().released > 0 {
+            self.state.idle.notify_work();
+        }
+    }
+
+    /// A turn of the driver that does not block, if nobody holds it; then, taken or not,
+    /// the deferred tasks move onto the deque, to be popped in the order they yielded (when
+    /// another worker holds the driver, that one is turning it and delivers the events).
+    /// Tasks the turn wakes go through the inboxes, in event order (`schedule.rs`).
+    ///
+    /// Out of line, as `maintenance`, and `run_task` and `find_task_or_spin` marked
+    /// `#[inline]`: the turn comes once per dozens of polls, and the per-poll path stays
+    /// inside the worker's loop (left to itself, the compiler calls the per-poll functions
+    /// out of line, which costs time per yield in a `yield_many`-shaped loop).
+    #[inline(never)]
+    fn turn_driver(&self) -> Turn {
+        let driver: &Driver = &self.state.driver;
+        let woke = match driver.try_hold() {
+            Some(mut held) => self.delivering(InboxTarget::ByPolicy, || {
+                Reactor::turn_now(driver, &mut held)
+            }),
+            None => false,
+        };
+        Turn {
+            woke,
+            released: self.release_deferred(),
+        }
+    }
+
+    /// Step 5: steal from the other workers, as a searcher.
+    fn search(&self, st: &mut LoopState) -> Option<Runnable> {
+        let n = self.state.num_workers();
+        if n == 1 {
+            return None;
+        }
+        if !st.searching {
+            if !self.state.idle.try_start_search() {
+                return None;
+            }
+            st.searching = true;
+        }
+        let mut attempts = 0;
+        let mut found = None;
+        'rounds: for _ in 0..STEAL_ROUNDS {
+            let start = (crate::util::rng::next(&mut st.rng) % n as u64) as usize;
+            for k in 0..n {
+                let victim = (start + k) % n;
+                if victim == self.index {
+                    continue;
+                }
+                let other = &self.state.workers[victim];
+                attempts += 1;
+                if let Some(task) = retry_steal(|| other.stealer.steal_batch_and_pop(&self.deque)) {
+                    found = Some(task);
+                    break 'rounds;
+                }
+                attempts += 1;
+                if let Some(task) = retry_steal(|| other.inbox.steal_batch_and_pop(&self.deque)) {
+                    found = Some(task);
+                    break 'rounds;
+                }
+            }
+            if let Some(task) = self.pop_injector() {
+                found = Some(task);
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        let counters = self.counters();
+        counters.add_steal_attempts(attempts);
+        if found.is_some() {
+            counters.add_steals(1);
+        }
+        found
+    }
+
+    /// Leaves the searching state after finding work; the last searcher to leave wakes
+    /// another worker if work is left over (pushes made while it searched did not notify).
+    fn end_search(&self, st: &mut LoopState) {
+        if !st.searching {
+            return;
+        }
+        st.searching = false;
+        if self.state.idle.end_search() && (!self.deque.is_empty() || self.state.has_work()) {
+            self.state.idle.notify_work();
+        }
+    }
+
+    /// Ends the current stretch of polls, adding it to the busy time and its polls to the
+    /// poll count.
+    fn end_busy(&self, st: &mut LoopState) {
+        if let Some(since) = st.busy_since.take() {
+            let counters = self.counters();
+            counters.add_busy(since.elapsed());
+            counters.add_polls(u64::from(std::mem::take(&mut st.unreported_polls)));
+        }
+    }
+
+    #[inline]
+    fn run_task(&self, st: &mut LoopState, task: Runnable) {
+        if st.busy_since.is_none() {
+            st.busy_since = Some(Instant::now());
+        }
+        let meta = task.metadata();
+        self.set_first_poll(meta.last_worker().is_none());
+        meta.set_last_worker(self.index);
+        // `with_budget` also drops a yield mark of an earlier poll that did not end in a
+        // self-wake; the completion mark was taken after the last poll.
+        // `TaskFuture` catches the task's panics, including its destructors'; this is a
+        // second line for a panic from the runtime itself, so that the worker survives.
+        if let Err(payload) =
+            catch_unwind(AssertUnwindSafe(|| self.coop.with_budget(|| task.run())))
+        {
+            drop_quietly(payload);
+        }
+        st.last_pending = !self.take_completed();
+        st.unreported_polls += 1;
+        st.until_maintenance -= 1;
+    }
+
+    /// Drops every task left in this worker's private queues after shutdown, then helps
+    /// drain the shared ones.
+    fn drain_on_exit(&self) {
+        while let Some(task) = self.pop_any_private() {
+            drop(task);
+        }
+        self.state.drain_after_shutdown();
+    }
+}
+
+/// What a non-blocking driver turn did ([`WorkerLocal::turn_driver`]).
+struct Turn {
+    /// Whether it woke a task (an IO event or a timer).
+    woke: bool,
+    /// How many deferred tasks moved onto the deque.
+    released: usize,
+}
+
+/// Retries a steal while it reports contention.
+fn retry_steal(mut steal: impl FnMut() -> Steal<Runnable>) -> Option<Runnable> {
+    loop {
+        match steal() {
+            Steal::Success(task) => return Some(task),
+            Steal::Retry => continue,
+            Steal::Empty => return None,
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! The schedule function of every task, and the placement decisions behind it: where a
+//! spawned or woken task goes (see `WakePolicy`).
+//!
+//! - A task that yielded (`yield_now`, or a spent budget, during the poll that just ended,
+//!   then woke itself) goes to its worker's private deferred list: it runs again only after
+//!   that worker's next driver turn (or try at one), which moves it onto the deque
+//!   (`worker/mod.rs`).
+//! - Any other task woken while it ran (by another thread, or another task) goes to the
+//!   inbox of the worker that ran it: behind that worker's own deque, and where an idle
+//!   worker can steal it (one is woken if none searches). Holding it back privately would
+//!   strand it behind whatever that worker runs next.
+//! - Otherwise, on a worker of the task's executor: `CurrentWorker` puts the task in this
+//!   worker's LIFO slot (the task it displaces goes onto the deque, where others may steal
+//!   it); `LastWorker` does the same if the task last ran here or never ran, and otherwise
+//!   pushes it onto the inbox of the worker it last ran on, waking that worker if it sleeps.
+//! - A displaced task that its spawner spawned in a poll after its own first (a
+//!   generator's request: an accept loop's connection, an HTTP/2 connection's stream) goes
+//!   to the back of this worker's inbox instead of the deque: depth-first order is for
+//!   forks (spawned by the spawner's first poll, which then awaits them), and a generator
+//!   that keeps spawning would bury its earlier requests under the deque's LIFO end
+//!   (`worker/mod.rs`, "How long a runnable task waits").
+//! - A worker that delivers the events of a driver turn (asleep in the OS poll, or busy and
+//!   between two polls, or inside a loop helper) places through the inboxes, FIFO, so that
+//!   tasks woken by IO events and timers run in the order their events came; the inbox push
+//!   wakes its worker if it sleeps. The inbox is the one the policy picks, except in a loop
+//!   helper's turn: there it is this worker's, since the helper yields at once and the task's
+//!   last worker may be inside a long item (`par/run.rs`).
+//! - On any other thread: the global injector.
+//!
+//! Shutdown (the protocol is `State::shutdown`'s doc, `shutdown.rs`): this module's part is
+//! to drop instead of queue a task scheduled once the flag is set, and the pusher's half of
+//! push-then-check ([`after_shared_push`]).
+
+use async_task::ScheduleInfo;
+
+use super::local::{InboxTarget, WorkerLocal};
+use crate::runtime::scheduler::state::{Runnable, State};
+use crate::runtime::scheduler::worker::context;
+use crate::runtime::wake_policy::WakePolicy;
+use crate::util::sync::{fence, Ordering};
+
+/// The schedule function of every task spawned onto the workers.
+pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
+    context::with_worker(|worker| match worker {
+        // On one of the task's own workers: that worker's state reference keeps the executor
+        // alive for the whole call, even if the runnable (and with it the task's reference
+        // to the executor) is dropped inside it.
+        Some(worker) if std::ptr::eq(&*worker.state, runnable.metadata().home()) => {
+            schedule_on_worker(worker, runnable, info)
+        }
+        // Elsewhere: hold our own reference for the same reason.
+        _ => {
+            let state = runnable.metadata().home_arc();
+            schedule_remote(&state, runnable)
+        }
+    })
+}
+
+/// Schedules `runnable` from `worker`, one of its executor's workers.
+fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleInfo) {
+    let state = &*worker.state;
+    if state.is_shut_down() {
+        return discard(state, runnable);
+    }
+    let here = worker.index;
+    let last = runnable.metadata().last_worker();
+    if let Some(inbox) = worker.wakes_go_to_inbox() {
+        // Woken by a driver turn this worker takes (asleep in the OS poll, busy, or in a
+        // loop helper): through an inbox, FIFO, so that tasks woken by events run in the
+        // order the events came; it wakes the target worker (this one, or the task's last
+        // under `LastWorker` unless a loop helper took the turn) if it sleeps.
+        let target = match (inbox, state.policy) {
+            (InboxTarget::ByPolicy, WakePolicy::LastWorker) => last.unwrap_or(here),
+            _ => here,
+        };
+        return push_to_worker(state, target, runnable);
+    }
+    if info.woken_while_running {
+        // Scheduled at the end of the poll that ran it here.
+        if worker.coop.take_yield() {
+            return worker.push_deferred(runnable);
+        }
+        return push_to_worker(state, here, runnable);
+    }
+    if last.is_none() && !worker.in_first_poll() {
+        // Spawned by a poll after its spawner's first: a generator's request.
+        runnable.metadata().set_generated();
+    }
+    let target = match state.policy {
+        WakePolicy::LastWorker => last.unwrap_or(here),
+        _ => here,
+    };
+    if target == here {
+        if let Some(displaced) = worker.put_lifo(runnable) {
+            if displaced.metadata().is_generated() {
+                // A request of a generator: behind the ones it spawned before, FIFO (and
+                // stealable), rather than above them on the deque, where a generator that
+                // keeps spawning would bury them for good.
+                push_to_worker(state, here, displaced);
+            } else {
+                // A fork: onto the deque, depth-first (the tasks outstanding stay few).
+                worker.deque.push(displaced);
+                state.idle.notify_work();
+            }
+        }
+    } else {
+        push_to_worker(state, target, runnable);
+    }
+}
+
+/// Places `runnable` on worker `index`'s inbox, waking that worker if it sleeps.
+pub(crate) fn push_to_worker(state: &State, index: usize, runnable: Runnable) {
+    if state.is_shut_down() {
+        return discard(state, runnable);
+    }
+    state.workers[index].inbox.push(runnable);
+    state.idle.notify_worker(index);
+    after_shared_push(state);
+}
+
+/// Schedules `runnable` from a thread that is no worker of its executor.
+pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
+    if state.is_shut_down() {
+        return discard(state, runnable);
+    }
+    state.injector.push(runnable);
+    state.idle.notify_work();
+    after_shared_push(state);
+}
+
+/// The second half of push-then-check: called after a push to the injector or an inbox and
+/// after the SeqCst fence in `notify_work` / `notify_worker`. That fence pairs with the one
+/// in `State::shutdown` after it sets `shutdown` (step 1): if we read `false`, the
+/// shutting-down thread's drain (step 7) sees our push.
+fn after_shared_push(state: &State) {
+    // Relaxed: ordered by the fence in `notify_*` (see above).
+    if state.shutdown.load(Ordering::Relaxed) {
+        state.drain_after_shutdown();
+    }
+}
+
+/// Drops a runnable scheduled after shutdown (through the drain, so that its destructor
+/// never runs nested inside another task's drop).
+fn discard(state: &State, runnable: Runnable) {
+    state.injector.push(runnable);
+    fence(Ordering::SeqCst);
+    state.drain_after_shutdown();
+}

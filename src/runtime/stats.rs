@@ -1,0 +1,148 @@
+//! Per-worker counters and the public snapshot types [`Stats`] and [`WorkerStats`].
+//!
+//! Each worker owns one [`Counters`] block on its own cache line and is its only writer, so
+//! an increment is a plain load and store (no read-modify-write, no shared cache line). A
+//! reader on any thread loads the counters without stopping the worker; a snapshot is not
+//! atomic across counters.
+//!
+//! What each costs the worker: `steal_attempts`, `steals` one add per search; `parks` one
+//! per sleep; `busy` two clock reads per stretch of polls (from the first poll after finding
+//! work to the moment the worker runs out of it) plus one every [`crate::runtime::scheduler::worker`] fairness
+//! interval (61 polls), so that a worker that never runs out of work still reports its busy
+//! time without lagging; `polls` are counted in the worker's loop and added with the busy
+//! time, so a poll is counted once its stretch ended or its fairness interval passed. The executor-wide fields are read at
+//! snapshot time and cost the workers nothing.
+
+use crate::util::sync::{add_single_writer, AtomicU64, Ordering};
+
+/// A snapshot of an executor's counters, one entry per worker in worker index order.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// ex.block_on(ex.spawn(async { 1 + 1 })).unwrap();
+/// // A poll is counted once it has returned, a moment after the task's output is out.
+/// while ex.stats().total().polls == 0 {
+///     std::thread::yield_now();
+/// }
+/// assert_eq!(ex.stats().workers.len(), 2);
+/// ```
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Stats {
+    /// One entry per worker, in worker index order.
+    pub workers: Vec<WorkerStats>,
+    /// Tasks spawned (including blocking jobs) and not yet dropped, at the snapshot. Read
+    /// from the live-task count without stopping the workers, so it may be off by the tasks
+    /// being created or dropped at that moment.
+    pub alive_tasks: usize,
+    /// Tasks waiting in the global injector at the snapshot.
+    pub injector_depth: usize,
+    /// Threads of the blocking pool, idle or busy, at the snapshot.
+    pub blocking_threads: usize,
+    /// IO objects (sockets, listeners) registered with the executor's IO driver at the
+    /// snapshot: made and not yet dropped.
+    pub io_sources: usize,
+    /// Timers (`filch::time::Sleep`, and those inside `Interval` and `Timeout`) that the
+    /// driver's wheel holds at the snapshot: polled at least once and not yet dropped. A
+    /// timer costs nothing until its first poll.
+    pub timers: usize,
+}
+
+impl Stats {
+    /// The sum of every worker's counters.
+    ///
+    /// ```
+    /// let stats = filch::Executor::builder().worker_threads(1).build().unwrap().stats();
+    /// assert_eq!(stats.total().parks, stats.workers[0].parks);
+    /// ```
+    pub fn total(&self) -> WorkerStats {
+        self.workers
+            .iter()
+            .fold(WorkerStats::default(), |acc, w| WorkerStats {
+                polls: acc.polls + w.polls,
+                steal_attempts: acc.steal_attempts + w.steal_attempts,
+                steals: acc.steals + w.steals,
+                parks: acc.parks + w.parks,
+                busy: acc.busy + w.busy,
+            })
+    }
+}
+
+/// The cumulative counters of one worker since the executor started.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+/// let w: filch::WorkerStats = ex.stats().workers[0];
+/// assert!(w.steals <= w.steal_attempts);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkerStats {
+    /// Task polls run on this worker. Counted per stretch of polls, as `busy`: it lags the
+    /// polls of a worker that is busy now by less than one fairness interval (61 polls),
+    /// and is exact once the worker has run out of work.
+    pub polls: u64,
+    /// Attempts to take work from another worker's deque or inbox.
+    pub steal_attempts: u64,
+    /// Steal attempts that got at least one task.
+    pub steals: u64,
+    /// Times the worker went to sleep.
+    pub parks: u64,
+    /// Time spent polling tasks: the basis of a utilisation figure (`busy` over the wall
+    /// time between two snapshots). Counted per stretch of polls (module docs), so it lags
+    /// the polls in flight by at most one fairness interval.
+    pub busy: std::time::Duration,
+}
+
+/// The live counters of one worker. Written only by that worker's thread.
+pub(crate) struct Counters {
+    polls: AtomicU64,
+    steal_attempts: AtomicU64,
+    steals: AtomicU64,
+    parks: AtomicU64,
+    /// Nanoseconds.
+    busy: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn new() -> Counters {
+        Counters {
+            polls: AtomicU64::new(0),
+            steal_attempts: AtomicU64::new(0),
+            steals: AtomicU64::new(0),
+            parks: AtomicU64::new(0),
+            busy: AtomicU64::new(0),
+        }
+    }
+    pub(crate) fn add_polls(&self, n: u64) {
+        add_single_writer(&self.polls, n);
+    }
+    pub(crate) fn add_steal_attempts(&self, n: u64) {
+        add_single_writer(&self.steal_attempts, n);
+    }
+    pub(crate) fn add_steals(&self, n: u64) {
+        add_single_writer(&self.steals, n);
+    }
+    pub(crate) fn add_park(&self) {
+        add_single_writer(&self.parks, 1);
+    }
+    pub(crate) fn add_busy(&self, time: std::time::Duration) {
+        // 2^64 ns is 584 years: the conversion saturates only on a broken clock.
+        add_single_writer(
+            &self.busy,
+            u64::try_from(time.as_nanos()).unwrap_or(u64::MAX),
+        );
+    }
+
+    /// Reads the counters (Relaxed: statistics; they pair with nothing and may lag the
+    /// writer by a moment).
+    pub(crate) fn snapshot(&self) -> WorkerStats {
+        WorkerStats {
+            polls: self.polls.load(Ordering::Relaxed),
+            steal_attempts: self.steal_attempts.load(Ordering::Relaxed),
+            steals: self.steals.load(Ordering::Relaxed),
+            parks: self.parks.load(Ordering::Relaxed),
+            busy: std::time::Duration::from_nanos(self.busy.load(Ordering::Relaxed)),
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! What a task is, independent of the executor that runs it: its metadata ([`TaskMeta`]),
+//! the future async-task polls ([`TaskFuture`]), the output it stores ([`TaskOutput`]) and
+//! the [`JoinError`] a failed task gives.
+//!
+//! Generic over the task's *home* (`H`, the executor's state, [`TaskHome`]) so that this
+//! module sits below the state that holds the queues of these tasks.
+//!
+//! [`TaskFuture`] wraps the user's future and
+//! - catches a panic of its `poll` and turns it into a panic [`JoinError`], so the worker
+//!   thread survives;
+//! - drops the user's future itself, inside a panic guard, as soon as it is done with it
+//!   (after `Ready`, after a panic, on abort): async-task would drop it inside its
+//!   abort-on-panic guard, so a panicking destructor would end the process. A panic from that
+//!   drop becomes the task's panic [`JoinError`]. When the future is dropped without a poll
+//!   (shutdown drops the runnable), the panic is kept in the metadata for the `JoinHandle`;
+//! - checks the abort flag before every poll, so an aborted task drops its future and
+//!   completes with a cancelled error (the `JoinHandle` sees it only after the destructors
+//!   ran);
+//! - registers the task in the live-task registry the first time it returns `Pending` (a
+//!   task that waits for a wake-up sits in no queue, so only the registry can reach it at
+//!   shutdown or for an abort), and removes it when it is dropped.
+//!
+//! [`TaskOutput`] likewise drops an output that nobody takes (a detached task's) inside a
+//! panic guard.
+
+pub(crate) mod abort;
+pub(crate) mod cold_tail;
+pub(crate) mod live_tasks;
+#[cfg(all(test, loom))]
+mod loom_model;
+pub(crate) mod task_count;
+pub(crate) mod yield_now;
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::mem::ManuallyDrop;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use crate::runtime::task::abort::{AbortCell, AbortHandle, AbortSlot};
+use crate::runtime::task::live_tasks::{Key, LiveTasks};
+use crate::runtime::task::task_count::{Counted, CountedRef};
+use crate::util::sync::{fence, AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
+
+/// A panic's payload.
+pub(crate) type Payload = Box<dyn Any + Send + 'static>;
+
+/// `TaskMeta::last_worker` of a task that has not run yet.
+const NO_WORKER: u32 = u32::MAX;
+
+/// What a task needs from its executor's state.
+pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
+    /// The live-task registry.
+    fn live_tasks(&self) -> &LiveTasks;
+    /// The registry shard for a task registered by the current thread.
+    fn registry_shard(&self) -> usize;
+    /// Keeps the panic of the future of task `tag` (dropped outside a poll) until its
+    /// `JoinHandle` or its end takes it. Rare (a destructor panicking at shutdown), so it
+    /// lives in a table of the executor rather than in every task.
+    fn keep_drop_panic(&self, tag: usize, payload: Payload);
+    /// Takes what [`TaskHome::keep_drop_panic`] kept for task `tag`.
+    fn take_drop_panic(&self, tag: usize) -> Option<Payload>;
+    /// Called by the poll that completes a task, on the thread that polled it.
+    fn task_completed(&self);
+}
+
+/// Per-task data that both the runnable and the join handle reach.
+pub(crate) struct TaskMeta<H: TaskHome> {
+    /// The executor the task belongs to, kept alive by the task count.
+    home: CountedRef<H>,
+    /// Where the task is registered (`Key::to_bits`), or `Key::NONE`: written by the poll
+    /// that registers it and by its future's drop, read by `abort`.
+    key: AtomicU64,
+    /// The link to the task's abort handles, if it has any (`abort.rs`).
+    abort_slot: AbortSlot,
+    /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
+    /// hint only: written Relaxed by the polling worker, read Relaxed by the scheduler.
+    last_worker: AtomicU32,
+    /// Set by an abort and read before every poll (see `abort` for the orderings).
+    aborted: AtomicBool,
+    /// Set at the task's spawn if its spawner spawned it in a poll after its own first: the
+    /// spawner is a generator of requests (an accept loop, an HTTP/2 connection), not a
+    /// fork. A placement hint, written once before the task is queued and read Relaxed: a
+    /// task displaced from a worker's LIFO slot goes to that worker's inbox (FIFO) if this
+    /// is set, onto its deque (LIFO, depth-first) if not (`worker/schedule.rs`).
+    generated: AtomicBool,
+    /// Set while the executor keeps a panic of this task's future's destructor for the
+    /// `JoinHandle` ([`TaskHome::keep_drop_panic`]). Written and read by the thread that
+    /// drops the future, the `JoinHandle` after async-task told it the task closed, and the
+    /// metadata's drop: each ordered after the last by async-task's own synchronisation.
+    has_drop_panic: AtomicBool,
+}
+
+impl<H: TaskHome> TaskMeta<H> {
+    /// The metadata of a new task of `home`; counts the task as alive.
+    pub(crate) fn new(home: &Arc<H>) -> TaskMeta<H> {
+        TaskMeta {
+            home: CountedRef::new(home),
+            key: AtomicU64::new(Key::NONE.to_bits()),
+            abort_slot: AbortSlot::new(),
+            last_worker: AtomicU32::new(NO_WORKER),
+            aborted: AtomicBool::new(false),
+            generated: AtomicBool::new(false),
+            has_drop_panic: AtomicBool::new(false),
+        }
+    }
+
+    /// The worker that polled the task last, if any (a placement hint).
+    pub(crate) fn last_worker(&self) -> Option<usize> {
+        // Relaxed: a hint; a stale value only places the task less well.
+        match self.last_worker.load(Ordering::Relaxed) {
+            NO_WORKER => None,
+            // Lossless: worker indices fit in 32 bits (`set_last_worker`).
+            index => Some(index as usize),
+        }
+    }
+
+    /// Records that worker `index` polls the task.
+    pub(crate) fn set_last_worker(&self, index: usize) {
+        // The notifier caps an executor at fewer than 2^32 workers (`park/`), so the index
+        // fits; a larger one would only lose the hint.
+        let index = u32::try_from(index).unwrap_or(NO_WORKER);
+        // Relaxed: a hint (see `last_worker`).
+        self.last_worker.store(index, Ordering::Relaxed);
+    }
+
+    /// Whether the task's spawner spawned it in a poll after its first (see the field).
+    pub(crate) fn is_generated(&self) -> bool {
+        // Relaxed: a hint (see the field).
+        self.generated.load(Ordering::Relaxed)
+    }
+
+    /// Marks the task as spawned by a poll after its spawner's first (see the field).
+    pub(crate) fn set_generated(&self) {
+        // Relaxed: a hint (see the field).
+        self.generated.store(true, Ordering::Relaxed);
+    }
+
+    /// The task's executor.
+    pub(crate) fn home(&self) -> &H {
+        self.home.get()
+    }
+
+    /// An `Arc` of the task's executor, for a caller that may drop the task (and so, perhaps,
+    /// the last thing keeping the executor's state) while it uses the state.
+    pub(crate) fn home_arc(&self) -> Arc<H> {
+        self.home.to_arc()
+    }
+
+    /// Whether the task was aborted, through its `JoinHandle` or an `AbortHandle`. Acquire:
+    /// pairs with the SeqCst store in `abort` (and the cell's, see `abort.rs`).
+    pub(crate) fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::Acquire)
+            || self
+                .abort_slot
+                .with_cell(AbortCell::is_aborted)
+                .unwrap_or(false)
+    }
+
+    /// An abort handle for the task; the caller keeps the task alive (a `JoinHandle`).
+    pub(crate) fn abort_handle(&self) -> AbortHandle {
+        self.abort_slot.handle(|| {
+            // Relaxed: after the fence in `AbortSlot::handle`, which pairs with the one after
+            // the task's key store in `TaskFuture::register` (`abort.rs`).
+            let key = Key::from_bits(self.key.load(Ordering::Relaxed));
+            self.home().live_tasks().waker(key, self.tag())
+        })
+    }
+
+    /// The tag of this task in the registry: its metadata's address, unique among live
+    /// tasks (`live_tasks.rs`).
+    fn tag(&self) -> usize {
+        self as *const Self as usize
+    }
+
+    /// Cancels the task: it drops its future at its next poll, and a task that waits for a
+    /// wake-up is woken for that.
+    pub(crate) fn abort(&self) {
+        // SeqCst store, then SeqCst load: pairs with the registering poll in
+        // `TaskFuture::poll` (its store of the key and load of the flag). The flag is also
+        // read (Acquire) before every poll, so a task that is queued or running sees it at
+        // its next poll without being woken.
+        self.aborted.store(true, Ordering::SeqCst);
+        let key = Key::from_bits(self.key.load(Ordering::SeqCst));
+        if key != Key::NONE {
+            // Registered: it may be waiting for a wake-up that never comes.
+            self.home().live_tasks().wake(key, self.tag());
+        }
+    }
+
+    /// Takes the panic of a future dropped outside a poll, if there was one.
+    pub(crate) fn take_drop_panic(&self) -> Option<Payload> {
+        // Relaxed: see the field.
+        if !self.has_drop_panic.swap(false, Ordering::Relaxed) {
+            return None;
+        }
+        self.home().take_drop_panic(self.tag())
+    }
+
+    fn keep_drop_panic(&self, payload: Payload) {
+        self.home().keep_drop_panic(self.tag(), payload);
+        // Relaxed: see the field.
+        self.has_drop_panic.store(true, Ordering::Relaxed);
+    }
+}
+
+impl<H: TaskHome> Drop for TaskMeta<H> {
+    fn drop(&mut self) {
+        // A payload that no JoinHandle took: out of the executor's table (the tag may be
+        // reused once this metadata is gone), dropped quietly (it may panic too).
+        if let Some(payload) = self.take_drop_panic() {
+            drop_quietly(payload);
+        }
+    }
+}
+
+/// Drops `value`, catching a panic of its destructor (whose payload is leaked: dropping it
+/// might panic again).
+pub(crate) fn drop_quietly<T>(value: T) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
+        std::mem::forget(payload);
+    }
+}
+
+/// The output a task stores: its result, dropped inside a panic guard if nobody takes it.
+pub(crate) struct TaskOutput<T>(Option<Result<T, JoinError>>);
+
+impl<T> TaskOutput<T> {
+    /// The result (the `JoinHandle` takes it exactly once).
+    pub(crate) fn into_result(mut self) -> Result<T, JoinError> {
+        self.0.take().expect("filch: a task output taken twice")
+    }
+}
+
+impl<T> Drop for TaskOutput<T> {
+    fn drop(&mut self) {
+        if let Some(result) = self.0.take() {
+            drop_quietly(result);
+        }
+    }
+}
+
+/// The future async-task runs: the user's future plus panic capture, abort and registry
+/// bookkeeping (module docs).
+pub(crate) struct TaskFuture<F, H: TaskHome> {
+    /// Dropped by `drop_future`, never moved: structurally pinned.
+    future: ManuallyDrop<F>,
+    /// Whether `future` is still there (not yet dropped).
+    live: bool,
+    meta: &'static TaskMeta<H>,
+    registered: bool,
+}
+
+impl<F, H: TaskHome> TaskFuture<F, H> {
+    /// Wraps `future`. `meta` is the task's own metadata, which async-task keeps until
+    /// after the future is dropped (see the SAFETY comment at the spawn).
+    pub(crate) fn new(future: F, meta: &'static TaskMeta<H>) -> TaskFuture<F, H> {
+        TaskFuture {
+            future: ManuallyDrop::new(future),
+            live: true,
+            meta,
+            registered: false,
+        }
+    }
+
+    /// Drops the user's future if it is still there, catching its destructor's panic.
+    fn drop_future(&mut self) -> Option<Payload> {
+        if !std::mem::replace(&mut self.live, false) {
+            return None;
+        }
+        let future = &mut self.future;
+        // SAFETY: `live` was true and is false from now on, so the future is dropped exactly
+        // once, in place (it is pinned), and never used again.
+        let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
+        self.meta.abort_slot.finish();
+        panic
+    }
+}
+
+impl<F, H: TaskHome> Drop for TaskFuture<F, H> {
+    fn drop(&mut self) {
+        // Dropped without completing (shutdown dropped the runnable): keep a destructor's
+        // panic for the JoinHandle.
+        if let Some(payload) = self.drop_future() {
+            self.meta.keep_drop_panic(payload);
+        }
+        if self.registered {
+            // Relaxed: this thread wrote the key, or received the task from the thread that
+            // did through a queue (which orders the two).
+            let key = Key::from_bits(self.meta.key.swap(Key::NONE.to_bits(), Ordering::Relaxed));
+            self.meta.home().live_tasks().remove(key);
+        }
+    }
+}
+
+impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
+    type Output = TaskOutput<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: `future` is never moved out of `self`: it is polled through the pinned
+        // reference below and dropped in place by `drop_future`.
+        let this = unsafe { self.get_unchecked_mut() };
+        assert!(this.live, "filch: a task polled after it completed");
+        if this.meta.is_aborted() {
+            // A panic of the future's destructor is the task's outcome; else cancelled.
+            let error = this
+                .drop_future()
+                .map_or_else(JoinError::cancelled, JoinError::panic);
+            this.meta.home().task_completed();
+            return Poll::Ready(TaskOutput(Some(Err(error))));
+        }
+        // SAFETY: `future` is pinned along with `self` (see above) and still live.
+        let future = unsafe { Pin::new_unchecked(&mut *this.future) };
+        let result = match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(Poll::Pending) => {
+                if !this.registered {
+                    this.register(cx);
+                }
+                return Poll::Pending;
+            }
+            Ok(Poll::Ready(output)) => match this.drop_future() {
+                None => Ok(output),
+                Some(panic) => {
+                    drop_quietly(output);
+                    Err(JoinError::panic(panic))
+                }
+            },
+            Err(payload) => {
+                // The poll's panic wins; a second one from the destructor is dropped.
+                if let Some(second) = this.drop_future() {
+                    drop_quietly(second);
+                }
+                Err(JoinError::panic(payload))
+            }
+        };
+        this.meta.home().task_completed();
+        Poll::Ready(TaskOutput(Some(result)))
+    }
+}
+
+impl<F, H: TaskHome> TaskFuture<F, H> {
+    /// The task's first wait for a wake-up: from now on only the registry can reach it, at
+    /// shutdown or for an abort. (A task that completes in its first poll never pays for the
+    /// registry.) `cx.waker()` is the task's own waker.
+    fn register(&mut self, cx: &mut Context<'_>) {
+        let meta = self.meta;
+        let home = meta.home();
+        match home
+            .live_tasks()
+            .register(home.registry_shard(), meta.tag(), cx.waker().clone())
+        {
+            Some(key) => {
+                self.registered = true;
+                // SeqCst store, then SeqCst load: pairs with `abort`'s store of the flag and
+                // load of the key. Either `abort` sees the key and wakes us through the
+                // registry, or we see the flag here.
+                meta.key.store(key.to_bits(), Ordering::SeqCst);
+                // An abort handle made before now found no key: give its cell our waker,
+                // then re-check its flag. The fence pairs with the one after the cell's
+                // install in `AbortSlot::handle` (`abort.rs`).
+                fence(Ordering::SeqCst);
+                let aborted_by_handle = meta
+                    .abort_slot
+                    .with_cell(|cell| {
+                        cell.deposit(cx.waker());
+                        cell.is_aborted()
+                    })
+                    .unwrap_or(false);
+                if meta.aborted.load(Ordering::SeqCst) || aborted_by_handle {
+                    cx.waker().wake_by_ref();
+                }
+            }
+            // The registry is closed: the executor is shutting down. Schedule the task,
+            // which drops it.
+            None => cx.waker().wake_by_ref(),
+        }
+    }
+}
+
+/// Why a task gave no output: it was cancelled, or it panicked.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+/// let err = ex.block_on(ex.spawn(async { panic!("boom") })).unwrap_err();
+/// assert!(err.is_panic());
+/// assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
+/// ```
+pub struct JoinError {
+    repr: Repr,
+}
+
+enum Repr {
+    Cancelled,
+    /// The payload behind a mutex only so that `JoinError` is `Sync` as well as `Send`.
+    Panic(Mutex<Payload>),
+}
+
+impl JoinError {
+    pub(crate) fn cancelled() -> JoinError {
+        JoinError {
+            repr: Repr::Cancelled,
+        }
+    }
+
+    pub(crate) fn panic(payload: Payload) -> JoinError {
+        JoinError {
+            repr: Repr::Panic(Mutex::new(payload)),
+        }
+    }
+
+    /// Whether the task was cancelled (aborted, or dropped by shutdown).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let handle = ex.spawn(std::future::pending::<()>());
+    /// handle.abort();
+    /// assert!(ex.block_on(handle).unwrap_err().is_cancelled());
+    /// ```
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.repr, Repr::Cancelled)
+    }
+
+    /// Whether the task panicked (in its poll, or in a destructor of its future or output).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// assert!(ex.block_on(ex.spawn(async { panic!() })).unwrap_err().is_panic());
+    /// ```
+    pub fn is_panic(&self) -> bool {
+        matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The panic payload, to resume with [`std::panic::resume_unwind`].
+    ///
+    /// # Panics
+    /// If the error is not a panic ([`JoinError::is_panic`] is false).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let err = ex.block_on(ex.spawn(async { std::panic::panic_any(7u32) })).unwrap_err();
+    /// assert_eq!(*err.into_panic().downcast::<u32>().unwrap(), 7);
+    /// ```
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        match self.repr {
+            Repr::Panic(payload) => payload.into_inner(),
+            Repr::Cancelled => {
+                panic!("filch: JoinError::into_panic called on a cancelled task's error")
+            }
+        }
+    }
+
+    fn panic_message(&self) -> Option<String> {
+        match &self.repr {
+            Repr::Panic(payload) => {
+                let payload = payload.lock();
+                payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+            }
+            Repr::Cancelled => None,
+        }
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => f.write_str("task was cancelled"),
+            (Repr::Panic(_), Some(msg)) => write!(f, "task panicked with message {msg:?}"),
+            (Repr::Panic(_), None) => f.write_str("task panicked"),
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => f.write_str("JoinError::Cancelled"),
+            (Repr::Panic(_), Some(msg)) => write!(f, "JoinError::Panic({msg:?})"),
+            (Repr::Panic(_), None) => f.write_str("JoinError::Panic(..)"),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+impl From<JoinError> for std::io::Error {
+    fn from(err: JoinError) -> std::io::Error {
+        std::io::Error::other(err.to_string())
+    }
+}

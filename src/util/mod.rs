@@ -1,0 +1,9 @@
+//! The leaves: helpers that know no executor, task or driver. `sync.rs` is the atomics and
+//! lock shim that loom replaces (every atomic of the crate comes from it, except in statics
+//! and signal-handler code); `rng.rs` the one pseudo-random generator; `wake_all.rs` calls
+//! every waker or closure of a list even if one panics, and drops values whose destructor
+//! may panic.
+
+pub(crate) mod rng;
+pub(crate) mod sync;
+pub(crate) mod wake_all;
