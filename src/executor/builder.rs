@@ -298,8 +298,6 @@ impl Builder {
             driver,
             BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
         ));
-        #[cfg(all(test, not(loom)))]
-        tests::built(&state);
         // The paused clock's auto-advance (`auto_advance.rs`).
         #[cfg(feature = "test-util")]
         crate::runtime::scheduler::auto_advance::install(&state);
@@ -312,7 +310,7 @@ impl Builder {
             let worker_state = Arc::clone(&state);
             let name = format!("{}-{index}", threads.prefix);
             let body = move || crate::runtime::scheduler::worker::run(worker_state, index, deque);
-            match start_thread(&threads, name, body) {
+            match threads.spawn(name, body) {
                 Ok(thread) => executor.threads.push(thread),
                 Err(e) => {
                     // The workers that will never run give up their holds (they counted
@@ -326,91 +324,5 @@ impl Builder {
             }
         }
         Ok(executor)
-    }
-}
-
-/// Starts a worker thread. Under `cfg(test)` a test can make the `k`-th start of the
-/// current thread fail ([`tests::fail_thread_start_after`]).
-fn start_thread(
-    config: &ThreadConfig,
-    name: String,
-    body: impl FnOnce() + Send + 'static,
-) -> io::Result<thread::JoinHandle<()>> {
-    #[cfg(all(test, not(loom)))]
-    tests::injected_start_failure()?;
-    config.spawn(name, body)
-}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use std::cell::{Cell, RefCell};
-    use std::sync::{Arc, Weak};
-
-    use super::Builder;
-    use crate::runtime::scheduler::state::State;
-
-    thread_local! {
-        /// Thread starts left before an injected failure (`None`: no injection).
-        static STARTS_BEFORE_FAILURE: Cell<Option<usize>> = const { Cell::new(None) };
-        /// The state of the last executor built on this thread.
-        static LAST_BUILT: RefCell<Option<Weak<State>>> = const { RefCell::new(None) };
-    }
-
-    /// Makes the `(k + 1)`-th worker-thread start of this thread fail, once.
-    fn fail_thread_start_after(k: usize) {
-        STARTS_BEFORE_FAILURE.with(|c| c.set(Some(k)));
-    }
-
-    pub(super) fn injected_start_failure() -> std::io::Result<()> {
-        STARTS_BEFORE_FAILURE.with(|c| match c.get() {
-            Some(0) => {
-                c.set(None);
-                Err(std::io::Error::other("injected thread start failure"))
-            }
-            Some(k) => {
-                c.set(Some(k - 1));
-                Ok(())
-            }
-            None => Ok(()),
-        })
-    }
-
-    pub(super) fn built(state: &Arc<State>) {
-        LAST_BUILT.with(|b| *b.borrow_mut() = Some(Arc::downgrade(state)));
-    }
-
-    /// A thread-spawn failure part-way through `build` returns the error,
-    /// stops and joins the workers already started, and frees the state.
-    #[test]
-    fn a_thread_start_failure_part_way_stops_the_started_workers_and_frees_everything() {
-        fail_thread_start_after(2);
-        let err = Builder::new()
-            .worker_threads(4)
-            .thread_name("partway")
-            .build()
-            .unwrap_err();
-        assert_eq!(err.to_string(), "injected thread start failure");
-        let state = LAST_BUILT.with(|b| b.borrow_mut().take()).unwrap();
-        assert!(state.upgrade().is_none(), "a failed build leaked its state");
-        // The two started workers were joined before `build` returned.
-        let names: Vec<String> = std::fs::read_dir("/proc/self/task")
-            .unwrap()
-            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-            .collect();
-        assert!(
-            !names.iter().any(|n| n.starts_with("partway")),
-            "workers left running: {names:?}"
-        );
-    }
-
-    /// A NUL byte in the thread name is bad input, not a panic.
-    #[test]
-    fn a_thread_name_with_a_nul_byte_is_invalid_input() {
-        let err = Builder::new()
-            .worker_threads(2)
-            .thread_name("bad\0name")
-            .build()
-            .unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     }
 }

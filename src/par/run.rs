@@ -35,15 +35,15 @@
 //! waiting while the workers hold every core. (A batch takes about [`BATCH_TIME`], so the
 //! clock is read at most once per that.)
 //!
-//! **IO and timers.** At each look-up the helper also takes a turn of its executor's IO
-//! driver if one is due (one millisecond since the last turn ended, `Driver::turn_if_due`)
-//! and no other thread holds it; the tasks the turn wakes go to this worker's inbox, whatever
-//! the wake policy (`InboxTarget::ThisWorker`): their last worker may be inside an item for
-//! the item's whole cost, while this one is between items. If the turn woke a task, or tasks
-//! wait in this worker's inbox or the injector (woken by another thread, say), the helper
-//! yields at once. So while every worker runs a loop, an IO event or a timer is seen within
-//! about a tick plus one item of being due, and the task it wakes runs on the first worker
-//! whose item ends after that, right after that item.
+//! **IO and timers** are the worker's: at each look-up the helper asks its worker one
+//! question, whether to return now (`worker::context::should_return_now`). The worker takes
+//! a paced turn of its driver on the helper's behalf (the driver's one pacing rule) and
+//! says yes if that turn woke a task or tasks wait in its inbox or the injector (woken by
+//! another thread, say); the helper then yields at once, and the tasks the turn woke wait
+//! in this worker's inbox, so they run right after the item that was running. So while
+//! every worker runs a loop, an IO event or a timer is seen within about a tick plus one
+//! item of being due, and the task it wakes runs on the first worker whose item ends after
+//! that.
 //!
 //! Stops: a panic in a user closure, the awaiting future being dropped, or a helper being
 //! dropped unfinished (the executor shut down) stop the partition: no new batch is handed
@@ -75,10 +75,8 @@ use futures::task::AtomicWaker;
 
 use super::batch::BatchSize;
 use super::steal_range::Partition;
-use crate::runtime::driver::Driver;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
-use crate::runtime::scheduler::worker::local::InboxTarget;
 use crate::runtime::task::Payload;
 #[cfg(doc)]
 use crate::runtime::time::tick::TICK;
@@ -192,7 +190,7 @@ impl<K: Kind> Loop<K> {
         tick::ensure_started();
         let workers = shared.num_workers();
         for index in 0..self.partition.workers() {
-            let helper = Helper::new(Arc::clone(self), index, Arc::clone(&shared.driver));
+            let helper = Helper::new(Arc::clone(self), index);
             drop(crate::runtime::scheduler::spawner::spawn_on_worker(
                 shared,
                 index % workers,
@@ -256,9 +254,6 @@ impl<K: Kind> Outcome<K::Output> for Loop<K> {
 /// The task that processes one slice of a loop (and steals for it).
 struct Helper<K: Kind> {
     lp: Arc<Loop<K>>,
-    /// The IO driver of the loop's executor: the helper takes a turn when one is due at its
-    /// look-ups, so that IO and timers are served while every worker runs the loop.
-    driver: Arc<Driver>,
     index: usize,
     rng: u64,
     /// The indices of the current batch not run yet. Kept across a yield.
@@ -283,10 +278,9 @@ struct Helper<K: Kind> {
 }
 
 impl<K: Kind> Helper<K> {
-    fn new(lp: Arc<Loop<K>>, index: usize, driver: Arc<Driver>) -> Helper<K> {
+    fn new(lp: Arc<Loop<K>>, index: usize) -> Helper<K> {
         Helper {
             lp,
-            driver,
             index,
             rng: 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) << 21),
             held: 0..0,
@@ -333,78 +327,24 @@ impl<K: Kind> Future for Helper<K> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = &mut *self;
         let _active = Active::enter();
-        let started = Instant::now();
-        let mut watch = Watch {
-            epoch: tick::now(),
-            blocks: this.blocks,
-        };
-        // Since the last look-up: when it was, and how many items ran.
-        let mut looked = started;
-        let mut ran = 0usize;
+        let mut look = LookUps::start(this.blocks);
         loop {
-            if this.held.is_empty() {
-                match (this.lp.partition).next_batch(this.index, &mut this.rng, &mut this.batch) {
-                    Some(batch) => {
-                        if this.run_end != Some(batch.start) {
-                            // Not adjacent to the run (a steal): publish the run first.
-                            this.lp.kind.flush(this.index, &mut this.local);
-                        }
-                        this.run_end = Some(batch.start);
-                        this.held_total = batch.len();
-                        this.held = batch;
-                    }
-                    None => break,
-                }
+            if this.held.is_empty() && !this.take_batch() {
+                this.left = true;
+                this.publish();
+                return Poll::Ready(());
             }
-            let lp = &*this.lp;
-            let (local, part) = (&mut this.local, this.held.clone());
-            match catch_unwind(AssertUnwindSafe(|| lp.kind.run_part(local, part, watch))) {
-                Ok(end) => {
-                    ran += end - this.held.start;
-                    this.held.start = end;
-                    this.run_end = Some(end);
-                }
-                Err(payload) => {
-                    lp.kind.unwound(&mut this.local);
-                    lp.fail(Failure::Panic(payload));
-                    // Cannot finish the loop: the held batch is counted until `publish`.
-                    lp.stop_loop();
-                    this.finish_held();
-                    continue;
-                }
-            }
-            if this.held.is_empty() {
-                this.finish_held();
-                // Between two batches: look up if the epoch moved, or if a tick's time has
-                // passed without it moving (the ticker is a thread, which the OS may keep
-                // waiting while the workers hold every core).
-                if !tick::moved(watch.epoch) && looked.elapsed() < tick::TICK {
-                    continue;
-                }
-            }
-            // A look-up: the epoch moved (a tick, or a stop), or a tick's time passed.
-            // Acquire (in `now`) before reading the stop flag, see tick.rs.
-            watch.epoch = tick::now();
-            // The driver's turn, if one is due and nobody holds it; if it woke a task, or
-            // tasks wait in this worker's inbox or the injector (woken by another thread's
-            // turn, say), this helper yields below, so that they run after the item that
-            // was running.
-            let woke = context::delivering(InboxTarget::ThisWorker, || this.driver.turn_if_due())
-                || context::tasks_wait_for_this_worker();
-            let now = Instant::now();
-            // Cheap items (on average since the last look-up) run in blocks; after a jump
-            // in cost, the next look-up switches to one by one.
-            let window = (now - looked).as_nanos().max(1);
-            this.blocks = ran as u128 * SLOW_ITEM.as_nanos() > window;
-            this.batch.measured(ran, now - looked);
-            watch.blocks = this.blocks;
-            (looked, ran) = (now, 0);
-            if this.lp.partition.is_stopped() {
-                // Skip the rest of the held batch: no new index starts after a stop.
-                this.finish_held();
+            if !this.run_held(&mut look) {
+                // A user closure panicked: the loop is stopped, the next batch is none.
                 continue;
             }
-            if woke || now - started >= HELPER_BUDGET {
+            if this.held.is_empty() {
+                this.finish_held();
+                if !look.due_between_batches() {
+                    continue;
+                }
+            }
+            if this.look_up(&mut look) == Next::Yield {
                 // Let the other tasks of this worker run; the loop goes on when this helper
                 // is polled again (meanwhile others may steal from its slice).
                 if this.publish() {
@@ -416,9 +356,121 @@ impl<K: Kind> Future for Helper<K> {
                 return Poll::Pending;
             }
         }
-        this.left = true;
-        this.publish();
-        Poll::Ready(())
+    }
+}
+
+/// What a helper does after a look-up.
+#[derive(PartialEq, Eq)]
+enum Next {
+    /// Go on running items.
+    Run,
+    /// Publish and yield to the other tasks of its worker.
+    Yield,
+}
+
+/// The look-ups of one poll of a helper (module docs, "Looking up"): when the poll started,
+/// when the last look-up was, how many items ran since, and what the kind watches.
+struct LookUps {
+    started: Instant,
+    looked: Instant,
+    ran: usize,
+    watch: Watch,
+}
+
+impl LookUps {
+    fn start(blocks: bool) -> LookUps {
+        let now = Instant::now();
+        LookUps {
+            started: now,
+            looked: now,
+            ran: 0,
+            watch: Watch {
+                epoch: tick::now(),
+                blocks,
+            },
+        }
+    }
+
+    /// Between two batches: look up if the epoch moved, or if a tick's time has passed
+    /// without it moving (the ticker is a thread, which the OS may keep waiting while the
+    /// workers hold every core).
+    fn due_between_batches(&self) -> bool {
+        tick::moved(self.watch.epoch) || self.looked.elapsed() >= tick::TICK
+    }
+}
+
+impl<K: Kind> Helper<K> {
+    /// Takes the next batch (from the own slice, else stolen); `false` once every slice
+    /// looks empty. A batch not adjacent to the run (a steal) publishes the run first.
+    fn take_batch(&mut self) -> bool {
+        let Some(batch) = self
+            .lp
+            .partition
+            .next_batch(self.index, &mut self.rng, &mut self.batch)
+        else {
+            return false;
+        };
+        if self.run_end != Some(batch.start) {
+            self.lp.kind.flush(self.index, &mut self.local);
+        }
+        self.run_end = Some(batch.start);
+        self.held_total = batch.len();
+        self.held = batch;
+        true
+    }
+
+    /// Runs the held batch until its end or until the epoch moves; `false` if a user
+    /// closure panicked (the loop is then stopped and the batch counted as finished).
+    fn run_held(&mut self, look: &mut LookUps) -> bool {
+        let lp = &*self.lp;
+        let (local, part) = (&mut self.local, self.held.clone());
+        match catch_unwind(AssertUnwindSafe(|| {
+            lp.kind.run_part(local, part, look.watch)
+        })) {
+            Ok(end) => {
+                look.ran += end - self.held.start;
+                self.held.start = end;
+                self.run_end = Some(end);
+                true
+            }
+            Err(payload) => {
+                lp.kind.unwound(&mut self.local);
+                lp.fail(Failure::Panic(payload));
+                // Cannot finish the loop: the held batch is counted until `publish`.
+                lp.stop_loop();
+                self.finish_held();
+                false
+            }
+        }
+    }
+
+    /// A look-up: reads the epoch again, asks the worker whether to return now (it takes a
+    /// driver turn if one is due, and says yes if that woke a task or tasks wait for this
+    /// worker), measures the items' cost, and reads the stop flag. After a stop the rest of
+    /// the held batch is skipped; the helper yields if its worker said so or its budget is
+    /// spent.
+    fn look_up(&mut self, look: &mut LookUps) -> Next {
+        // Acquire (in `now`) before reading the stop flag, see tick.rs.
+        look.watch.epoch = tick::now();
+        let return_now = context::should_return_now();
+        let now = Instant::now();
+        // Cheap items (on average since the last look-up) run in blocks; after a jump in
+        // cost, the next look-up switches to one by one.
+        let window = (now - look.looked).as_nanos().max(1);
+        self.blocks = look.ran as u128 * SLOW_ITEM.as_nanos() > window;
+        self.batch.measured(look.ran, now - look.looked);
+        look.watch.blocks = self.blocks;
+        (look.looked, look.ran) = (now, 0);
+        if self.lp.partition.is_stopped() {
+            // No new index starts after a stop.
+            self.finish_held();
+            return Next::Run;
+        }
+        if return_now || now - look.started >= HELPER_BUDGET {
+            Next::Yield
+        } else {
+            Next::Run
+        }
     }
 }
 

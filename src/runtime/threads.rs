@@ -10,11 +10,12 @@
 
 use std::fmt;
 use std::io;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread;
 
 use crate::runtime::tokio_context::TokioContext;
+use crate::util::fault::{self, Fault};
+use crate::util::wake_all::call_quietly;
 
 /// A user hook run on an executor's threads.
 pub(crate) type Hook = Arc<dyn Fn() + Send + Sync + 'static>;
@@ -49,6 +50,11 @@ impl ThreadConfig {
         name: String,
         body: impl FnOnce() + Send + 'static,
     ) -> io::Result<thread::JoinHandle<()>> {
+        if fault::fires(Fault::ThreadStart, Some(&name)) {
+            return Err(io::Error::other(
+                "filch test: an injected thread start failure",
+            ));
+        }
         let mut builder = thread::Builder::new().name(name);
         if let Some(bytes) = self.stack_size {
             builder = builder.stack_size(bytes);
@@ -75,10 +81,7 @@ impl ThreadConfig {
 /// Runs `hook`, catching its panic (module invariants).
 fn run_hook(hook: Option<&Hook>) {
     if let Some(hook) = hook {
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook())) {
-            // Leaked rather than dropped: dropping a payload may panic again.
-            std::mem::forget(payload);
-        }
+        call_quietly(|| hook());
     }
 }
 

@@ -4,6 +4,7 @@
 //! every waker or closure of a list even if one panics, and drops values whose destructor
 //! may panic.
 
+pub(crate) mod fault;
 pub(crate) mod rng;
 pub(crate) mod sync;
 pub(crate) mod wake_all;

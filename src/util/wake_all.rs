@@ -10,12 +10,14 @@
 //! ([`wake_all_quietly`]) every panic is dropped: the protocol of `State::shutdown` must run
 //! to its end, and nobody is left to report to.
 //!
+//! [`drop_quietly`] and [`call_quietly`] are the single-item forms: a value whose destructor
+//! may panic, a user hook that may panic, where nobody is there to report the panic to (its
+//! payload is leaked, not dropped: dropping it might panic again).
+//!
 //! **Invariant:** every item gets its call, whatever the others do.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::task::Waker;
-
-use crate::runtime::task::drop_quietly;
 
 /// Calls `f` on every item of `items`, in order, even if some of the calls panic; then
 /// unwinds with the first panic, if any (module docs).
@@ -61,49 +63,18 @@ fn call_each_catching<T>(
     first_panic
 }
 
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-    use std::sync::Arc;
-    use std::task::Wake;
+/// Drops `value`, catching a panic of its destructor (whose payload is leaked: dropping it
+/// might panic again).
+pub(crate) fn drop_quietly<T>(value: T) {
+    call_quietly(move || drop(value));
+}
 
-    struct Counting(AtomicUsize, bool);
-
-    impl Wake for Counting {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, SeqCst);
-            assert!(!self.1, "a panicking waker");
-        }
-    }
-
-    #[test]
-    fn every_waker_is_called_though_some_panic() {
-        let wakers: Vec<_> = (0..6)
-            .map(|i| Arc::new(Counting(AtomicUsize::new(0), i % 3 == 0)))
-            .collect();
-        let list: Vec<Waker> = wakers.iter().map(|w| Waker::from(Arc::clone(w))).collect();
-        let outcome = catch_unwind(AssertUnwindSafe(|| wake_all(list)));
-        let payload = outcome.expect_err("the first panic goes on unwinding");
-        assert_eq!(payload.downcast_ref::<&str>(), Some(&"a panicking waker"));
-        for (i, w) in wakers.iter().enumerate() {
-            assert_eq!(w.0.load(SeqCst), 1, "waker {i}");
-        }
-    }
-
-    #[test]
-    fn at_shutdown_no_panic_goes_on() {
-        let wakers: Vec<_> = (0..3)
-            .map(|i| Arc::new(Counting(AtomicUsize::new(0), i != 1)))
-            .collect();
-        wake_all_quietly(wakers.iter().map(|w| Waker::from(Arc::clone(w))));
-        assert!(wakers.iter().all(|w| w.0.load(SeqCst) == 1));
-    }
-
-    #[test]
-    fn no_panic_no_unwind() {
-        let mut seen = Vec::new();
-        call_each(0..4, |i| seen.push(i));
-        assert_eq!(seen, [0, 1, 2, 3]);
+/// Calls `f`, catching its panic (whose payload is leaked: dropping it might panic again).
+pub(crate) fn call_quietly(f: impl FnOnce()) {
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(f)) {
+        std::mem::forget(payload);
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests;

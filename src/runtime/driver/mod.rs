@@ -1,30 +1,36 @@
-//! [`Driver`]: one executor's driver stack: the IO driver ([`IoDriver`], `io.rs`: the OS
-//! poller, the registered sources and their readiness, `scheduled_io.rs`) and the time
-//! driver ([`TimeDriver`], `time.rs`: the timing wheel, `wheel.rs`, and the clock,
-//! `clock.rs`), composed here as tokio's `runtime/driver.rs` composes its own. Neither
+//! [`Driver`]: one executor's driver stack: the IO driver ([`IoDriver`], `runtime/io/`: the
+//! OS poller, the registered sources and their readiness) and the time driver
+//! ([`TimeDriver`], `runtime/time/`: the timing wheel and the clock), composed here as tokio's `runtime/driver.rs` composes its own. Neither
 //! driver knows the other: the stack gives the time driver the IO driver's waker to end a
 //! wait early, and a turn asks the time driver how long to wait, turns the IO driver, then
 //! fires the due timers. The stack is the [`Reactor`] a worker's parker waits in
-//! (`park/parker.rs`).
+//! (`runtime/park/parker.rs`). This folder also holds what sits on the stack: the IO
+//! sources of `filch::net` and `filch::signal` (`source.rs`) and `block_on` (`block_on.rs`),
+//! which sleeps on a parker that waits in it.
 //!
 //! # Who turns
 //!
-//! The OS poll and the scratch space of a turn ([`Exclusive`]) sit behind a try-lock
-//! ([`Driver::try_lock`]): at most one thread waits in the OS poll at a time; a worker that
-//! parks while another holds it sleeps on its parker's condition variable instead. A busy
-//! worker takes the lock now and then for a turn that does not block. A turn delivers the
-//! readiness of every event to its source (which wakes the waiting tasks), then fires the
-//! timers that are due. The next timer deadline bounds the wait. A turn that does not block
-//! skips the OS poll while no source is registered (`io.rs`), and a worker whose tasks
-//! yield takes such a turn every few dozen polls (`worker/mod.rs`), where the
-//! `epoll_wait` would be most of the cost of a yield.
+//! The OS poll and the scratch space of a turn ([`Exclusive`]) sit behind a try-lock, private
+//! to this module: at most one thread waits in the OS poll at a time; a worker that parks
+//! while another holds it sleeps on its parker's condition variable instead. A turn
+//! delivers the readiness of every event to its source (which wakes the waiting tasks),
+//! then fires the timers that are due. The next timer deadline bounds the wait.
 //!
-//! The busy threads' turns ([`Driver::turn_if_due`]) are paced by std's clock, paused or
-//! not. With `test-util`, the holder of a paused clock's driver runs the auto-advance after
-//! each wait in the OS poll (`after_wait`, `auto_advance.rs`): only the holder jumps.
+//! Threads that do not hold the driver take a turn that does not block through one method,
+//! [`Driver::turn_nonblocking`], with one pacing rule ([`Pace`]): a busy thread (a worker
+//! between polls, a data-parallel loop's helper between items) takes one if
+//! [`BUSY_TURN_INTERVAL`] has passed since the last such turn of any thread, by std's clock
+//! (paused or not); a worker about to park, or whose yielded tasks wait for a turn, takes one
+//! now. A turn that does not block skips the OS poll while no source is registered
+//! (`runtime/io/driver.rs`), where the `epoll_wait` would be most of the cost of a yield.
+//!
+//! With `test-util`, the holder of a paused clock's driver runs the auto-advance after
+//! each wait in the OS poll (`after_wait`, `runtime/scheduler/auto_advance.rs`): only the
+//! holder jumps.
 //!
 //! **Invariants:**
-//! - no timer's waker is woken or dropped while the timers' lock is held (`time.rs`);
+//! - no timer's waker is woken or dropped while the timers' lock is held
+//!   (`runtime/time/driver.rs`);
 //! - after [`Driver::shutdown`] no source can register, every registered source has the
 //!   `SHUTDOWN` bit, every timer is fired (its task woken), and the OS poller is closed.
 
@@ -42,10 +48,22 @@ use crate::runtime::park::Reactor;
 pub(crate) use crate::runtime::time::driver::TimeDriver;
 use crate::util::sync::{AtomicU64, Mutex, MutexGuard, Ordering};
 
-/// How often, in ms, a busy thread takes a turn of the driver ([`Driver::turn_if_due`]):
-/// the bound, beyond the cost of the items already running, on how late an IO event or a
-/// timer is seen while every worker is busy.
-const TURN_INTERVAL_MS: u64 = 1;
+/// The least time between two paced turns ([`Pace::IfDue`]), whichever busy threads take
+/// them: a turn costs an `epoll_wait`, too much to pay every few microseconds. With the
+/// polls or loop items already running, it bounds how late an IO event or a timer is seen
+/// while every worker is busy.
+const BUSY_TURN_INTERVAL: Duration = Duration::from_micros(100);
+
+/// When a non-blocking turn ([`Driver::turn_nonblocking`]) is taken.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Pace {
+    /// If [`BUSY_TURN_INTERVAL`] has passed since the last paced turn: a busy thread (a
+    /// worker between polls, a long poll between its steps) that looks at the driver now
+    /// and then.
+    IfDue,
+    /// Now: a worker about to park, or whose deferred tasks wait for a turn.
+    Now,
+}
 
 /// What only the thread turning the driver touches.
 pub(crate) struct Exclusive {
@@ -60,11 +78,11 @@ pub(crate) struct Driver {
     time: TimeDriver,
     /// `None` once shut down (the OS poller is closed).
     exclusive: Mutex<Option<Exclusive>>,
-    /// When the last [`Driver::turn_if_due`] turn was taken, in std's ms since the clock's
+    /// When the last paced turn ([`Pace::IfDue`]) was taken, in std's µs since the clock's
     /// origin (the wall clock, paused or not): tells a busy thread whether another is due. A
     /// hint, read and written Relaxed: a stale value only makes a turn come a little early
     /// or late.
-    last_turn_ms: AtomicU64,
+    last_paced_turn_us: AtomicU64,
     /// What the thread holding the driver runs after each blocking wait (`test-util`):
     /// the paused clock's auto-advance, whose jumps only the holder makes
     /// (`auto_advance.rs`). Set once, when the executor is built.
@@ -87,7 +105,7 @@ impl Driver {
                 poller,
                 wakers: Vec::new(),
             })),
-            last_turn_ms: AtomicU64::new(0),
+            last_paced_turn_us: AtomicU64::new(0),
             #[cfg(feature = "test-util")]
             after_wait: std::sync::OnceLock::new(),
         })
@@ -100,10 +118,35 @@ impl Driver {
         let _ = self.after_wait.set(hook);
     }
 
-    /// A turn that does not block, by the thread holding the driver; whether it woke any
-    /// source or timer.
+    /// A turn that does not block, by the thread holding the driver (`exclusive`); whether
+    /// it woke any source or timer.
     pub(crate) fn turn_now(&self, exclusive: &mut Exclusive) -> bool {
         self.turn(exclusive, Some(Duration::ZERO), || {}) > 0
+    }
+
+    /// The one non-blocking turn of a thread that does not hold the driver: if `pace`
+    /// allows it and no other thread holds the OS poll, takes it and turns once without
+    /// blocking. Returns whether the turn woke a source or a timer; `false` if it was not
+    /// taken (a thread waiting in the OS poll holds it and serves the events itself). The
+    /// wakers of what it woke run on this thread.
+    ///
+    /// Only paced turns read the clock (once, to test the interval); `Pace::Now` reads none.
+    pub(crate) fn turn_nonblocking(&self, pace: Pace) -> bool {
+        if pace == Pace::IfDue {
+            let now = self.clock().real_us();
+            // Relaxed: a hint (see the field).
+            let last = self.last_paced_turn_us.load(Ordering::Relaxed);
+            if now < last.saturating_add(BUSY_TURN_INTERVAL.as_micros() as u64) {
+                return false;
+            }
+            // Relaxed: a hint (see the field). Stored before the try-lock, so that the
+            // other busy threads do not all try it at once.
+            self.last_paced_turn_us.store(now, Ordering::Relaxed);
+        }
+        match self.try_hold() {
+            Some(mut held) => Reactor::turn_now(self, &mut held),
+            None => false,
+        }
     }
 
     /// The IO driver: registration of sources.
@@ -126,7 +169,7 @@ impl Driver {
     }
 
     /// Takes the OS poll if no other thread holds it.
-    pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, Option<Exclusive>>> {
+    fn try_lock(&self) -> Option<MutexGuard<'_, Option<Exclusive>>> {
         self.exclusive.try_lock()
     }
 
@@ -149,27 +192,6 @@ impl Driver {
         // Wakers run with no driver lock but the OS poll held.
         let woken = self.io.dispatch(&mut exclusive.poller);
         woken + self.time.fire_due(&mut exclusive.wakers)
-    }
-
-    /// A turn that does not block, if one is due ([`TURN_INTERVAL_MS`] since the last turn
-    /// taken here) and no other thread holds the OS poll: for a thread that is busy for a
-    /// long while (a data-parallel loop's helper between its items), so that IO events and
-    /// timers are served while every worker is busy. Returns whether it woke a source or a
-    /// timer. A thread waiting in the OS poll holds it and serves them itself. Only these
-    /// turns are timed (the worker loop's own turns read no clock for it).
-    pub(crate) fn turn_if_due(&self) -> bool {
-        let now = self.time.clock().real_ms();
-        // Relaxed: a hint (see the field).
-        let last = self.last_turn_ms.load(Ordering::Relaxed);
-        if now < last.saturating_add(TURN_INTERVAL_MS) {
-            return false;
-        }
-        let Some(mut held) = self.try_hold() else {
-            return false;
-        };
-        // Relaxed: a hint (see the field).
-        self.last_turn_ms.store(now, Ordering::Relaxed);
-        Reactor::turn_now(self, &mut held)
     }
 
     /// Shuts the driver down (the executor is gone): every source reports an error from now

@@ -3,16 +3,19 @@
 //! taken and every thread terminates. A lost wake-up leaves a worker parked forever while an
 //! item waits, the pusher's `join` never returns, and loom reports the deadlock.
 //!
-//! The models run the shipped coordinator ([`Idle`]), the shipped [`Parker`] and
-//! event-listener (its `loom` feature); what stands in for the rest is the worker loop,
-//! reduced to its park step over queues modelled by their lengths, and the IO driver, a
+//! The models run the shipped coordinator ([`Idle`], and its park composition
+//! [`Idle::park`] that the worker loop calls), the shipped [`Parker`] and event-listener
+//! (its `loom` feature); what stands in for the rest is the worker loop's search, over
+//! queues modelled by their lengths, and the IO driver, a
 //! [`Reactor`] stub (`Stub`): a try-lock, an OS poll that an IO event or a wake ends, and
 //! the delivery of that event.
 //!
 //! Run with
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release --lib loom`.
 
-use super::{Idle, Parker, Prepared, Reactor};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+use super::{Idle, Parker, Reactor};
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::sync::{Arc, Mutex, Notify};
 use loom::thread;
@@ -161,15 +164,33 @@ impl ParkModel {
                 busy_turn();
                 continue;
             }
-            let parked = match self
-                .idle
-                .prepare_park(index, searching, parker, || self.has_work())
-            {
-                Prepared::Skipped(parked) => parked,
-                Prepared::Booked(listener) if self.take_unwind() => {
-                    self.idle.unbook(index, listener, parker)
-                }
-                Prepared::Booked(mut listener) => self.idle.sleep(index, &mut listener, parker),
+            // The shipped composition (`Idle::park`, as `WorkerLoop::park` calls it); an
+            // unwinding park is a re-check that unwinds (a panicking waker run by a driver
+            // turn there), after which the caller gives the booking back, as the worker
+            // loop's drop does.
+            let unwind = self.take_unwind();
+            let mut booked = None;
+            let park = catch_unwind(AssertUnwindSafe(|| {
+                self.idle.park(
+                    index,
+                    searching,
+                    parker,
+                    || {
+                        if unwind {
+                            // `resume_unwind`: no panic hook, no message per interleaving.
+                            resume_unwind(Box::new("a panicking waker"));
+                        }
+                        self.has_work()
+                    },
+                    &mut booked,
+                )
+            }));
+            let parked = match park {
+                Ok(parked) => parked,
+                Err(_) => self
+                    .idle
+                    .unbook_unwound(index, &mut booked, parker)
+                    .expect("a park that unwound left its booking"),
             };
             searching = parked.searching();
             if !parked.slept() {
@@ -288,18 +309,26 @@ fn one_notification_wakes_at_most_once() {
             let (rechecking, pushed) = (Arc::clone(&rechecking), Arc::clone(&pushed));
             thread::spawn(move || {
                 let parker = Parker::new();
-                let first = sleep.park(0, false, &parker, || {
-                    rechecking.store(true, SeqCst);
-                    while !pushed.load(SeqCst) {
-                        thread::yield_now();
-                    }
-                    true
-                });
+                let mut booked = None;
+                let first = sleep.park(
+                    0,
+                    false,
+                    &parker,
+                    || {
+                        rechecking.store(true, SeqCst);
+                        while !pushed.load(SeqCst) {
+                            thread::yield_now();
+                        }
+                        true
+                    },
+                    &mut booked,
+                );
                 let mut grants = vec![first];
                 let mut searching = first.searching();
                 // Later parks wait only for the end of the model.
                 while !done.load(SeqCst) {
-                    let parked = sleep.park(0, searching, &parker, || done.load(SeqCst));
+                    let parked =
+                        sleep.park(0, searching, &parker, || done.load(SeqCst), &mut booked);
                     grants.push(parked);
                     searching = parked.searching();
                 }

@@ -2,7 +2,7 @@
 //! gets woken; and ([`parker`]) where a thread sleeps and how it is woken.
 //!
 //! The protocol, its invariants and the argument that no wake-up is lost are written out in
-//! `src/park/README.md` beside this file; the comments here name the steps.
+//! `README.md` beside this file; the comments here name the steps.
 //!
 //! A worker that books itself as sleeping registers an `event-listener` listener on its own
 //! event first; whoever takes it out of `sleepers` notifies that event, and the listener's
@@ -30,6 +30,7 @@ use std::task::Context;
 use crossbeam_utils::CachePadded;
 use event_listener::{Event, EventListener};
 
+use crate::util::fault::{self, Fault};
 use crate::util::sync::{fence, AtomicBool, AtomicUsize, Mutex, Ordering};
 pub(crate) use parker::{NoReactor, Parker, Reactor};
 
@@ -212,73 +213,81 @@ impl Idle {
     }
 
     /// Parks worker `index` until it is woken, unless `has_work` finds work after the worker
-    /// is registered as sleeping. `searching` says whether the worker was a searcher.
+    /// is booked as sleeping (steps 1–5, `README.md`). `searching` says whether the worker
+    /// was a searcher. Returns whether the worker is a searcher now (it was woken as one);
+    /// on return the worker is counted as unparked again.
     ///
-    /// Returns whether the worker is a searcher now (it was woken as one). On return the
-    /// worker is counted as unparked again.
+    /// `has_work` must look at every queue the worker could take from, and at the shutdown
+    /// flag.
     ///
-    /// `has_work` must look at every queue the worker could take from, and at the
-    /// shutdown flag.
-    ///
-    /// The worker loop makes the same two calls ([`Idle::prepare_park`], then
-    /// [`Idle::sleep`]), with the listener kept where its unwinding can give the booking
-    /// back ([`Idle::unbook`]); the loom models call this.
-    #[cfg(all(test, loom))]
+    /// `booked` holds the worker's listener from its booking to its wake-up: the re-check
+    /// and the sleep may unwind (a panicking waker, run by a driver turn in the re-check or
+    /// by the OS poll the worker sleeps in), and the caller, whose drop sees the listener
+    /// still there, gives the booking back with [`Idle::unbook_unwound`]. The worker loop
+    /// and the loom models call this one composition.
     pub(crate) fn park<R: Reactor>(
         &self,
         index: usize,
         searching: bool,
         parker: &Parker<R>,
         has_work: impl FnOnce() -> bool,
+        booked: &mut Option<EventListener>,
     ) -> Parked {
-        match self.prepare_park(index, searching, parker, has_work) {
-            Prepared::Skipped(parked) => parked,
-            Prepared::Booked(mut listener) => self.sleep(index, &mut listener, parker),
-        }
-    }
-
-    /// Steps 1–3 of [`Idle::park`]: register, book, re-check. Either the worker does not
-    /// sleep, or it is booked as sleeping and must call [`Idle::sleep`] with the returned
-    /// listener (or, if it cannot, [`Idle::unbook`]). `parker` is the worker's own: a
-    /// re-check that finds work after a notifier already booked the worker awake waits on
-    /// it for that notifier's notification (see [`Idle::unbook`]).
-    pub(crate) fn prepare_park<R: Reactor>(
-        &self,
-        index: usize,
-        searching: bool,
-        parker: &Parker<R>,
-        has_work: impl FnOnce() -> bool,
-    ) -> Prepared {
-        let park = &self.parks[index];
-        // Step 1: register the listener before anyone can find us in `sleepers`.
-        let listener = park.event.listen();
-        // Step 2: book ourselves as sleeping, together with the counts.
-        {
-            let mut sleepers = self.sleepers.lock();
-            self.state
-                .fetch_sub(UNPARKED_ONE + usize::from(searching), Ordering::SeqCst);
-            sleepers.push(index);
-            // Relaxed: ordered for `notify_worker` by the fence below.
-            park.sleeping.store(true, Ordering::Relaxed);
-        }
+        let listener = booked.insert(self.book(index, searching));
         // Step 3: re-check every queue. The fence pairs with the one in `notify_work` /
         // `notify_worker`: a push we miss here saw our booking and wakes us.
         fence(Ordering::SeqCst);
         if has_work() {
-            return Prepared::Skipped(self.unbook(index, listener, parker));
+            let listener = booked.take().expect("booked above");
+            return self.unbook(index, listener, parker);
         }
-        Prepared::Booked(listener)
+        if fault::fires(Fault::Park, None) {
+            panic!("filch test: a fault injected into a parked worker");
+        }
+        let parked = self.sleep(index, listener, parker);
+        *booked = None;
+        parked
+    }
+
+    /// Gives back the booking of a worker whose thread unwound out of [`Idle::park`]
+    /// (`booked` still holds its listener), as a wake-up would; `None` if `park` was not
+    /// left booked.
+    pub(crate) fn unbook_unwound<R: Reactor>(
+        &self,
+        index: usize,
+        booked: &mut Option<EventListener>,
+        parker: &Parker<R>,
+    ) -> Option<Parked> {
+        booked
+            .take()
+            .map(|listener| self.unbook(index, listener, parker))
+    }
+
+    /// Steps 1–2 of [`Idle::park`]: registers the worker's listener, then books the worker
+    /// as sleeping (out of the unparked and searching counts, into `sleepers`).
+    fn book(&self, index: usize, searching: bool) -> EventListener {
+        let park = &self.parks[index];
+        // Step 1: register the listener before anyone can find us in `sleepers`.
+        let listener = park.event.listen();
+        // Step 2: book ourselves as sleeping, together with the counts.
+        let mut sleepers = self.sleepers.lock();
+        self.state
+            .fetch_sub(UNPARKED_ONE + usize::from(searching), Ordering::SeqCst);
+        sleepers.push(index);
+        // Relaxed: ordered for `notify_worker` by the fence in `park`.
+        park.sleeping.store(true, Ordering::Relaxed);
+        listener
     }
 
     /// Step 5 of the park: sleeps on `parker` (in the IO driver's OS poll when the worker
-    /// gets it, else on its condition variable) until `listener`, of [`Idle::prepare_park`],
-    /// is notified; returns how the worker was woken. The listener's waker is the parker's:
+    /// gets it, else on its condition variable) until `listener`, of [`Idle::book`], is
+    /// notified; returns how the worker was woken. The listener's waker is the parker's:
     /// the notification unparks it.
     ///
     /// Events the driver delivers while the worker waits there run their wakers on this
     /// thread; if one panics, this unwinds with the worker still booked: the caller keeps
     /// `listener` to give the booking back ([`Idle::unbook`]).
-    pub(crate) fn sleep<R: Reactor>(
+    fn sleep<R: Reactor>(
         &self,
         index: usize,
         listener: &mut EventListener,
@@ -288,10 +297,10 @@ impl Idle {
         self.woken(index)
     }
 
-    /// Takes back a worker booked as sleeping by [`Idle::prepare_park`] that will not wait
+    /// Takes back a worker booked as sleeping by [`Idle::book`] that will not wait
     /// for its listener after all (its re-check found work, or its thread unwound out of
     /// [`Idle::sleep`]): restores the counts as a wake-up would.
-    pub(crate) fn unbook<R: Reactor>(
+    fn unbook<R: Reactor>(
         &self,
         index: usize,
         mut listener: EventListener,
@@ -348,7 +357,7 @@ impl Idle {
         sleepers
     }
 
-    /// After the listener of [`Idle::prepare_park`] fired: how the worker was woken.
+    /// After the listener of [`Idle::book`] fired: how the worker was woken.
     fn woken(&self, index: usize) -> Parked {
         // Relaxed: written before the notification the listener received.
         if self.parks[index].woken_as_searcher.load(Ordering::Relaxed) {
@@ -357,14 +366,6 @@ impl Idle {
             Parked::Woken
         }
     }
-}
-
-/// What [`Idle::prepare_park`] decided.
-pub(crate) enum Prepared {
-    /// The re-check found work: the worker does not sleep.
-    Skipped(Parked),
-    /// The worker is booked as sleeping: pass this listener to [`Idle::sleep`].
-    Booked(EventListener),
 }
 
 /// Polls `listener` with `parker`'s waker until it is notified, calling `park` between polls

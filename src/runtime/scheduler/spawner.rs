@@ -25,7 +25,8 @@ use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
 use crate::runtime::scheduler::worker::schedule::{push_to_worker, schedule};
 use crate::runtime::task::cold_tail::{wants_cold_tail, ColdTail};
-use crate::runtime::task::{drop_quietly, Payload, TaskFuture, TaskMeta, TaskOutput};
+use crate::runtime::task::{Payload, TaskFuture, TaskMeta, TaskOutput};
+use crate::util::wake_all::drop_quietly;
 
 /// Spawns `future` onto `state`'s workers.
 pub(crate) fn spawn<F>(state: &Arc<State>, future: F) -> JoinHandle<F::Output>

@@ -67,10 +67,6 @@ pub(crate) struct State {
     /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
     /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
     pub(crate) drop_panics: Mutex<Vec<(usize, Payload)>>,
-    /// Test-only fault injection: the next worker to park panics there (as a panicking
-    /// waker run by the reactor a parked worker drives would).
-    #[cfg(test)]
-    pub(crate) fault_next_park: AtomicBool,
 }
 
 impl State {
@@ -105,8 +101,6 @@ impl State {
             threads,
             blocking,
             drop_panics: Mutex::new(Vec::new()),
-            #[cfg(test)]
-            fault_next_park: AtomicBool::new(false),
         }
     }
 
@@ -199,18 +193,4 @@ impl State {
 }
 
 #[cfg(all(test, not(loom)))]
-mod tests {
-    use super::State;
-    use crate::runtime::task::TaskMeta;
-
-    /// Every task carries its metadata: keep it at four words (the memory benchmark counts
-    /// bytes per pending task).
-    #[test]
-    fn task_metadata_stays_small() {
-        assert!(
-            std::mem::size_of::<TaskMeta<State>>() <= 32,
-            "TaskMeta grew to {} bytes",
-            std::mem::size_of::<TaskMeta<State>>()
-        );
-    }
-}
+mod tests;

@@ -44,6 +44,7 @@ use crate::runtime::task::abort::{AbortCell, AbortHandle, AbortSlot};
 use crate::runtime::task::live_tasks::{Key, LiveTasks};
 use crate::runtime::task::task_count::{Counted, CountedRef};
 use crate::util::sync::{fence, AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
+use crate::util::wake_all::drop_quietly;
 
 /// A panic's payload.
 pub(crate) type Payload = Box<dyn Any + Send + 'static>;
@@ -214,14 +215,6 @@ impl<H: TaskHome> Drop for TaskMeta<H> {
         if let Some(payload) = self.take_drop_panic() {
             drop_quietly(payload);
         }
-    }
-}
-
-/// Drops `value`, catching a panic of its destructor (whose payload is leaked: dropping it
-/// might panic again).
-pub(crate) fn drop_quietly<T>(value: T) {
-    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
-        std::mem::forget(payload);
     }
 }
 

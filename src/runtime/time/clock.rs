@@ -75,10 +75,10 @@ impl Clock {
         whole_ms(self.now().saturating_duration_since(self.origin))
     }
 
-    /// Std's time in whole ms since the origin, whether or not the clock is paused: for
+    /// Std's time in whole µs since the origin, whether or not the clock is paused: for
     /// pacing work by the wall clock (the driver's busy turns), not for timers.
-    pub(crate) fn real_ms(&self) -> u64 {
-        whole_ms(self.origin.elapsed())
+    pub(crate) fn real_us(&self) -> u64 {
+        u64::try_from(self.origin.elapsed().as_micros()).unwrap_or(u64::MAX)
     }
 
     /// Counts a blocking-pool job as busy, from its spawn to its end ([`Clock::job_ended`]),

@@ -19,7 +19,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use crate::runtime::scheduler::state::State;
-use crate::runtime::scheduler::worker::local::{InboxTarget, WorkerLocal};
+use crate::runtime::scheduler::worker::local::WorkerLocal;
 use crate::runtime::task::live_tasks::LiveTasks;
 use crate::runtime::task::task_count::{Counted, TaskCount};
 use crate::runtime::task::{Payload, TaskHome};
@@ -106,20 +106,14 @@ pub(crate) fn is_worker_thread() -> bool {
     !WORKER.with(Cell::get).is_null()
 }
 
-/// Runs `turn`, a driver turn, so that the tasks it wakes on this worker go through the
-/// inboxes in event order, to the ones `target` names (`WorkerLocal::delivering`); elsewhere
-/// just runs it.
-pub(crate) fn delivering<R>(target: InboxTarget, turn: impl FnOnce() -> R) -> R {
-    with_worker(|worker| match worker {
-        Some(worker) => worker.delivering(target, turn),
-        None => turn(),
-    })
-}
-
-/// Whether tasks wait in this worker's inbox or in its executor's injector (`false` off a
-/// worker).
-pub(crate) fn tasks_wait_for_this_worker() -> bool {
-    with_worker(|worker| worker.is_some_and(WorkerLocal::tasks_wait))
+/// The question a long poll asks the worker it runs on now and then (a data-parallel
+/// loop's helper, between its items): should it return now, to let other tasks run? The
+/// worker takes a paced turn of its driver on the poll's behalf
+/// ([`WorkerLocal::turn_inside_poll`]), and answers yes if that turn woke a task or tasks
+/// wait for this worker in its inbox or the injector (woken by another thread, say).
+/// `false` off a worker.
+pub(crate) fn should_return_now() -> bool {
+    with_worker(|worker| worker.is_some_and(|w| w.turn_inside_poll() || w.tasks_wait()))
 }
 
 impl Counted for State {

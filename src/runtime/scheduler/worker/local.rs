@@ -30,9 +30,10 @@ pub(crate) enum InboxTarget {
     /// The one the wake policy picks: the task's last worker's under `LastWorker`, else
     /// this worker's. A worker's own turns (asleep in the OS poll, or busy between polls).
     ByPolicy,
-    /// This worker's, whatever the policy: a loop helper's turn. The helper yields at once
-    /// when its turn woke a task, so this worker is the first free to run it, while the
-    /// task's last worker may be inside an item of a loop for its whole cost.
+    /// This worker's, whatever the policy: a turn taken inside a poll, on the poll's behalf
+    /// ([`WorkerLocal::turn_inside_poll`]). The poll returns at once when the turn woke a
+    /// task, so this worker is the first free to run it, while the task's last worker may
+    /// be inside a long poll (a loop's item) for its whole length.
     ThisWorker,
 }
 

@@ -25,12 +25,14 @@
 //!    woke nothing, park (see `park/README.md`).
 //!
 //! The loop is a plain loop ([`WorkerLoop`]): run, search, park. A parked worker sleeps on
-//! its [`Parker`] (`park/parker.rs`): in the OS poll of its executor's IO driver if no other
+//! its [`Parker`] (`runtime/park/parker.rs`): in the OS poll of its executor's IO driver if no other
 //! worker holds it, else on the parker's condition variable; the notifier's wake-up unparks
 //! it wherever it waits. A busy worker also takes a turn of the driver that does not block
 //! every [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are
-//! handled while every worker is busy: at most once per [`DRIVER_INTERVAL`], except while
-//! tasks wait in its deferred list, when every such turn is due.
+//! handled while every worker is busy: a paced turn (the driver's one pacing rule,
+//! `runtime/driver/mod.rs`), or one now while tasks wait in its deferred list. A long poll
+//! asks its worker now and then whether to return ([`context::should_return_now`]): the
+//! worker takes a paced turn on its behalf, so IO and timers stay the worker's business.
 //!
 //! A task that yielded (`yield_now`, or a spent budget) thus runs again only after its
 //! worker's next non-blocking driver turn, or its try at one when another worker holds the
@@ -82,16 +84,16 @@ mod tests;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crossbeam_deque::{Steal, Worker};
 use event_listener::EventListener;
 
-use crate::runtime::driver::Driver;
-use crate::runtime::park::{Parked, Parker, Prepared, Reactor};
+use crate::runtime::driver::{Driver, Pace};
+use crate::runtime::park::{Parked, Parker};
 use crate::runtime::scheduler::state::{Runnable, State};
-use crate::runtime::task::drop_quietly;
 use crate::runtime::task::task_count;
+use crate::util::wake_all::drop_quietly;
 use local::{InboxTarget, WorkerLocal};
 
 /// Every this many polls a worker looks at the injector (or its inbox, or its deque's
@@ -113,10 +115,6 @@ const STEAL_ROUNDS: usize = 2;
 /// scatter-gather barrier) paid that on every burst. Only searchers (at most about half
 /// the workers) spin, and only this long, so an idle pool still goes quiet at once.
 const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
-
-/// The least time between two driver turns of a busy worker with no deferred tasks: a
-/// turn costs an `epoll_wait`, too much to pay every few microseconds.
-const DRIVER_INTERVAL: Duration = Duration::from_micros(100);
 
 /// A worker whose last spin found nothing skips the spin, except on every this many
 /// fruitless searches, when it spins again to see whether spinning pays off now. Spinning
@@ -152,9 +150,6 @@ struct LoopState {
     unreported_polls: u32,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
-    /// When the worker, busy with no deferred task, last took (or tried) a turn of the driver
-    /// ([`DRIVER_INTERVAL`]).
-    last_turn: Instant,
 }
 
 /// The body of worker thread `index`.
@@ -173,7 +168,6 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         busy_since: None,
         unreported_polls: 0,
         dry_searches: 0,
-        last_turn: Instant::now(),
     };
     {
         let _installed = context::enter_worker(&worker);
@@ -239,7 +233,7 @@ impl<'a> WorkerLoop<'a> {
                 // Out of tasks (step 6): first what the OS has ready (without blocking, and
                 // only if no other worker holds the driver), then park. The tasks the turn
                 // wakes are placed as from a running worker.
-                None if worker.turn_driver().woke => {}
+                None if worker.turn_driver(Pace::Now).woke => {}
                 // Work in sight (another worker's deque, the injector) that this worker
                 // could not take now (the searcher cap): look again rather than book a park
                 // only to take it back at once. A shortcut only: `prepare_park`'s re-check
@@ -269,27 +263,13 @@ impl<'a> WorkerLoop<'a> {
                 || worker.has_deferred()
                 || crate::runtime::scheduler::auto_advance::on_park(state)
         };
-        let listener =
-            match state
-                .idle
-                .prepare_park(worker.index, self.st.searching, parker, recheck)
-            {
-                Prepared::Skipped(parked) => {
-                    worker.set_parked(false);
-                    worker.after_park(self.st, parked);
-                    return;
-                }
-                Prepared::Booked(listener) => self.listener.insert(listener),
-            };
-        #[cfg(test)]
-        if state
-            .fault_next_park
-            .swap(false, crate::util::sync::Ordering::SeqCst)
-        {
-            panic!("filch test: a fault injected into a parked worker");
-        }
-        let parked = state.idle.sleep(worker.index, listener, parker);
-        self.listener = None;
+        let parked = state.idle.park(
+            worker.index,
+            self.st.searching,
+            parker,
+            recheck,
+            &mut self.listener,
+        );
         worker.set_parked(false);
         worker.after_park(self.st, parked);
     }
@@ -297,14 +277,15 @@ impl<'a> WorkerLoop<'a> {
 
 impl Drop for WorkerLoop<'_> {
     fn drop(&mut self) {
-        if let Some(listener) = self.listener.take() {
-            // Unwinding out of a park: give back the booking as a wake-up would, so that the
-            // notifier's counts stay exact (module invariants).
-            let worker = self.worker;
-            let parked = worker
+        // Unwinding out of a park: give back the booking as a wake-up would, so that the
+        // notifier's counts stay exact (module invariants).
+        let worker = self.worker;
+        if let Some(parked) =
+            worker
                 .state
                 .idle
-                .unbook(worker.index, listener, self.parker);
+                .unbook_unwound(worker.index, &mut self.listener, self.parker)
+        {
             worker.set_parked(false);
             worker.after_park(self.st, parked);
         }
@@ -435,7 +416,7 @@ impl WorkerLocal {
         if !self.has_deferred() {
             return None;
         }
-        if self.turn_driver().released > 1 {
+        if self.turn_driver(Pace::Now).released > 1 {
             self.state.idle.notify_work();
         }
         self.deque.pop().or_else(|| self.pop_inbox())
@@ -444,47 +425,54 @@ impl WorkerLocal {
     /// What a busy worker does every [`FAIRNESS_INTERVAL`] polls: it reports its busy time
     /// and polls (so that a worker that never runs out of work does not lag), marks the
     /// fairness check (step 1) due, and takes a turn of the driver if nobody holds it
-    /// (module docs), if [`DRIVER_INTERVAL`] has passed since the last one or tasks wait in
-    /// the deferred list. The released tasks go onto the deque, where idle workers may
-    /// steal them (and are told so).
+    /// (module docs): a paced one ([`Pace::IfDue`]), or one now if tasks wait in the
+    /// deferred list. The released tasks go onto the deque, where idle workers may steal
+    /// them (and are told so).
     #[inline(never)]
     fn maintenance(&self, st: &mut LoopState) {
         st.until_maintenance = FAIRNESS_INTERVAL;
         st.fairness_due = true;
         self.end_busy(st);
-        if !self.has_deferred() {
-            if st.last_turn.elapsed() < DRIVER_INTERVAL {
-                return;
-            }
-            st.last_turn = Instant::now();
-        }
-        if self.turn_driver().released > 0 {
+        let pace = if self.has_deferred() {
+            Pace::Now
+        } else {
+            Pace::IfDue
+        };
+        if self.turn_driver(pace).released > 0 {
             self.state.idle.notify_work();
         }
     }
 
-    /// A turn of the driver that does not block, if nobody holds it; then, taken or not,
-    /// the deferred tasks move onto the deque, to be popped in the order they yielded (when
-    /// another worker holds the driver, that one is turning it and delivers the events).
-    /// Tasks the turn wakes go through the inboxes, in event order (`schedule.rs`).
+    /// A turn of the driver that does not block ([`Driver::turn_nonblocking`]), then, taken
+    /// or not, the deferred tasks move onto the deque, to be popped in the order they
+    /// yielded (when another worker holds the driver, that one is turning it and delivers
+    /// the events). Tasks the turn wakes go through the inboxes, in event order, by the wake
+    /// policy (`schedule.rs`).
     ///
     /// Out of line, as `maintenance`, and `run_task` and `find_task_or_spin` marked
     /// `#[inline]`: the turn comes once per dozens of polls, and the per-poll path stays
     /// inside the worker's loop (left to itself, the compiler calls the per-poll functions
     /// out of line, which costs time per yield in a `yield_many`-shaped loop).
     #[inline(never)]
-    fn turn_driver(&self) -> Turn {
-        let driver: &Driver = &self.state.driver;
-        let woke = match driver.try_hold() {
-            Some(mut held) => self.delivering(InboxTarget::ByPolicy, || {
-                Reactor::turn_now(driver, &mut held)
-            }),
-            None => false,
-        };
+    fn turn_driver(&self, pace: Pace) -> Turn {
+        let woke = self.delivering(InboxTarget::ByPolicy, || {
+            self.state.driver.turn_nonblocking(pace)
+        });
         Turn {
             woke,
             released: self.release_deferred(),
         }
+    }
+
+    /// A paced turn of the driver taken inside a poll, on its behalf
+    /// ([`context::should_return_now`]): the tasks it wakes go to this worker's inbox
+    /// ([`InboxTarget::ThisWorker`]), since the poll returns at once when it woke one.
+    /// Whether it woke a task.
+    #[inline(never)]
+    pub(crate) fn turn_inside_poll(&self) -> bool {
+        self.delivering(InboxTarget::ThisWorker, || {
+            self.state.driver.turn_nonblocking(Pace::IfDue)
+        })
     }
 
     /// Step 5: steal from the other workers, as a searcher.
