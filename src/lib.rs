@@ -163,10 +163,8 @@ pub mod time;
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
 
-pub use executor::global::{
-    block_on, par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, spawn, spawn_blocking,
-    WORKERS_ENV,
-};
+pub use executor::global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
+pub use executor::loops::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
 pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;

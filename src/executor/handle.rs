@@ -10,13 +10,10 @@
 
 use std::fmt;
 use std::future::Future;
-use std::ops::Range;
 use std::sync::Arc;
 
 use futures::task::{FutureObj, Spawn, SpawnError};
 
-use crate::par::{self, On};
-use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 use crate::runtime::driver::block_on;
 use crate::runtime::scheduler::join::JoinHandle;
 use crate::runtime::scheduler::spawner;
@@ -136,97 +133,6 @@ impl Handle {
         T: Send + 'static,
     {
         spawner::spawn_blocking(&self.state, f)
-    }
-
-    /// [`par_range`](crate::par_range) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let handle = ex.handle();
-    /// ex.block_on(handle.par_range(0..100, |i| assert!(i < 100)));
-    /// ```
-    pub fn par_range<F>(&self, range: Range<usize>, body: F) -> ParRange
-    where
-        F: Fn(usize) + Send + Sync + 'static,
-    {
-        par::range_loop(range, On::Fixed(Arc::clone(&self.state)), body)
-    }
-
-    /// [`par_map`](crate::par_map) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let v = ex.block_on(ex.handle().par_map(0..3, |i| i + 1));
-    /// assert_eq!(v, vec![1, 2, 3]);
-    /// ```
-    pub fn par_map<T, F>(&self, range: Range<usize>, f: F) -> ParMap<T>
-    where
-        T: Send + 'static,
-        F: Fn(usize) -> T + Send + Sync + 'static,
-    {
-        par::map_loop(range, On::Fixed(Arc::clone(&self.state)), f)
-    }
-
-    /// [`par_reduce`](crate::par_reduce) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let max = ex.block_on(ex.handle().par_reduce(0..10, || 0, |m, i| m.max(i), |a, b| a.max(b)));
-    /// assert_eq!(max, 9);
-    /// ```
-    pub fn par_reduce<T, I, F, R>(
-        &self,
-        range: Range<usize>,
-        identity: I,
-        fold: F,
-        reduce: R,
-    ) -> ParReduce<T>
-    where
-        T: Send + 'static,
-        I: Fn() -> T + Send + Sync + 'static,
-        F: Fn(T, usize) -> T + Send + Sync + 'static,
-        R: Fn(T, T) -> T + Send + Sync + 'static,
-    {
-        par::reduce_loop(
-            range,
-            On::Fixed(Arc::clone(&self.state)),
-            identity,
-            fold,
-            reduce,
-        )
-    }
-
-    /// [`par_map_vec`](crate::par_map_vec) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let v = ex.block_on(ex.handle().par_map_vec(vec![1u8, 2, 3], |x| x as u32 * 100));
-    /// assert_eq!(v, vec![100, 200, 300]);
-    /// ```
-    pub fn par_map_vec<T, U, F>(&self, items: Vec<T>, f: F) -> ParMapVec<U>
-    where
-        T: Send + 'static,
-        U: Send + 'static,
-        F: Fn(T) -> U + Send + Sync + 'static,
-    {
-        par::map_vec_loop(items, On::Fixed(Arc::clone(&self.state)), f)
-    }
-
-    /// [`par_for_each_mut`](crate::par_for_each_mut) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let v = ex.block_on(ex.handle().par_for_each_mut(vec![String::new(); 3], |k, s| {
-    ///     s.push_str(&k.to_string())
-    /// }));
-    /// assert_eq!(v, ["0", "1", "2"]);
-    /// ```
-    pub fn par_for_each_mut<T, F>(&self, items: Vec<T>, f: F) -> ParForEachMut<T>
-    where
-        T: Send + 'static,
-        F: Fn(usize, &mut T) + Send + Sync + 'static,
-    {
-        par::for_each_mut_loop(items, On::Fixed(Arc::clone(&self.state)), f)
     }
 
     /// Polls `future` to completion on the calling thread, in this executor's context, as

@@ -15,6 +15,7 @@
 mod builder;
 pub(crate) mod global;
 mod handle;
+pub(crate) mod loops;
 
 pub use builder::Builder;
 pub(crate) use handle::assert_not_on_worker;
@@ -22,13 +23,11 @@ pub use handle::{EnterGuard, Handle, TryCurrentError};
 
 use std::fmt;
 use std::future::Future;
-use std::ops::Range;
 use std::thread;
 use std::time::Duration;
 
 use futures::task::{FutureObj, Spawn, SpawnError};
 
-use crate::par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 use crate::runtime::scheduler::join::JoinHandle;
 use crate::runtime::stats::Stats;
 
@@ -206,87 +205,6 @@ impl Executor {
         T: Send + 'static,
     {
         self.handle.spawn_blocking(f)
-    }
-
-    /// [`par_range`](crate::par_range) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// ex.block_on(ex.par_range(0..100, |i| assert!(i < 100)));
-    /// ```
-    pub fn par_range<F>(&self, range: Range<usize>, body: F) -> ParRange
-    where
-        F: Fn(usize) + Send + Sync + 'static,
-    {
-        self.handle.par_range(range, body)
-    }
-
-    /// [`par_map`](crate::par_map) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// assert_eq!(ex.block_on(ex.par_map(0..3, |i| i * 2)), vec![0, 2, 4]);
-    /// ```
-    pub fn par_map<T, F>(&self, range: Range<usize>, f: F) -> ParMap<T>
-    where
-        T: Send + 'static,
-        F: Fn(usize) -> T + Send + Sync + 'static,
-    {
-        self.handle.par_map(range, f)
-    }
-
-    /// [`par_reduce`](crate::par_reduce) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let n = ex.block_on(ex.par_reduce(0..10, || 0usize, |c, _| c + 1, |a, b| a + b));
-    /// assert_eq!(n, 10);
-    /// ```
-    pub fn par_reduce<T, I, F, R>(
-        &self,
-        range: Range<usize>,
-        identity: I,
-        fold: F,
-        reduce: R,
-    ) -> ParReduce<T>
-    where
-        T: Send + 'static,
-        I: Fn() -> T + Send + Sync + 'static,
-        F: Fn(T, usize) -> T + Send + Sync + 'static,
-        R: Fn(T, T) -> T + Send + Sync + 'static,
-    {
-        self.handle.par_reduce(range, identity, fold, reduce)
-    }
-
-    /// [`par_map_vec`](crate::par_map_vec) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let lens = ex.block_on(ex.par_map_vec(vec!["ab".to_string(), "c".to_string()], |s| s.len()));
-    /// assert_eq!(lens, vec![2, 1]);
-    /// ```
-    pub fn par_map_vec<T, U, F>(&self, items: Vec<T>, f: F) -> ParMapVec<U>
-    where
-        T: Send + 'static,
-        U: Send + 'static,
-        F: Fn(T) -> U + Send + Sync + 'static,
-    {
-        self.handle.par_map_vec(items, f)
-    }
-
-    /// [`par_for_each_mut`](crate::par_for_each_mut) on this executor.
-    ///
-    /// ```
-    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
-    /// let v = ex.block_on(ex.par_for_each_mut(vec![1, 2, 3], |_, x| *x = -*x));
-    /// assert_eq!(v, vec![-1, -2, -3]);
-    /// ```
-    pub fn par_for_each_mut<T, F>(&self, items: Vec<T>, f: F) -> ParForEachMut<T>
-    where
-        T: Send + 'static,
-        F: Fn(usize, &mut T) + Send + Sync + 'static,
-    {
-        self.handle.par_for_each_mut(items, f)
     }
 }
 

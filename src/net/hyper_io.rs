@@ -1,4 +1,5 @@
-//! hyper 1.x's `rt::Read` and `rt::Write` for the stream sockets (cargo feature `hyper`).
+//! hyper 1.x's `rt::Read` and `rt::Write` for the stream sockets (cargo feature `hyper`):
+//! reads into uninitialised memory, writes as the streams' `futures::io::AsyncWrite`.
 
 use std::io;
 use std::pin::Pin;
@@ -12,7 +13,6 @@ use super::UnixStream;
 macro_rules! hyper_io {
     ($ty:ty) => {
         #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
-
         impl hyper::rt::Read for $ty {
             fn poll_read(
                 self: Pin<&mut Self>,
@@ -27,37 +27,7 @@ macro_rules! hyper_io {
             }
         }
 
-        #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
-
-        impl hyper::rt::Write for $ty {
-            fn poll_write(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &[u8],
-            ) -> Poll<io::Result<usize>> {
-                self.poll_write_priv(cx, buf)
-            }
-
-            fn poll_write_vectored(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                bufs: &[io::IoSlice<'_>],
-            ) -> Poll<io::Result<usize>> {
-                self.poll_write_vectored_priv(cx, bufs)
-            }
-
-            fn is_write_vectored(&self) -> bool {
-                true
-            }
-
-            fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(Ok(()))
-            }
-
-            fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                self.poll_close_priv()
-            }
-        }
+        super::stream::write_through_futures!("hyper", hyper::rt::Write, [] $ty);
     };
 }
 

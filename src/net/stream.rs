@@ -158,6 +158,53 @@ macro_rules! futures_write {
 }
 pub(crate) use futures_write;
 
+/// `$trait` for `$ty` (with `[$generics]`), as its `futures::io::AsyncWrite` impl (a
+/// shutdown is its `poll_close`): hyper's `rt::Write` and tokio's `AsyncWrite` have the same
+/// methods. `$feature` is the cargo feature the impl needs (for the docs).
+#[cfg(any(feature = "hyper", feature = "tokio-io"))]
+macro_rules! write_through_futures {
+    ($feature:literal, $trait:path, [$($generics:tt)*] $ty:ty) => {
+        #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+        impl<$($generics)*> $trait for $ty {
+            fn poll_write(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                buf: &[u8],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                futures::io::AsyncWrite::poll_write(self, cx, buf)
+            }
+
+            fn poll_write_vectored(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+                bufs: &[std::io::IoSlice<'_>],
+            ) -> std::task::Poll<std::io::Result<usize>> {
+                futures::io::AsyncWrite::poll_write_vectored(self, cx, bufs)
+            }
+
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+
+            fn poll_flush(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                futures::io::AsyncWrite::poll_flush(self, cx)
+            }
+
+            fn poll_shutdown(
+                self: std::pin::Pin<&mut Self>,
+                cx: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<std::io::Result<()>> {
+                futures::io::AsyncWrite::poll_close(self, cx)
+            }
+        }
+    };
+}
+#[cfg(any(feature = "hyper", feature = "tokio-io"))]
+pub(crate) use write_through_futures;
+
 /// The back-off of a listener after it ran out of descriptors (`net` module docs).
 #[derive(Default)]
 pub(crate) struct AcceptBackoff {

@@ -43,36 +43,11 @@ macro_rules! tokio_read {
 /// tokio's `AsyncWrite` for `$ty`, as its `futures::io::AsyncWrite` impl.
 macro_rules! tokio_write {
     ([$($generics:tt)*] $ty:ty) => {
-        #[cfg_attr(docsrs, doc(cfg(feature = "tokio-io")))]
-        impl<$($generics)*> tokio::io::AsyncWrite for $ty {
-            fn poll_write(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                buf: &[u8],
-            ) -> Poll<io::Result<usize>> {
-                futures::io::AsyncWrite::poll_write(self, cx, buf)
-            }
-
-            fn poll_write_vectored(
-                self: Pin<&mut Self>,
-                cx: &mut Context<'_>,
-                bufs: &[io::IoSlice<'_>],
-            ) -> Poll<io::Result<usize>> {
-                futures::io::AsyncWrite::poll_write_vectored(self, cx, bufs)
-            }
-
-            fn is_write_vectored(&self) -> bool {
-                true
-            }
-
-            fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                futures::io::AsyncWrite::poll_flush(self, cx)
-            }
-
-            fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                futures::io::AsyncWrite::poll_close(self, cx)
-            }
-        }
+        super::stream::write_through_futures!(
+            "tokio-io",
+            tokio::io::AsyncWrite,
+            [$($generics)*] $ty
+        );
     };
 }
 

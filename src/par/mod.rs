@@ -300,7 +300,7 @@ impl<T: Send + 'static> fmt::Debug for ParReduce<T> {
     }
 }
 
-pub(crate) fn range_loop<F>(range: Range<usize>, on: On, body: F) -> ParRange
+pub(crate) fn range_loop<F>(on: On, range: Range<usize>, body: F) -> ParRange
 where
     F: Fn(usize) + Send + Sync + 'static,
 {
@@ -313,7 +313,7 @@ where
     }
 }
 
-pub(crate) fn map_loop<T, F>(range: Range<usize>, on: On, f: F) -> ParMap<T>
+pub(crate) fn map_loop<T, F>(on: On, range: Range<usize>, f: F) -> ParMap<T>
 where
     T: Send + 'static,
     F: Fn(usize) -> T + Send + Sync + 'static,
@@ -329,8 +329,8 @@ where
 }
 
 pub(crate) fn reduce_loop<T, I, F, R>(
-    range: Range<usize>,
     on: On,
+    range: Range<usize>,
     identity: I,
     fold: F,
     reduce: R,
@@ -350,7 +350,7 @@ where
     }
 }
 
-pub(crate) fn map_vec_loop<T, U, F>(items: Vec<T>, on: On, f: F) -> ParMapVec<U>
+pub(crate) fn map_vec_loop<T, U, F>(on: On, items: Vec<T>, f: F) -> ParMapVec<U>
 where
     T: Send + 'static,
     U: Send + 'static,
@@ -365,7 +365,7 @@ where
     }
 }
 
-pub(crate) fn for_each_mut_loop<T, F>(items: Vec<T>, on: On, f: F) -> ParForEachMut<T>
+pub(crate) fn for_each_mut_loop<T, F>(on: On, items: Vec<T>, f: F) -> ParForEachMut<T>
 where
     T: Send + 'static,
     F: Fn(usize, &mut T) + Send + Sync + 'static,
