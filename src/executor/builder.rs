@@ -298,7 +298,7 @@ impl Builder {
             driver,
             BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
         ));
-        // The paused clock's auto-advance (`auto_advance.rs`).
+        // The paused clock's auto-advance (`runtime/scheduler/auto_advance.rs`).
         #[cfg(feature = "test-util")]
         crate::runtime::scheduler::auto_advance::install(&state);
         let mut executor = Executor {

@@ -1,6 +1,6 @@
 //! [`Handle`], which spawns onto one executor from anywhere, and [`EnterGuard`], which keeps
 //! an executor current on a thread; the public methods of both (each a short delegation to
-//! the module that does the work: `spawn.rs`, `par/`, `block_on.rs`, `context.rs`).
+//! the module that does the work: `runtime/scheduler/spawner.rs`, `par/`, `runtime/driver/block_on.rs`, `context.rs`).
 //!
 //! **Invariants:** a `Handle` holds an `Arc` of the executor's state, never its threads, so
 //! it keeps the state alive but not the workers: after shutdown what it spawns is dropped
@@ -155,7 +155,7 @@ impl Handle {
         // With `tokio-context`, inside tokio's context while it blocks (`tokio_context.rs`).
         let _tokio = self.state.threads.tokio.enter();
         // With `test-util` the thread counts as busy while it polls, for the paused clock
-        // (`block_on.rs`).
+        // (`runtime/driver/block_on.rs`).
         #[cfg(feature = "test-util")]
         return block_on::block_on_counted(
             crate::runtime::coop::budgeted(future),

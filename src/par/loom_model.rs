@@ -1,4 +1,4 @@
-//! Loom models of the work-stealing index range (`src/par/steal_range.rs`):
+//! Loom models of the work-stealing index range (`steal_range.rs`):
 //! every index is handed out exactly once (at most once after a stop) and the
 //! end of the loop is observed exactly once, under every interleaving loom
 //! explores.

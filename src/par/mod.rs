@@ -8,11 +8,11 @@
 //! slice (sized by its controller, `batch.rs`), idle helpers steal from the high end of the
 //! others' slices, and the loop ends when the shared remaining count reaches zero (Huba's
 //! partitioner). `run.rs` holds the running loop and its helper tasks, `kinds.rs` and
-//! `owned.rs` what each loop does per index, `tick.rs` the coarse clock that makes helpers
+//! `owned.rs` what each loop does per index, `runtime/time/tick.rs` the coarse clock that makes helpers
 //! look up between items.
 //!
 //! The futures are lazy: nothing starts until the first poll. The free functions
-//! (`global.rs`) pick the executor then (the current one of the polling thread, else the
+//! (`executor/global.rs`) pick the executor then (the current one of the polling thread, else the
 //! global one); the methods of `Handle` and `Executor` (`executor/`) use theirs.
 //!
 //! **Invariant:** every index of the range is processed exactly once, unless the loop is
@@ -54,7 +54,7 @@ enum Started<O> {
 
 /// Where a loop runs: a given executor (the methods of `Handle` and `Executor`), or the one
 /// `resolve` gives when the future is first polled (the free functions: the current
-/// executor, else the global one; `global.rs` passes the resolver, so that this module
+/// executor, else the global one; `executor/global.rs` passes the resolver, so that this module
 /// needs no knowledge of the global executor).
 pub(crate) enum On {
     Fixed(Arc<State>),

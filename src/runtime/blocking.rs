@@ -7,7 +7,7 @@
 //! threads it was given; what a job is (an async-task runnable whose future calls the
 //! closure once, so that the caller gets filch's own `JoinHandle` with its panic and
 //! cancellation semantics) and how a thread starts (named, inside its executor's context)
-//! are `spawn.rs`'s business.
+//! are `runtime/scheduler/spawner.rs`'s business.
 //!
 //! The pool:
 //! - grows on demand: a job that finds no idle thread starts a new one, up to the limit

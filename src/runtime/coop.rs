@@ -14,7 +14,7 @@
 //! ([`note_yield`], in the same thread-local, which the worker reads when the task wakes
 //! itself, [`ThreadCoop::take_yield`]), so it is held back behind the other ready work of
 //! its worker, and runs again only after its worker's next look at the IO driver and the
-//! timers, exactly as after `yield_now` (`worker/schedule.rs`).
+//! timers, exactly as after `yield_now` (`runtime/scheduler/worker/schedule.rs`).
 
 use std::cell::Cell;
 use std::future::Future;
@@ -162,7 +162,7 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<()> {
 }
 
 /// Wakes the current task as a yield (it is deferred until its worker's next driver turn,
-/// see `worker/mod.rs`) and returns `Pending`.
+/// see `runtime/scheduler/worker/mod.rs`) and returns `Pending`.
 pub(crate) fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
     note_yield();
     cx.waker().wake_by_ref();

@@ -75,7 +75,7 @@ impl TokioContext {
 fn process_runtime() -> io::Result<tokio::runtime::Handle> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Mutex, PoisonError};
-    // std's lock and atomic: a static (module docs of `sync.rs`).
+    // std's lock and atomic: a static (module docs of `util/sync.rs`).
     static RUNTIME: Mutex<Option<tokio::runtime::Runtime>> = Mutex::new(None);
     let mut runtime = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(runtime) = runtime.as_ref() {

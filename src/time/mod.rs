@@ -1,5 +1,5 @@
 //! Timers: [`sleep`], [`sleep_until`], [`timeout`] and [`interval`], on the time driver
-//! (`driver/time.rs`, `driver/wheel.rs`) of the executor current where a timer is made
+//! (`runtime/time/driver.rs`, `runtime/time/wheel.rs`) of the executor current where a timer is made
 //! (else the global one's).
 //!
 //! A timer costs nothing until its first poll; its first poll inserts it into the wheel
@@ -22,9 +22,9 @@
 //! (its task is woken at shutdown, so it never hangs).
 //!
 //! Deadlines are [`Instant`]s (tokio's `time::Instant`: `instant.rs`), read on the clock of
-//! the timer's executor (`driver/clock.rs`, [`now`]): std's
+//! the timer's executor (`runtime/time/clock.rs`, [`now`]): std's
 //! clock, or, with the `test-util` feature, a clock that `pause` stops and `advance` moves,
-//! and that jumps to the next timer whenever its executor is idle (`src/auto_advance.rs`).
+//! and that jumps to the next timer whenever its executor is idle (`runtime/scheduler/auto_advance.rs`).
 //! `paused.rs` holds the public functions of that test clock.
 
 mod instant;
@@ -96,7 +96,7 @@ fn after(at: StdInstant, duration: Duration) -> StdInstant {
 fn far_future(at: StdInstant) -> StdInstant {
     // Cannot overflow: `Instant` counts whole seconds in an i64 or u64 on the platforms
     // std supports, starting near boot, so it holds centuries beyond any present value (and
-    // a paused clock stays a century inside it, `driver/clock.rs`).
+    // a paused clock stays a century inside it, `runtime/time/clock.rs`).
     at + Duration::from_secs(86_400 * 365 * 30)
 }
 

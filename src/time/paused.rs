@@ -1,6 +1,6 @@
 //! The test clock (cargo feature `test-util`): [`pause`], [`resume`] and [`advance`] act on
-//! the clock of the current executor (`driver/clock.rs`); while it is paused, the executor
-//! jumps it to its next timer whenever it is idle (`auto_advance.rs`).
+//! the clock of the current executor (`runtime/time/clock.rs`); while it is paused, the executor
+//! jumps it to its next timer whenever it is idle (`runtime/scheduler/auto_advance.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;

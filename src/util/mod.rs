@@ -1,6 +1,6 @@
 //! The leaves: helpers that know no executor, task or driver. `sync.rs` is the atomics and
-//! lock shim that loom replaces (every atomic of the crate comes from it, except in statics
-//! and signal-handler code); `rng.rs` the one pseudo-random generator; `wake_all.rs` calls
+//! lock shim that loom replaces (every atomic that filch declares comes from it, except in
+//! statics and signal-handler code); `rng.rs` the one pseudo-random generator; `wake_all.rs` calls
 //! every waker or closure of a list even if one panics, and drops values whose destructor
 //! may panic.
 

@@ -2,11 +2,13 @@
 //! loom's under `cfg(loom)` (a shim, as tokio's `src/loom/`), and the add of a
 //! single-writer counter.
 //!
-//! Every atomic, lock and condition variable of filch comes from here, so that
+//! Every atomic, lock and condition variable that filch declares comes from here, so that
 //! `RUSTFLAGS="--cfg loom"` swaps them all for loom's model-checked versions at once, and
 //! the loom models run the code that ships. The exceptions, each marked where it stands,
 //! are those loom cannot run: `static`s (loom's types have no `const fn new`) and what a
-//! signal handler touches. `Arc` stays std's: nothing in the modelled protocols depends on
+//! signal handler touches. Atomics inside the crates filch uses are theirs: futures'
+//! `AtomicWaker` (a data-parallel loop's waker, `par/run.rs`), event-listener's (loom-aware
+//! through its `loom` feature), crossbeam's deques, async-task's task state. `Arc` stays std's: nothing in the modelled protocols depends on
 //! its orderings (and a `Waker` is made from a std `Arc`).
 //!
 //! [`Mutex`] and [`Condvar`] ignore poisoning: every critical section in filch leaves its

@@ -1,7 +1,7 @@
 //! The executor as a whole, one module per scenario: building it (`Builder` errors, thread
 //! hooks), its workers' scheduling (fairness, lost and exact wake-ups, tasks woken while
 //! running, the cooperative budget, the scheduling order, a scatter-gather workload, idle
-//! threads that sleep), `Stats`, shutdown, the global
+//! threads that sleep), `Stats`, shutdown, the public types' `Send`/`Sync`, the global
 //! executor's `FILCH_WORKERS`, and the free `block_on` on a worker.
 
 #[path = "../common/mod.rs"]
@@ -14,9 +14,11 @@ mod deque_starvation;
 mod fairness;
 mod global_workers_env;
 mod idle_threads_sleep;
+mod layers;
 mod lost_wakeup;
 mod scatter_gather;
 mod scheduling_order;
+mod send_sync;
 mod shutdown;
 mod stats;
 mod thread_hooks;

@@ -1,5 +1,5 @@
 //! `block_on`: poll a future on the calling thread until it completes, sleeping between
-//! polls on a [`Parker`] (`park/parker.rs`, the type every filch thread sleeps on) whose
+//! polls on a [`Parker`] (`runtime/park/parker.rs`, the type every filch thread sleeps on) whose
 //! waker the future gets. Generic: it knows nothing of executors or workers (the public
 //! `block_on`s check that they are not on a worker and enter their executor's context
 //! first). Worker threads sleep on their own parker, which also waits in the IO driver.
@@ -8,9 +8,9 @@
 //! an outer `block_on` polls) makes its own, so it cannot take the outer one's wake-ups.
 //!
 //! With the `test-util` feature, [`block_on_counted`] also keeps an activity count
-//! (`driver/clock.rs`): the thread counts as busy while it polls its future and from the
+//! (`runtime/time/clock.rs`): the thread counts as busy while it polls its future and from the
 //! moment its waker is called until its next poll, and as idle while it waits; the paused
-//! clock jumps only while nothing counts (`auto_advance.rs`). Its signal is a state
+//! clock jumps only while nothing counts (`runtime/scheduler/auto_advance.rs`). Its signal is a state
 //! word (`RUNNING`, `NOTIFIED`, `WAITING`, `DONE`) rather than a flag, so that the waker
 //! and the thread agree on who counts the thread: the thread counts itself from its start
 //! until it moves `RUNNING` to `WAITING`; the waker that moves `WAITING` to `NOTIFIED`

@@ -85,7 +85,7 @@ pub(crate) struct Driver {
     last_paced_turn_us: AtomicU64,
     /// What the thread holding the driver runs after each blocking wait (`test-util`):
     /// the paused clock's auto-advance, whose jumps only the holder makes
-    /// (`auto_advance.rs`). Set once, when the executor is built.
+    /// (`runtime/scheduler/auto_advance.rs`). Set once, when the executor is built.
     #[cfg(feature = "test-util")]
     after_wait: std::sync::OnceLock<AfterWait>,
 }
@@ -219,7 +219,7 @@ impl Reactor for Driver {
             Some(exclusive) => {
                 self.turn(exclusive, None, woke);
                 // A paused clock jumps only by the driver's holder, after a turn that
-                // delivered nothing (`auto_advance.rs`): a thread that finds the executor
+                // delivered nothing (`runtime/scheduler/auto_advance.rs`): a thread that finds the executor
                 // idle while this one holds the driver wakes it for that.
                 #[cfg(feature = "test-util")]
                 if self.clock().is_paused() {

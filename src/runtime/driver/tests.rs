@@ -142,7 +142,7 @@ fn shutdown_refuses_sources_and_fires_timers() {
 
 /// Parkers sharing one driver stack: one waits in its OS poll, the others on their
 /// condition variables, and who holds the driver changes from park to park; every wake-up
-/// reaches its parker (`park/parker.rs`).
+/// reaches its parker (`runtime/park/parker.rs`).
 #[test]
 fn every_wake_up_reaches_parkers_sharing_a_driver() {
     watchdog("every_wake_up_reaches_parkers_sharing_a_driver", || {

@@ -1,6 +1,6 @@
 //! [`IoDriver`]: one executor's IO driver: the OS poller (mio), the registered sources, and
 //! the waker that interrupts a wait. It knows nothing of timers: the driver stack
-//! (`driver/mod.rs`) bounds its waits and fires the timers after them.
+//! (`runtime/driver/mod.rs`) bounds its waits and fires the timers after them.
 //!
 //! # Why mio
 //!
@@ -160,7 +160,7 @@ impl IoDriver {
             (key, io)
         };
         // The key in the low 32 bits, the generation in the high ones (a 64-bit `usize`, see
-        // `TOKEN_BITS`). The key fits: each source holds a descriptor, and descriptors
+        // `_TOKEN_BITS`). The key fits: each source holds a descriptor, and descriptors
         // number fewer than 2^31.
         debug_assert!(key < 1 << 32, "a slab key of {key} sources");
         let token = Token(key | (io.generation as usize) << 32);
@@ -236,7 +236,8 @@ impl IoDriver {
 
     /// Delivers the events of the last [`IoDriver::wait`] on `poller` to their sources
     /// (whose wakers run on this thread, with no lock of the driver held); returns how many
-    /// sources it woke.
+    /// sources had an event. That counts sources, not wakers: a source with an event but
+    /// no waiter counts, though it woke nobody.
     pub(crate) fn dispatch(&self, poller: &mut Poller) -> usize {
         if !poller.events.is_empty() {
             let sources = self.sources.lock();

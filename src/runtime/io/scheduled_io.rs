@@ -171,7 +171,7 @@ impl WakeList {
         }
     }
 
-    /// Wakes every waker, even if one panics (`wake_all.rs`).
+    /// Wakes every waker, even if one panics (`util/wake_all.rs`).
     fn wake_all(self) {
         wake_all(self.inline.into_iter().flatten().chain(self.spill));
     }

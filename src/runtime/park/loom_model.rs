@@ -1,4 +1,4 @@
-//! Loom models of the park/notify protocol (`src/park`): two workers and a pusher that is no
+//! Loom models of the park/notify protocol (`runtime/park/`): two workers and a pusher that is no
 //! worker, over tiny loom-modelled queues. Proves no lost wake-up: every pushed item is
 //! taken and every thread terminates. A lost wake-up leaves a worker parked forever while an
 //! item waits, the pusher's `join` never returns, and loom reports the deadlock.
@@ -137,7 +137,7 @@ impl ParkModel {
                 .is_ok()
     }
 
-    /// The worker loop of `src/worker/mod.rs`, reduced to the parking protocol: the same
+    /// The worker loop of `runtime/scheduler/worker/mod.rs`, reduced to the parking protocol: the same
     /// calls to the coordinator, sleeping on `parker`; `busy_turn` after each item stands
     /// for a busy worker's non-blocking driver turn.
     fn worker<R: Reactor>(&self, index: usize, parker: &Parker<R>, busy_turn: &dyn Fn()) {
@@ -356,7 +356,7 @@ fn one_notification_wakes_at_most_once() {
 /// wait ends it at once, as a ready descriptor or a pending eventfd write does), and an IO
 /// event whose delivery runs `on_event` on the thread that holds the driver.
 ///
-/// It is also the driver of the paused clock's model (`time/loom_model.rs`), whose holder
+/// It is also the driver of the paused clock's model (`runtime/scheduler/loom_model.rs`), whose holder
 /// runs a hook after each wait, as the shipped driver runs its auto-advance.
 pub(crate) struct Stub {
     /// The try-lock. An atomic flag rather than loom's `Mutex`, whose `try_lock` blocks the

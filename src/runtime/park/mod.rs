@@ -214,8 +214,9 @@ impl Idle {
 
     /// Parks worker `index` until it is woken, unless `has_work` finds work after the worker
     /// is booked as sleeping (steps 1–5, `README.md`). `searching` says whether the worker
-    /// was a searcher. Returns whether the worker is a searcher now (it was woken as one);
-    /// on return the worker is counted as unparked again.
+    /// was a searcher. Returns how the park ended ([`Parked`]): whether the worker slept or
+    /// its re-check found work, and whether it is a searcher now (it was woken, or taken
+    /// back, as one). On return the worker is counted as unparked again.
     ///
     /// `has_work` must look at every queue the worker could take from, and at the shutdown
     /// flag.
@@ -333,12 +334,12 @@ impl Idle {
     }
 
     /// Whether every worker is booked as sleeping: the paused clock's test that the workers
-    /// are idle (`auto_advance.rs`), made by a worker in its re-check (after its own
+    /// are idle (`runtime/scheduler/auto_advance.rs`), made by a worker in its re-check (after its own
     /// booking and fence) or by a thread that just went idle.
     #[cfg(feature = "test-util")]
     pub(crate) fn all_parked(&self) -> bool {
         // SeqCst: the booking's decrement and this load order a parking worker against a
-        // thread that goes idle (`auto_advance.rs`, "Who advances").
+        // thread that goes idle (`runtime/scheduler/auto_advance.rs`, "Who advances").
         unparked(self.state.load(Ordering::SeqCst)) == 0
     }
 

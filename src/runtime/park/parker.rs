@@ -1,10 +1,10 @@
 //! [`Parker`]: where one filch thread sleeps and how it is woken. Each worker has one, and
-//! so do the loop ticker (`par/tick.rs`) and every thread blocked in `block_on`. One state
+//! so do the loop ticker (`runtime/time/tick.rs`) and every thread blocked in `block_on`. One state
 //! word says where the thread sleeps, so that whoever wakes it knows how to end that wait
 //! (the model is tokio's `runtime/scheduler/multi_thread/park.rs`).
 //!
 //! A parker made [`Parker::with_reactor`] waits in the reactor's OS poll (the executor's
-//! driver stack, `driver/mod.rs`) when no other thread holds it (a try-lock hand-off), else
+//! driver stack, `runtime/driver/mod.rs`) when no other thread holds it (a try-lock hand-off), else
 //! on its own condition variable; one made with [`Parker::new`] has only the condition
 //! variable. Only the thread that owns a parker parks on it; any thread may unpark it
 //! through its [`Waker`] ([`Parker::waker`]), or with [`Parker::unpark_if_parked`].
@@ -46,9 +46,9 @@
 //! [`Parker::unpark_if_parked`] add a SeqCst fence each (register, re-check, then sleep; see
 //! there).
 //!
-//! The loom models run this code: in `park/loom_model.rs` with a stub reactor
+//! The loom models run this code: in `loom_model.rs` with a stub reactor
 //! (`parker_never_loses_an_unpark`, `driver_holder_is_never_lost`, and the coordinator's
-//! models), in `par/loom_model.rs` the ticker's re-checked park
+//! models), in `runtime/time/loom_model.rs` the ticker's re-checked park
 //! (`ticker_park_is_never_lost`).
 
 use std::sync::Arc;
@@ -97,7 +97,7 @@ pub(crate) trait Reactor: Send + Sync + 'static {
 
     /// A turn that does not block, by the thread holding it: delivers what the OS has
     /// ready now (runs wakers); whether it woke anything. The paused clock's jump comes
-    /// only after such a turn found nothing (`auto_advance.rs`).
+    /// only after such a turn found nothing (`runtime/scheduler/auto_advance.rs`).
     fn turn_now(&self, held: &mut Self::Held<'_>) -> bool;
 }
 

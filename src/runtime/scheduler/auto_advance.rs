@@ -6,7 +6,7 @@
 //! the unparked count is zero), no queue holds a task, and no thread of the executor that is
 //! no worker is busy: no `block_on` of it polls its future or has been woken, no
 //! blocking-pool job of it is between its spawn and its end (the clock's `Activity` count,
-//! `driver/clock.rs`). A thread waiting in `block_on` (its future pending, not woken) does
+//! `runtime/time/clock.rs`). A thread waiting in `block_on` (its future pending, not woken) does
 //! not count; nor does a thread that only entered the executor (`Handle::enter`), nor
 //! another executor polling a filch timer.
 //!
@@ -35,14 +35,14 @@
 //! and a thread that goes idle at the same time, at least one sees the other.
 //!
 //! **One jump at a time, never seen half done.** A jump (test, move, fire) holds the jumps'
-//! lock (`Activity::jumping`, `driver/clock.rs`): two threads that both saw the executor idle
+//! lock (`Activity::jumping`, `runtime/time/clock.rs`): two threads that both saw the executor idle
 //! jump it in turn, the second testing again after the first one's wakers ran (a task they
 //! woke is booked unparked or queued, a `block_on` they woke is counted, before the lock is
 //! let go), so the clock never jumps past a timer whose task has not run yet. A `block_on`
 //! that starts, or that a waker from outside a jump wakes, is counted under the same lock
 //! (`Activity::begin_fresh`), so it never runs during a jump: its next look at the clock
 //! comes before the jump's idle test, or after the jump's timers fired. The loom models in
-//! `time/loom_model.rs` check both, on the shipped notifier, count, counted `block_on` and
+//! `loom_model.rs` check both, on the shipped notifier, count, counted `block_on` and
 //! jump loop (`advance_while_idle`); and, with a stub driver, that a parking worker never
 //! jumps while the driver's holder has an event to deliver, and that the holder it wakes
 //! does jump (`advance_or_wake_holder`).
@@ -61,7 +61,7 @@
 
 use crate::runtime::scheduler::state::State;
 
-/// The hook in a worker's park re-check (`worker/mod.rs`): on a paused, idle executor,
+/// The hook in a worker's park re-check (`runtime/scheduler/worker/mod.rs`): on a paused, idle executor,
 /// advances the clock ([`advance_if_idle`]); `true` if it did anything, and the worker must
 /// look for work again rather than sleep.
 #[cfg(not(feature = "test-util"))]
@@ -70,7 +70,7 @@ pub(crate) fn on_park(_state: &State) -> bool {
     false
 }
 
-/// The hook in a worker's park re-check (`worker/mod.rs`): on a paused, idle executor,
+/// The hook in a worker's park re-check (`runtime/scheduler/worker/mod.rs`): on a paused, idle executor,
 /// advances the clock ([`advance_if_idle`]); `true` if it did anything, and the worker must
 /// look for work again rather than sleep.
 #[cfg(feature = "test-util")]

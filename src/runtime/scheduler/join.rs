@@ -44,7 +44,7 @@ unsafe impl<T: Send> Send for JoinHandle<T> {}
 unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> JoinHandle<T> {
-    /// The handle of a task built by `spawn.rs`.
+    /// The handle of a task built by `spawner.rs`.
     pub(crate) fn from_task(
         task: async_task::Task<TaskOutput<T>, TaskMeta<State>>,
     ) -> JoinHandle<T> {

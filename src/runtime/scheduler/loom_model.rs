@@ -1,6 +1,6 @@
 //! Loom models of the paused clock's idle protocol (`auto_advance.rs`): the shipped
-//! notifier (`park/`), the shipped activity count (`driver/clock.rs`) and the shipped counted
-//! `block_on` (`block_on.rs`), with a worker that parks through its re-check and a one-timer
+//! notifier (`park/`), the shipped activity count (`runtime/time/clock.rs`) and the shipped counted
+//! `block_on` (`runtime/driver/block_on.rs`), with a worker that parks through its re-check and a one-timer
 //! model of the auto-advance (the shipped one needs a whole executor; this one has its
 //! loop: under the `advancing` lock, while every worker is booked asleep and nothing counts
 //! as busy, fire the next timer).
@@ -24,7 +24,7 @@ use loom::thread;
 
 use crate::runtime::driver::block_on::block_on_counted;
 use crate::runtime::park::loom_model::Stub;
-use crate::runtime::park::{Idle, NoReactor, Parker, Prepared};
+use crate::runtime::park::{Idle, NoReactor, Parker};
 use crate::runtime::scheduler::auto_advance::{advance_or_wake_holder, advance_while_idle};
 use crate::runtime::time::clock::Activity;
 
@@ -94,11 +94,12 @@ impl PausedClockModel {
                 return;
             }
             let re_check = || self.done.load(SeqCst) || self.advance_if_idle();
-            match self.idle.prepare_park(0, false, &parker, re_check) {
-                Prepared::Skipped(_) => thread::yield_now(),
-                Prepared::Booked(mut listener) => {
-                    let _ = self.idle.sleep(0, &mut listener, &parker);
-                }
+            if !self
+                .idle
+                .park(0, false, &parker, re_check, &mut None)
+                .slept()
+            {
+                thread::yield_now();
             }
         }
     }
@@ -194,7 +195,7 @@ fn two_wakers_count_the_block_on_once() {
     });
 }
 
-/// Two workers share a driver (`park/loom_model.rs`'s stub: a try-lock, an OS poll, one IO
+/// Two workers share a driver (`runtime/park/loom_model.rs`'s stub: a try-lock, an OS poll, one IO
 /// event). Worker 0 makes the IO event ready (a task of it wrote a byte on a socket) and
 /// then parks; worker 1 parks, and may be waiting in the driver's OS poll, woken by the
 /// kernel, when worker 0's park finds the executor idle. The jump rule that ships
@@ -271,11 +272,12 @@ fn no_jump_while_the_driver_holder_has_an_event_to_deliver() {
                                     &jump,
                                 )
                         };
-                        match model.idle.prepare_park(index, false, &parker, re_check) {
-                            Prepared::Skipped(_) => thread::yield_now(),
-                            Prepared::Booked(mut listener) => {
-                                let _ = model.idle.sleep(index, &mut listener, &parker);
-                            }
+                        if !model
+                            .idle
+                            .park(index, false, &parker, re_check, &mut None)
+                            .slept()
+                        {
+                            thread::yield_now();
                         }
                     }
                 })

@@ -25,7 +25,7 @@ impl State {
     /// The protocol, in order:
     /// 1. set `shutdown` (SeqCst) and fence: from here on every task that is scheduled is
     ///    dropped instead of queued, and a push to a shared queue that raced with the store
-    ///    is caught by push-then-check (`after_shared_push` in `worker/schedule.rs`: the
+    ///    is caught by push-then-check (`after_shared_push` in `runtime/scheduler/worker/schedule.rs`: the
     ///    pusher's fence, in `notify_work` / `notify_worker`, pairs with this one): either
     ///    the pusher sees the flag and drains, or step 7 sees its task;
     /// 2. stop the blocking pool: idle threads exit, queued jobs are cancelled (dropped
@@ -48,9 +48,9 @@ impl State {
     ///    it exits, drops it);
     /// 7. drain the injector and the inboxes (`State::drain_after_shutdown`);
     /// 8. shut the IO driver down: IO objects still alive return an error from now on,
-    ///    timers still alive are woken and panic when polled (`driver/mod.rs`), the OS
+    ///    timers still alive are woken and panic when polled (`runtime/driver/mod.rs`), the OS
     ///    poller closes;
-    /// 9. give up the executor's hold on the state (`task_count.rs`): the state is freed
+    /// 9. give up the executor's hold on the state (`runtime/task/task_count.rs`): the state is freed
     ///    once the last task, `JoinHandle`, waker and `Handle` that reach it are gone;
     /// 10. wait for the blocking-pool jobs still running: `Executor::shutdown_timeout`
     ///     waits at most its timeout (the jobs that take longer go on, detached); the drop

@@ -1,11 +1,11 @@
 //! Making tasks: a future (or a blocking closure) becomes an async-task task with filch's
-//! metadata and `TaskFuture` (in a `ColdTail` unless the task is small, `cold_tail.rs`), its
+//! metadata and `TaskFuture` (in a `ColdTail` unless the task is small, `runtime/task/cold_tail.rs`), its
 //! first runnable is placed, and the spawner gets a [`JoinHandle`].
 //!
-//! - [`spawn`]: onto the workers, through the schedule function (`worker/schedule.rs`);
+//! - [`spawn`]: onto the workers, through the schedule function (`runtime/scheduler/worker/schedule.rs`);
 //! - [`spawn_on_worker`]: the same, with the first run placed on a given worker (the
 //!   helpers of the data-parallel loops);
-//! - [`spawn_blocking`]: onto the executor's blocking pool (`blocking.rs`), whose threads
+//! - [`spawn_blocking`]: onto the executor's blocking pool (`runtime/blocking.rs`), whose threads
 //!   this module starts (named `{prefix}-blocking-{n}`, inside the executor's context).
 //!
 //! A task spawned after shutdown is dropped at once, so its handle reports cancelled.
@@ -147,7 +147,7 @@ impl<F: FnOnce() -> T, T> Future for BlockingJob<F> {
 fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
     // Our own reference: the executor must outlive the push even if the job is dropped.
     let state = runnable.metadata().home_arc();
-    // Busy for a paused clock from here to the job's end (`test-util`, `driver/clock.rs`).
+    // Busy for a paused clock from here to the job's end (`test-util`, `runtime/time/clock.rs`).
     state.driver.clock().job_started();
     match state.blocking.push(runnable) {
         Pushed::Queued => {}

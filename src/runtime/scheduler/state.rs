@@ -4,7 +4,7 @@
 //! hold, and the post-shutdown drain of the shared queues.
 //!
 //! Where a task goes when it is scheduled is decided by the schedule function, which lives
-//! with the worker loop (`worker/schedule.rs`); this module only holds the queues.
+//! with the worker loop (`runtime/scheduler/worker/schedule.rs`); this module only holds the queues.
 //!
 //! Shutdown is `State::shutdown` (`shutdown.rs`), whose doc states the protocol; this
 //! module holds the flag it sets and the drain it and the schedule function run.
@@ -62,7 +62,7 @@ pub(crate) struct State {
     pub(crate) policy: WakePolicy,
     /// Names, stack size and hooks of the executor's threads.
     pub(crate) threads: ThreadConfig,
-    /// The threads of `spawn_blocking` (see `blocking.rs`).
+    /// The threads of `spawn_blocking` (see `runtime/blocking.rs`).
     pub(crate) blocking: BlockingPool<Runnable>,
     /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
     /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
@@ -143,7 +143,7 @@ impl State {
     /// Cancels blocking-pool jobs that no thread will run (the pool refused them, the
     /// thread they waited for could not start, or the executor shut down): drops each (its
     /// handle reports cancelled) and ends its count on the paused clock, which counts a job
-    /// as busy from its spawn to its end (`driver/clock.rs`).
+    /// as busy from its spawn to its end (`runtime/time/clock.rs`).
     pub(crate) fn cancel_blocking_jobs(&self, jobs: impl IntoIterator<Item = Runnable>) {
         for job in jobs {
             drop(job);

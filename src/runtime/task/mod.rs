@@ -86,7 +86,7 @@ pub(crate) struct TaskMeta<H: TaskHome> {
     /// spawner is a generator of requests (an accept loop, an HTTP/2 connection), not a
     /// fork. A placement hint, written once before the task is queued and read Relaxed: a
     /// task displaced from a worker's LIFO slot goes to that worker's inbox (FIFO) if this
-    /// is set, onto its deque (LIFO, depth-first) if not (`worker/schedule.rs`).
+    /// is set, onto its deque (LIFO, depth-first) if not (`runtime/scheduler/worker/schedule.rs`).
     generated: AtomicBool,
     /// Set while the executor keeps a panic of this task's future's destructor for the
     /// `JoinHandle` ([`TaskHome::keep_drop_panic`]). Written and read by the thread that

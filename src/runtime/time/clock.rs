@@ -1,11 +1,11 @@
-//! [`Clock`]: the time of one executor's timers, held by its time driver (`driver/time.rs`).
+//! [`Clock`]: the time of one executor's timers, held by its time driver (`driver.rs`).
 //!
 //! Without the `test-util` feature the clock is std's `Instant::now()` and the wheel's
 //! origin, nothing more: reading it costs what `Instant::now()` costs.
 //!
 //! With `test-util` the clock can be paused (`time::pause`): it then stands still, and moves
 //! only when [`Clock::advance`] moves it (`time::advance`) or when the executor, idle, jumps
-//! it to its next timer ([`Clock::advance_to_ms`], from `auto_advance.rs`). Its time
+//! it to its next timer ([`Clock::advance_to_ms`], from `runtime/scheduler/auto_advance.rs`). Its time
 //! is std's `Instant::now()` plus every such move (the advance), so it never runs behind
 //! std's clock and never goes back: resuming after a pause goes on from std's clock plus the
 //! advance, which is at or after the time the paused clock showed. A pause stops the clock on
@@ -17,7 +17,7 @@
 //! busy (a `block_on` whose future is being polled or was woken, a blocking-pool job from its
 //! spawn to its end). The executor is idle, for the paused clock, only while that count is
 //! zero; the one who brings it to zero runs the idle hook, which the executor sets to its
-//! auto-advance (`auto_advance.rs`). The activity also holds the lock of the jumps: a
+//! auto-advance (`runtime/scheduler/auto_advance.rs`). The activity also holds the lock of the jumps: a
 //! jump holds it throughout, and a thread that starts to be busy on its own, or is woken
 //! from outside a jump, is counted under it.
 //!
@@ -277,7 +277,7 @@ mod test_util {
         count: AtomicUsize,
         /// Set once, when the executor is built: its auto-advance.
         on_idle: OnceLock<Box<dyn Fn() + Send + Sync>>,
-        /// Held by whoever jumps the clock on its own (`auto_advance.rs`) for its whole
+        /// Held by whoever jumps the clock on its own (`runtime/scheduler/auto_advance.rs`) for its whole
         /// test-jump-fire ([`Activity::jumping`]), so that two threads that both saw the
         /// executor idle jump it once; and taken to count a thread that starts to be busy on
         /// its own or is woken from outside a jump ([`Activity::begin_fresh`]), so that no

@@ -2,7 +2,7 @@
 //! deadlines are read on (`clock.rs`), and the deadline a thread waiting in the driver's OS
 //! poll wakes at by itself.
 //!
-//! It knows nothing of IO. The driver stack (`driver/mod.rs`) asks it how long a wait may
+//! It knows nothing of IO. The driver stack (`runtime/driver/mod.rs`) asks it how long a wait may
 //! last ([`TimeDriver::begin_wait`], which also books the deadline that wait ends at), and
 //! fires the due timers after each turn ([`TimeDriver::fire_due`]); a timer armed for
 //! before the booked deadline ends the wait through the [`Unpark`] the stack gave it.
@@ -10,14 +10,14 @@
 //! Timers are due by the [`Clock`]: std's clock, or with the `test-util` feature a clock
 //! that may be paused. A paused clock moves only by an advance (`time::advance`, which
 //! fires what fell due itself, [`TimeDriver::fire_due_timers`]) or by the executor's
-//! auto-advance when it is idle (`auto_advance.rs`); the wait of the OS poll is still
+//! auto-advance when it is idle (`runtime/scheduler/auto_advance.rs`); the wait of the OS poll is still
 //! bounded by the next deadline's distance on that clock, in real time.
 //!
 //! **Invariants:**
 //! - no timer's waker is woken or dropped while the timers' lock is held (a waker may own
 //!   a timer, whose drop takes that lock);
 //! - every fired timer's waker is called, even if another of the same turn panics
-//!   (`wake_all.rs`): the panic goes on only after the last of them;
+//!   (`util/wake_all.rs`): the panic goes on only after the last of them;
 //! - while a thread waits in the OS poll, `waiting_until` is the deadline it wakes at by
 //!   itself, and a timer armed for earlier calls the [`Unpark`]; while nobody waits it is
 //!   `None`, and arming wakes nobody (the next turn looks at the wheel anyway);

@@ -26,7 +26,7 @@
 //!   [`Ticker::enter`]).
 //!
 //! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go
-//! through `crate::util::sync`, so the loom model `ticker_park_is_never_lost` (`par/loom_model.rs`)
+//! through `crate::util::sync`, so the loom model `ticker_park_is_never_lost` (`loom_model.rs`)
 //! runs this code. The epoch is a std atomic: a static read before every item, and no part
 //! of the park.
 

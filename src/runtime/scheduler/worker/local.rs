@@ -6,7 +6,7 @@
 //! (they take the oldest), so fork-join by spawning runs depth-first on each worker. The
 //! LIFO slot and the deferred list are private: no other worker can steal from them. A
 //! task in the deferred list is released onto the deque (where it can be stolen) by the
-//! worker's next driver turn, or its next try at one (`worker/mod.rs`); nothing stays
+//! worker's next driver turn, or its next try at one (`mod.rs`); nothing stays
 //! deferred while the worker sleeps (the re-check before a park counts the list as work).
 //! While the worker delivers the events of a driver turn (`delivering`), the tasks they
 //! wake go to the FIFO inboxes instead (`schedule.rs`): they are served in event order.
@@ -67,7 +67,7 @@ pub(crate) struct WorkerLocal {
     /// so a yield costs no atomic operation.
     deferred: RefCell<Vec<Runnable>>,
     /// This thread's cooperative budget and yield mark, set at each poll and read when a
-    /// task wakes itself (`coop.rs`). Its raw pointer also keeps `WorkerLocal` on its
+    /// task wakes itself (`runtime/coop.rs`). Its raw pointer also keeps `WorkerLocal` on its
     /// thread (neither `Send` nor `Sync`).
     pub(crate) coop: ThreadCoop,
 }

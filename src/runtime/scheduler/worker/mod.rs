@@ -41,7 +41,7 @@
 //! other work releases it after at most [`FAIRNESS_INTERVAL`] polls; one that has none, at
 //! once.
 //!
-//! Every task poll runs with a fresh cooperative budget (`coop.rs`).
+//! Every task poll runs with a fresh cooperative budget (`runtime/coop.rs`).
 //!
 //! # How long a runnable task waits
 //!
@@ -58,8 +58,8 @@
 //!   spawns after it, depth-first, or when a thief takes it (thieves take the oldest). No
 //!   number of polls bounds that wait: it is the price of depth-first order, which keeps
 //!   the tasks outstanding near depth × workers (a binary spawn tree of 131,071 tasks peaks
-//!   at about 60 on 2 workers; taking the deque's oldest task in the fairness rotation made
-//!   it 27,000). A task spawned by a *later* poll of its spawner (an accept loop, an HTTP/2
+//!   at about 60 on 2 workers; were the fairness rotation to take the deque's oldest task,
+//!   they would reach about 27,000). A task spawned by a *later* poll of its spawner (an accept loop, an HTTP/2
 //!   connection spawning a task per stream: a generator of requests, not a fork) is
 //!   displaced from the LIFO slot to the back of the inbox instead, so a generator that
 //!   keeps spawning cannot bury its earlier requests: they wait their turn, FIFO.
@@ -74,7 +74,7 @@
 //!   starts its loop again: the searching and unparked counts stay exact, and the executor
 //!   keeps its number of workers;
 //! - a worker that exits drops what is left in its private queues, and only then stops
-//!   counting tasks locally and gives up its hold on the state (`task_count.rs`).
+//!   counting tasks locally and gives up its hold on the state (`runtime/task/task_count.rs`).
 
 pub(crate) mod context;
 pub(crate) mod local;
@@ -96,14 +96,16 @@ use crate::runtime::task::task_count;
 use crate::util::wake_all::drop_quietly;
 use local::{InboxTarget, WorkerLocal};
 
-/// Every this many polls a worker looks at the injector (or its inbox, or its deque's
-/// oldest task) before its LIFO slot and deque. 61 as in tokio and Go: prime, so it does
+/// Every this many polls a worker takes one task of the injector or of its inbox (the two
+/// alternately, step 1 of the module docs) before its LIFO slot and deque. 61 as in tokio and Go: prime, so it does
 /// not beat with periodic workloads.
 pub(crate) const FAIRNESS_INTERVAL: u32 = 61;
 
-/// How many times in a row a worker runs the task its previous poll woke (the LIFO slot)
-/// before that task goes to the back of its inbox and the deque's newest task runs. 3 as
-/// in tokio.
+/// How many hand-offs in a row through the LIFO slot between tasks that stay alive a
+/// worker makes before the slot's task goes to the back of its inbox and the deque's
+/// newest task runs (step 2 of the module docs: a fork-join continuation, woken by a poll
+/// that completed its task, and a task spawned and not run yet are not counted, so more
+/// LIFO-slot runs than this may follow each other). 3 as in tokio.
 pub(crate) const MAX_LIFO_HANDOFFS: u32 = 3;
 
 /// How many times a worker sweeps all victims in one search.
@@ -257,7 +259,7 @@ impl<'a> WorkerLoop<'a> {
         // work: a task held there has no one to release it while its worker sleeps. (Step
         // 4 emptied it before `find_task` came back empty, and no task has run since.)
         // On a paused clock (`test-util`), the last worker to park jumps the clock to the
-        // next timer and looks again (`auto_advance.rs`).
+        // next timer and looks again (`runtime/scheduler/auto_advance.rs`).
         let recheck = || {
             state.has_work()
                 || worker.has_deferred()

@@ -4,7 +4,7 @@
 //! - A task that yielded (`yield_now`, or a spent budget, during the poll that just ended,
 //!   then woke itself) goes to its worker's private deferred list: it runs again only after
 //!   that worker's next driver turn (or try at one), which moves it onto the deque
-//!   (`worker/mod.rs`).
+//!   (`mod.rs`).
 //! - Any other task woken while it ran (by another thread, or another task) goes to the
 //!   inbox of the worker that ran it: behind that worker's own deque, and where an idle
 //!   worker can steal it (one is woken if none searches). Holding it back privately would
@@ -18,16 +18,17 @@
 //!   to the back of this worker's inbox instead of the deque: depth-first order is for
 //!   forks (spawned by the spawner's first poll, which then awaits them), and a generator
 //!   that keeps spawning would bury its earlier requests under the deque's LIFO end
-//!   (`worker/mod.rs`, "How long a runnable task waits").
+//!   (`mod.rs`, "How long a runnable task waits").
 //! - A worker that delivers the events of a driver turn (asleep in the OS poll, or busy and
-//!   between two polls, or inside a loop helper) places through the inboxes, FIFO, so that
-//!   tasks woken by IO events and timers run in the order their events came; the inbox push
-//!   wakes its worker if it sleeps. The inbox is the one the policy picks, except in a loop
-//!   helper's turn: there it is this worker's, since the helper yields at once and the task's
-//!   last worker may be inside a long item (`par/run.rs`).
+//!   between two polls, or inside a long poll that asked whether to return) places through
+//!   the inboxes, FIFO, so that tasks woken by IO events and timers run in the order their
+//!   events came; the inbox push wakes its worker if it sleeps. The inbox is the one the
+//!   policy picks, except in a turn taken inside a poll (`context::should_return_now`):
+//!   there it is this worker's, since that poll returns at once and the task's last worker
+//!   may be inside a long poll (a loop's item) for its whole length.
 //! - On any other thread: the global injector.
 //!
-//! Shutdown (the protocol is `State::shutdown`'s doc, `shutdown.rs`): this module's part is
+//! Shutdown (the protocol is `State::shutdown`'s doc, `runtime/scheduler/shutdown.rs`): this module's part is
 //! to drop instead of queue a task scheduled once the flag is set, and the pusher's half of
 //! push-then-check ([`after_shared_push`]).
 
