@@ -135,6 +135,13 @@ struct Waiter {
     owned: bool,
 }
 
+impl Waiter {
+    /// An entry with no waker yet; `owned` as the field.
+    fn empty(owned: bool) -> Waiter {
+        Waiter { waker: None, owned }
+    }
+}
+
 /// The tasks waiting for readiness, per direction.
 #[derive(Default)]
 struct Waiters {
@@ -267,35 +274,19 @@ impl ScheduledIo {
                 return Poll::Ready(ready);
             }
             let list = waiters.of(direction);
-            let entry = match key {
-                Some(key) => match *key {
-                    Some(k) => &mut list[k],
-                    None => {
-                        let k = list.insert(Waiter {
-                            waker: None,
-                            owned: true,
-                        });
-                        *key = Some(k);
-                        &mut list[k]
-                    }
-                },
-                None => {
-                    let found = list.iter().find_map(|(k, w)| {
+            let k = match key {
+                // An operation future's own entry, made at its first wait.
+                Some(key) => *key.get_or_insert_with(|| list.insert(Waiter::empty(true))),
+                // A poll method's anonymous entry: the one this waker already has, if any.
+                None => list
+                    .iter()
+                    .find_map(|(k, w)| {
                         (!w.owned && w.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())))
                             .then_some(k)
-                    });
-                    match found {
-                        Some(k) => &mut list[k],
-                        None => {
-                            let k = list.insert(Waiter {
-                                waker: None,
-                                owned: false,
-                            });
-                            &mut list[k]
-                        }
-                    }
-                }
+                    })
+                    .unwrap_or_else(|| list.insert(Waiter::empty(false))),
             };
+            let entry = &mut list[k];
             replaced = match &entry.waker {
                 Some(w) if w.will_wake(cx.waker()) => None,
                 _ => entry.waker.replace(cx.waker().clone()),
