@@ -131,6 +131,9 @@ fn a_thread_start_failure_part_way_stops_the_started_workers_and_frees_everythin
     ) {
         return;
     }
+    // What the first executor of a process starts for the whole process (with
+    // `tokio-context`, tokio's runtime) is not the failed build's to free.
+    drop(Builder::new().worker_threads(1).build().unwrap());
     let fds = open_fds();
     fault::arm(Fault::ThreadStart, "partway-", 2);
     let err = Builder::new()
