@@ -127,7 +127,7 @@ impl State {
     /// Whether any queue other than the workers' private ones holds work, or shutdown is set.
     /// Used by a worker's re-check before it sleeps.
     pub(crate) fn has_work(&self) -> bool {
-        // Relaxed: called after the SeqCst fence in `Idle::prepare_park`.
+        // Relaxed: called after the SeqCst fence in `Idle::park`.
         self.shutdown.load(Ordering::Relaxed)
             || !self.injector.is_empty()
             || self

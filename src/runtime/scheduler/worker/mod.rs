@@ -197,7 +197,7 @@ struct WorkerLoop<'a> {
     /// condition variable. The notifier's notification unparks it.
     parker: &'a Parker<Driver>,
     /// Set while the worker is booked as sleeping in the notifier (between
-    /// `prepare_park` and the end of its sleep): what its drop gives back.
+    /// its booking in `Idle::park` and the end of its sleep): what its drop gives back.
     listener: Option<EventListener>,
 }
 
@@ -238,7 +238,7 @@ impl<'a> WorkerLoop<'a> {
                 None if worker.turn_driver(Pace::Now).woke => {}
                 // Work in sight (another worker's deque, the injector) that this worker
                 // could not take now (the searcher cap): look again rather than book a park
-                // only to take it back at once. A shortcut only: `prepare_park`'s re-check
+                // only to take it back at once. A shortcut only: `Idle::park`'s re-check
                 // is what rules out a lost wake-up.
                 None if state.has_work() => std::hint::spin_loop(),
                 None => self.park(),
