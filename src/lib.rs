@@ -157,6 +157,7 @@ mod abort;
 mod blocking;
 mod cold_tail;
 mod live_tasks;
+mod pinned_queue;
 mod task_core;
 mod task_count;
 mod wake_all;
@@ -174,6 +175,7 @@ mod state;
 // loops.
 mod join;
 mod par;
+mod pinned;
 mod spawn;
 mod worker;
 // The public entry points.
@@ -196,11 +198,12 @@ pub use coop::consume_budget;
 pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use global::{
     block_on, par_for_each_mut, par_map, par_map_vec, par_range, par_reduce, spawn, spawn_blocking,
-    WORKERS_ENV,
+    spawn_pinned, WORKERS_ENV,
 };
 pub use join::JoinHandle;
 pub use join_set::JoinSet;
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
+pub use pinned::spawn_local;
 pub use stats::{Stats, WorkerStats};
 pub use task_core::JoinError;
 pub use wake_policy::WakePolicy;

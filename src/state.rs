@@ -23,6 +23,7 @@ use crate::blocking::BlockingPool;
 use crate::driver::Driver;
 use crate::live_tasks::LiveTasks;
 use crate::park::Idle;
+use crate::pinned_queue::PinnedQueue;
 use crate::stats::{Counters, Stats};
 use crate::sync::{fence, AtomicBool, Mutex, Ordering};
 use crate::task_core::{Payload, TaskMeta};
@@ -42,6 +43,9 @@ pub(crate) struct WorkerPublic {
     pub(crate) inbox: Injector<Runnable>,
     /// Written only by this worker.
     pub(crate) counters: CachePadded<Counters>,
+    /// This worker's pinned tasks: their queue, which only this worker pops, their count,
+    /// and whether the worker exited (`worker/pinned.rs`).
+    pub(crate) pinned: PinnedQueue<Runnable>,
 }
 
 /// The state of one executor.
@@ -91,6 +95,7 @@ impl State {
                         stealer,
                         inbox: Injector::new(),
                         counters: CachePadded::new(Counters::new()),
+                        pinned: PinnedQueue::new(),
                     })
                 })
                 .collect(),
@@ -143,7 +148,11 @@ impl State {
     }
 
     fn shared_queues_empty(&self) -> bool {
-        self.injector.is_empty() && self.workers.iter().all(|w| w.inbox.is_empty())
+        self.injector.is_empty()
+            && self
+                .workers
+                .iter()
+                .all(|w| w.inbox.is_empty() && w.pinned.orphans().is_none_or(Injector::is_empty))
     }
 
     /// Cancels blocking-pool jobs that no thread will run (the pool refused them, the
@@ -157,8 +166,10 @@ impl State {
         }
     }
 
-    /// After shutdown: drops every runnable in the injector and the inboxes. One thread
-    /// drains at a time; the others only push, and the drainer re-checks after it lets go.
+    /// After shutdown: drops every runnable in the injector and the inboxes, and in the
+    /// pinned queues of the workers that exited (`pinned_queue.rs`: what reaches those holds
+    /// no pinned future). One thread drains at a time; the others only push, and the
+    /// drainer re-checks after it lets go.
     pub(crate) fn drain_after_shutdown(&self) {
         loop {
             // Acquire: pairs with the Release store below by the previous drainer.
@@ -169,8 +180,11 @@ impl State {
             }
             loop {
                 let mut dropped = false;
-                for queue in
-                    std::iter::once(&self.injector).chain(self.workers.iter().map(|w| &w.inbox))
+                let inboxes = self.workers.iter().map(|w| &w.inbox);
+                let orphans = self.workers.iter().filter_map(|w| w.pinned.orphans());
+                for queue in std::iter::once(&self.injector)
+                    .chain(inboxes)
+                    .chain(orphans)
                 {
                     loop {
                         match queue.steal() {

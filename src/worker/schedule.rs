@@ -132,7 +132,7 @@ pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
 /// after the SeqCst fence in `notify_work` / `notify_worker`. That fence pairs with the one
 /// in `State::shutdown` after it sets `shutdown` (step 1): if we read `false`, the
 /// shutting-down thread's drain (step 7) sees our push.
-fn after_shared_push(state: &State) {
+pub(crate) fn after_shared_push(state: &State) {
     // Relaxed: ordered by the fence in `notify_*` (see above).
     if state.shutdown.load(Ordering::Relaxed) {
         state.drain_after_shutdown();
