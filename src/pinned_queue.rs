@@ -47,7 +47,13 @@ impl<T> PinnedQueue<T> {
     }
 
     /// Takes the oldest runnable. Only the worker calls this (module invariants).
+    #[inline]
     pub(crate) fn pop(&self) -> Option<T> {
+        // Loads only, when empty (the common case, on the worker's search path): a steal
+        // from an empty `Injector` costs a SeqCst fence.
+        if self.queue.is_empty() {
+            return None;
+        }
         loop {
             match self.queue.steal() {
                 Steal::Success(runnable) => return Some(runnable),
