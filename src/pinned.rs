@@ -70,8 +70,7 @@ where
 ///         async move { *shared.borrow_mut() += 1 }
 ///     });
 ///     child.await.unwrap();
-///     let total = *shared.borrow();
-///     total
+///     shared.take()
 /// }));
 /// assert_eq!(sum.unwrap(), 2);
 /// ```
@@ -199,7 +198,10 @@ impl<C, F> Drop for PinnedFuture<C, F> {
         if matches!(*self.stage, Stage::Run(_)) && self.owner != Some(thread::current().id()) {
             // Never by the module invariant; leaking is the one sound thing left to do with
             // a `!Send` future on a foreign thread.
-            debug_assert!(false, "filch: a pinned task dropped off its worker's thread");
+            debug_assert!(
+                false,
+                "filch: a pinned task dropped off its worker's thread"
+            );
             return;
         }
         // SAFETY: dropped exactly once, here, in place; `stage` is not used again.

@@ -109,8 +109,7 @@ fn ten_thousand_pinned_tasks_woken_from_other_threads_stay_on_their_worker() {
                         let value = rx.await.expect("the feeder dropped its sender");
                         child.await.unwrap();
                         *shared.borrow_mut() += value;
-                        let total = *shared.borrow();
-                        total
+                        shared.take()
                     })
                 }));
             }
@@ -156,7 +155,8 @@ fn dropping_the_executor_drops_each_pinned_future_on_its_own_worker() {
                 for _ in 0..TASKS {
                     let (tx, mut rx) = futures::channel::mpsc::unbounded::<()>();
                     senders.push(tx);
-                    let (log, made, names) = (Arc::clone(&log), Arc::clone(&made), Arc::clone(&names));
+                    let (log, made, names) =
+                        (Arc::clone(&log), Arc::clone(&made), Arc::clone(&names));
                     handles.push(ex.spawn_pinned(move || {
                         let witness = DropWitness::new(&log);
                         names
@@ -201,8 +201,16 @@ fn dropping_the_executor_drops_each_pinned_future_on_its_own_worker() {
                 stop.store(true, SeqCst);
                 waker_thread.join().unwrap();
                 let made = made.load(SeqCst);
-                assert_eq!(log.0.load(SeqCst), made, "{workers} workers: drops != futures made");
-                assert_eq!(log.1.load(SeqCst), 0, "{workers} workers: dropped on a foreign thread");
+                assert_eq!(
+                    log.0.load(SeqCst),
+                    made,
+                    "{workers} workers: drops != futures made"
+                );
+                assert_eq!(
+                    log.1.load(SeqCst),
+                    0,
+                    "{workers} workers: dropped on a foreign thread"
+                );
                 for name in names.lock().unwrap().iter() {
                     assert!(name.starts_with("pinned"), "created on {name:?}, no worker");
                 }
@@ -287,7 +295,10 @@ fn stealing_never_takes_a_pinned_task() {
                 (home, ran_on)
             }));
             let (home, ran_on) = out.unwrap();
-            assert!(ran_on.iter().all(|&t| t == home), "{policy:?}: a pinned task moved");
+            assert!(
+                ran_on.iter().all(|&t| t == home),
+                "{policy:?}: a pinned task moved"
+            );
         }
     });
 }
@@ -327,9 +338,8 @@ fn a_busy_pinned_task_does_not_starve_its_worker() {
             let mut results = Vec::new();
             for handle in [plain, woken] {
                 // Awaited from this thread: the busy task never stops by itself.
-                results.push(
-                    futures::executor::block_on(handle).expect("a task starved behind it"),
-                );
+                results
+                    .push(futures::executor::block_on(handle).expect("a task starved behind it"));
             }
             assert_eq!(results, [1, 5]);
             stop.store(true, SeqCst);
@@ -357,7 +367,7 @@ fn spawn_local_outside_a_worker_panics_with_a_message() {
         check(plain, "a plain thread");
         let ex = executor(1);
         let in_block_on = catch_unwind(AssertUnwindSafe(|| {
-            ex.block_on(async { filch::spawn_local(async {}) })
+            ex.block_on(async { drop(filch::spawn_local(async {})) })
         }))
         .unwrap_err();
         check(in_block_on, "block_on");
@@ -399,13 +409,21 @@ fn abort_of_a_pinned_task_drops_it_on_its_worker() {
                 let before = log.0.load(SeqCst);
                 handle.abort();
                 assert!(ex.block_on(handle).unwrap_err().is_cancelled());
-                assert_eq!(log.0.load(SeqCst), before + 1, "dropped before the handle resolved");
+                assert_eq!(
+                    log.0.load(SeqCst),
+                    before + 1,
+                    "dropped before the handle resolved"
+                );
             }
             assert_eq!(log.1.load(SeqCst), 0, "dropped on a foreign thread");
             // Aborted at once, perhaps before its closure ran (then dropped unrun).
             let handles: Vec<_> = (0..20)
                 .map(|_| {
-                    let h = ex.spawn_pinned(|| async { Rc::new(()) }.await_rc_unit());
+                    let h = ex.spawn_pinned(|| async {
+                        let rc = Rc::new(());
+                        filch::yield_now().await;
+                        drop(rc);
+                    });
                     h.abort();
                     h
                 })
@@ -448,23 +466,11 @@ fn panics_of_pinned_tasks_are_join_errors() {
         });
         let err = ex.block_on(in_drop).unwrap_err();
         assert_eq!(panic_message(&*err.into_panic()), "destructor boom");
-        let after = ex.spawn_pinned(|| async { Rc::new(9) }.await_rc());
+        let after = ex.spawn_pinned(|| async {
+            let rc = Rc::new(9);
+            filch::yield_now().await;
+            *rc
+        });
         assert_eq!(ex.block_on(after).unwrap(), 9);
     });
-}
-
-/// A helper: the value inside an `Rc`, from a future that builds it (the output must be
-/// `Send`, the future need not be).
-trait AwaitRc<T> {
-    fn await_rc(self) -> impl Future<Output = T>;
-    fn await_rc_unit(self) -> impl Future<Output = ()>;
-}
-
-impl<T: Copy, F: Future<Output = Rc<T>>> AwaitRc<T> for F {
-    fn await_rc(self) -> impl Future<Output = T> {
-        async move { *self.await }
-    }
-    fn await_rc_unit(self) -> impl Future<Output = ()> {
-        async move { drop(self.await) }
-    }
 }

@@ -93,13 +93,13 @@ fn localset_future_drives_all_local_futs() {
                 });
                 filch::yield_now().await;
                 RAN1.store(true, SeqCst);
-                inner
+                inner.await.unwrap();
             });
             let second = filch::spawn_local(async {
                 filch::yield_now().await;
                 RAN2.store(true, SeqCst);
             });
-            first.await.unwrap().await.unwrap();
+            first.await.unwrap();
             second.await.unwrap();
         }))
         .unwrap();
@@ -219,7 +219,11 @@ fn join_local_future_elsewhere() {
             async move {
                 let (tx, rx) = oneshot::channel();
                 let join = filch::spawn_local(async move {
-                    assert_eq!(here(), home, "a pinned task runs on its worker, wherever awaited");
+                    assert_eq!(
+                        here(),
+                        home,
+                        "a pinned task runs on its worker, wherever awaited"
+                    );
                     rx.await.unwrap();
                     "hello world"
                 });
@@ -273,8 +277,7 @@ fn drop_cancels_remote_tasks() {
     watchdog(60, "drop_cancels_remote_tasks", || {
         let (tx, mut rx) = mpsc::channel::<()>(1024);
         let ex = executor(2);
-        let _handle =
-            ex.spawn_pinned(move || async move { while rx.next().await.is_some() {} });
+        let _handle = ex.spawn_pinned(move || async move { while rx.next().await.is_some() {} });
         ex.block_on(filch::time::sleep(Duration::from_millis(1)));
         drop(tx);
         // Hangs if the remotely woken pinned task is not cancelled.
