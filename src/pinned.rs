@@ -51,13 +51,13 @@ where
 }
 
 /// Spawns a `!Send` future onto the worker the current task runs on, pinned there: it is
-/// polled and dropped only on that worker's thread, as a task of [`spawn_pinned`]. The
+/// polled and dropped only on that worker's thread, as a task of [`spawn_pinned`](crate::spawn_pinned). The
 /// calling task is not pinned by this: only the new task is.
 ///
 /// # Panics
 /// Outside a task on a filch worker (in `block_on`, on a thread of the blocking pool, on
 /// any other thread), where no worker is there to pin the future to: use
-/// [`spawn_pinned`], whose closure builds the future on a worker, instead.
+/// [`spawn_pinned`](crate::spawn_pinned), whose closure builds the future on a worker, instead.
 ///
 /// ```
 /// use std::{cell::RefCell, rc::Rc};
