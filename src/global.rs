@@ -175,6 +175,7 @@ where
 /// });
 /// assert_eq!(total, 3);
 /// ```
+#[track_caller]
 pub fn spawn_pinned<C, F>(create: C) -> JoinHandle<F::Output>
 where
     C: FnOnce() -> F + Send + 'static,

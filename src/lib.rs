@@ -39,6 +39,10 @@
 //! assert_eq!(sum, 285);
 //! ```
 //!
+//! **`!Send` futures** run pinned to one worker: [`spawn_pinned`] runs a `Send` closure on
+//! the least loaded worker and polls the future it returns only there; inside a task on a
+//! worker, [`spawn_local`] pins a `!Send` future to that same worker.
+//!
 //! **Data-parallel loops** are futures: awaiting one never blocks a worker.
 //!
 //! ```

@@ -40,6 +40,7 @@ use crate::worker::context;
 use crate::worker::pinned::{least_loaded, push_pinned, schedule_pinned};
 
 /// Spawns the future that `create` makes onto `state`'s least loaded worker, pinned there.
+#[track_caller]
 pub(crate) fn spawn_pinned<C, F>(state: &Arc<State>, create: C) -> JoinHandle<F::Output>
 where
     C: FnOnce() -> F + Send + 'static,
@@ -94,6 +95,7 @@ where
 
 /// Spawns a pinned task onto worker `index` of `state`; `owner` is the current thread if
 /// `stage` already holds the future (`spawn_local`, on that worker).
+#[track_caller]
 fn spawn_pinned_to<C, F>(
     state: &Arc<State>,
     index: usize,

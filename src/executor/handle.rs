@@ -135,6 +135,7 @@ impl Handle {
     /// });
     /// assert!(ex.block_on(task).unwrap());
     /// ```
+    #[track_caller]
     pub fn spawn_pinned<C, F>(&self, create: C) -> JoinHandle<F::Output>
     where
         C: FnOnce() -> F + Send + 'static,

@@ -126,6 +126,7 @@ impl Executor {
     /// });
     /// assert_eq!(ex.block_on(task).unwrap(), 7);
     /// ```
+    #[track_caller]
     pub fn spawn_pinned<C, F>(&self, create: C) -> JoinHandle<F::Output>
     where
         C: FnOnce() -> F + Send + 'static,

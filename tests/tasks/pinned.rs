@@ -474,3 +474,59 @@ fn panics_of_pinned_tasks_are_join_errors() {
         assert_eq!(ex.block_on(after).unwrap(), 9);
     });
 }
+
+/// Pinned spawns racing with the executor's drop, from other threads, some landing after
+/// their worker exited: each closure is run (on a worker) or dropped unrun (anywhere: it
+/// is `Send`), exactly once, and every handle resolves.
+#[test]
+fn pinned_spawns_racing_with_shutdown_are_run_or_dropped_once() {
+    /// Counts its drops; `Send`, as a `spawn_pinned` closure is.
+    struct Counted(Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+    watchdog(60, "pinned_spawns_racing_with_shutdown", || {
+        for workers in [1, 2] {
+            for _ in 0..20 {
+                let ex = executor(workers);
+                let handle = ex.handle();
+                let made = Arc::new(AtomicUsize::new(0));
+                let dropped = Arc::new(AtomicUsize::new(0));
+                let spawners: Vec<_> = (0..2)
+                    .map(|_| {
+                        let (handle, made, dropped) =
+                            (handle.clone(), Arc::clone(&made), Arc::clone(&dropped));
+                        thread::spawn(move || {
+                            let mut handles = Vec::new();
+                            for _ in 0..200 {
+                                made.fetch_add(1, SeqCst);
+                                let counted = Counted(Arc::clone(&dropped));
+                                handles.push(handle.spawn_pinned(move || {
+                                    let rc = Rc::new(counted);
+                                    async move {
+                                        filch::yield_now().await;
+                                        drop(rc);
+                                    }
+                                }));
+                            }
+                            handles
+                        })
+                    })
+                    .collect();
+                thread::yield_now();
+                drop(ex);
+                for spawner in spawners {
+                    for h in spawner.join().unwrap() {
+                        match futures::executor::block_on(h) {
+                            Ok(()) => {}
+                            Err(err) => assert!(err.is_cancelled(), "{err:?}"),
+                        }
+                    }
+                }
+                assert_eq!(dropped.load(SeqCst), made.load(SeqCst), "{workers} workers");
+            }
+        }
+    });
+}
