@@ -157,6 +157,11 @@ where
 /// deque and inbox; ties go to the lowest index. Inside the pinned task,
 /// [`spawn_local`](crate::spawn_local) pins more `!Send` futures to the same worker.
 ///
+/// A pinned task shares its worker's fairness rules with the other tasks there: one that
+/// keeps yielding (or spends its budget, [`consume_budget`](crate::consume_budget)) lets
+/// them run. One that blocks its worker inside a poll holds up the other pinned tasks of
+/// that worker, which cannot move; the worker's other tasks can be stolen.
+///
 /// ```
 /// use std::{cell::RefCell, rc::Rc};
 ///

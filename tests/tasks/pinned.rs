@@ -530,3 +530,56 @@ fn pinned_spawns_racing_with_shutdown_are_run_or_dropped_once() {
         }
     });
 }
+
+/// The executor dropped inside one of its pinned tasks: the worker running it cannot be
+/// joined, and drops its own pinned tasks once that poll returns; every pinned future is
+/// still dropped exactly once, each on its own worker's thread.
+#[test]
+fn dropping_the_executor_inside_a_pinned_task_drops_each_on_its_worker() {
+    watchdog(60, "drop_inside_pinned_task", || {
+        for workers in [1, 2, 3] {
+            let ex = executor(workers);
+            let handle = ex.handle();
+            let log = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+            let made = Arc::new(AtomicUsize::new(0));
+            const WAITING: usize = 12;
+            for _ in 0..WAITING {
+                let (log, made) = (Arc::clone(&log), Arc::clone(&made));
+                drop(handle.spawn_pinned(move || {
+                    let witness = DropWitness::new(&log);
+                    made.fetch_add(1, SeqCst);
+                    async move {
+                        let _witness = witness;
+                        std::future::pending::<()>().await;
+                    }
+                }));
+            }
+            wait_until(10, "the waiting tasks to start", || {
+                made.load(SeqCst) == WAITING
+            });
+            let slot = Arc::new(Mutex::new(Some(ex)));
+            let killer = handle.spawn_pinned({
+                let log = Arc::clone(&log);
+                move || {
+                    let witness = DropWitness::new(&log);
+                    async move {
+                        let _witness = witness;
+                        let ex = slot.lock().unwrap().take().unwrap();
+                        drop(ex);
+                    }
+                }
+            });
+            wait_until(10, "the executor to be dropped from its task", || {
+                killer.is_finished()
+            });
+            wait_until(10, "every pinned future to be dropped", || {
+                log.0.load(SeqCst) == WAITING + 1
+            });
+            assert_eq!(
+                log.1.load(SeqCst),
+                0,
+                "{workers} workers: dropped on a foreign thread"
+            );
+        }
+    });
+}
