@@ -39,6 +39,10 @@
 //! assert_eq!(sum, 285);
 //! ```
 //!
+//! **`!Send` futures** run pinned to one worker: [`spawn_pinned`] runs a `Send` closure on
+//! the least loaded worker and polls the future it returns only there; inside a task on a
+//! worker, [`spawn_local`] pins a `!Send` future to that same worker.
+//!
 //! **Data-parallel loops** are futures: awaiting one never blocks a worker.
 //!
 //! ```
@@ -142,7 +146,7 @@
 #![warn(missing_docs, unreachable_pub, clippy::undocumented_unsafe_blocks)]
 
 // The layers, from the bottom up; no module imports one above it (ARCHITECTURE.md,
-// "Layers", and `.ci/layers`, which checks it).
+// "Layers"; `tests/executor/layers.rs` checks it).
 mod util;
 // The runtime: tasks, parking, the drivers, the scheduler and its workers.
 mod runtime;
@@ -163,11 +167,12 @@ pub mod time;
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
 
-pub use executor::global::{block_on, spawn, spawn_blocking, WORKERS_ENV};
+pub use executor::global::{block_on, spawn, spawn_blocking, spawn_pinned, WORKERS_ENV};
 pub use executor::loops::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
 pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
+pub use runtime::scheduler::pinned::spawn_local;
 pub use runtime::stats::{Stats, WorkerStats};
 pub use runtime::wake_policy::WakePolicy;
 pub use task::{yield_now, AbortHandle, JoinError, JoinHandle, JoinSet, YieldNow};

@@ -143,6 +143,54 @@ where
     })
 }
 
+/// Spawns the `!Send` future that `create` makes onto a worker of the current executor
+/// (else the global one), pinned there: `create` runs on the least loaded worker when the
+/// task first runs, and the future it returns is polled and dropped only on that worker's
+/// thread, never stolen by another worker. Wakes from any thread reach it; when the
+/// executor shuts down, the future is dropped on its worker's thread before that thread
+/// exits. The closure is `Send`, the future need not be (`Rc`, `RefCell`, thread-bound
+/// handles); the output is `Send`, and the [`JoinHandle`] is as any task's (abort, panics).
+///
+/// A worker's load, for the choice, is its pinned tasks alive plus the tasks queued in its
+/// deque and inbox; ties go to the lowest index. Inside the pinned task,
+/// [`spawn_local`](crate::spawn_local) pins more `!Send` futures to the same worker.
+///
+/// A pinned task shares its worker's fairness rules with the other tasks there: one that
+/// keeps yielding (or spends its budget, [`consume_budget`](crate::consume_budget)) lets
+/// them run. One that blocks its worker inside a poll holds up the other pinned tasks of
+/// that worker, which cannot move; the worker's other tasks can be stolen.
+///
+/// ```
+/// use std::{cell::RefCell, rc::Rc};
+///
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let total = ex.block_on(async {
+///     let task = filch::spawn_pinned(|| async {
+///         let seen = Rc::new(RefCell::new(Vec::new()));
+///         for i in 0..3 {
+///             filch::yield_now().await;
+///             seen.borrow_mut().push(i);
+///         }
+///         let total: i32 = seen.borrow().iter().sum();
+///         total
+///     });
+///     task.await.unwrap()
+/// });
+/// assert_eq!(total, 3);
+/// ```
+#[track_caller]
+pub fn spawn_pinned<C, F>(create: C) -> JoinHandle<F::Output>
+where
+    C: FnOnce() -> F + Send + 'static,
+    F: Future + 'static,
+    F::Output: Send + 'static,
+{
+    context::with_state(|state| match state {
+        Some(state) => crate::runtime::scheduler::pinned::spawn_pinned(state, create),
+        None => crate::runtime::scheduler::pinned::spawn_pinned(&fallback_state(), create),
+    })
+}
+
 /// Runs the blocking closure `f` on a separate, elastic pool of threads of the current
 /// executor (else the global one), never on a worker, and returns a [`JoinHandle`] for its
 /// result.

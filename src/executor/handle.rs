@@ -118,6 +118,31 @@ impl Handle {
         spawner::spawn(&self.state, future)
     }
 
+    /// Spawns the `!Send` future that `create` makes onto this executor's least loaded
+    /// worker, pinned there; see [`crate::spawn_pinned`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let handle = ex.handle();
+    /// let task = handle.spawn_pinned(|| {
+    ///     let here = std::rc::Rc::new(std::thread::current().id());
+    ///     async move {
+    ///         filch::yield_now().await;
+    ///         *here == std::thread::current().id()
+    ///     }
+    /// });
+    /// assert!(ex.block_on(task).unwrap());
+    /// ```
+    #[track_caller]
+    pub fn spawn_pinned<C, F>(&self, create: C) -> JoinHandle<F::Output>
+    where
+        C: FnOnce() -> F + Send + 'static,
+        F: Future + 'static,
+        F::Output: Send + 'static,
+    {
+        crate::runtime::scheduler::pinned::spawn_pinned(&self.state, create)
+    }
+
     /// Runs `f` on this executor's blocking pool, never on a worker; see
     /// [`crate::spawn_blocking`].
     ///

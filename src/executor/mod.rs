@@ -111,6 +111,31 @@ impl Executor {
         self.handle.spawn(future)
     }
 
+    /// Spawns the `!Send` future that `create` makes onto the least loaded worker, pinned
+    /// there; see [`crate::spawn_pinned`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let task = ex.spawn_pinned(|| {
+    ///     let cell = std::rc::Rc::new(std::cell::Cell::new(1));
+    ///     async move {
+    ///         filch::yield_now().await;
+    ///         cell.set(cell.get() * 7);
+    ///         cell.get()
+    ///     }
+    /// });
+    /// assert_eq!(ex.block_on(task).unwrap(), 7);
+    /// ```
+    #[track_caller]
+    pub fn spawn_pinned<C, F>(&self, create: C) -> JoinHandle<F::Output>
+    where
+        C: FnOnce() -> F + Send + 'static,
+        F: Future + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn_pinned(create)
+    }
+
     /// Polls `future` to completion on the calling thread. Inside it, [`crate::spawn`],
     /// [`Handle::current`] and the `par_*` loops use this executor.
     ///

@@ -14,6 +14,7 @@
 pub(crate) mod join_set;
 
 pub use crate::runtime::scheduler::join::JoinHandle;
+pub use crate::runtime::scheduler::pinned::spawn_local;
 pub use crate::runtime::task::abort::AbortHandle;
 pub use crate::runtime::task::yield_now::{yield_now, YieldNow};
 pub use crate::runtime::task::JoinError;

@@ -1,8 +1,8 @@
 //! README's "Coming from tokio" table, checked: each crate it names for a tokio feature that
 //! filch does not have works from filch tasks (tokio's `sync` without a runtime,
 //! async-lock, async-channel, `futures::select!`, async-fs, async-process,
-//! `tokio::task_local!`, tracing's `Instrument`, async-executor's `LocalExecutor` for `!Send`
-//! work on a thread of one's own).
+//! `tokio::task_local!`, tracing's `Instrument`), and `LocalSet`'s row: `!Send` work pinned
+//! to a worker (`spawn_pinned`, `spawn_local`).
 
 use std::time::Duration;
 
@@ -116,29 +116,29 @@ fn tokio_task_local_and_tracing_instrument() {
     });
 }
 
-/// `!Send` work runs on a thread of your own: here the thread in `block_on`, driving a
-/// `LocalExecutor` whose tasks also await filch tasks running on the workers.
+/// `LocalSet` / `task::spawn_local`'s row: `!Send` work pinned to a worker, whose tasks also
+/// await filch tasks that run anywhere.
 #[test]
-fn a_local_executor_runs_non_send_work_beside_filch_tasks() {
-    watchdog(30, "LocalExecutor", || {
+fn pinned_tasks_run_non_send_work_beside_filch_tasks() {
+    watchdog(30, "spawn_pinned", || {
         let ex = leak_checked(2);
-        let local = async_executor::LocalExecutor::new();
-        // `Rc` is `!Send`: it stays on this thread.
-        let shared = std::rc::Rc::new(std::cell::Cell::new(0));
-        let tasks: Vec<_> = (0..4)
-            .map(|i| {
-                let shared = std::rc::Rc::clone(&shared);
-                local.spawn(async move {
-                    let doubled = filch::spawn(async move { i * 2 }).await.unwrap();
-                    shared.set(shared.get() + doubled);
+        let total = ex.block_on(ex.spawn_pinned(|| async {
+            // `Rc` is `!Send`: it stays on this worker.
+            let shared = std::rc::Rc::new(std::cell::Cell::new(0));
+            let tasks: Vec<_> = (0..4)
+                .map(|i| {
+                    let shared = std::rc::Rc::clone(&shared);
+                    filch::spawn_local(async move {
+                        let doubled = filch::spawn(async move { i * 2 }).await.unwrap();
+                        shared.set(shared.get() + doubled);
+                    })
                 })
-            })
-            .collect();
-        ex.block_on(local.run(async {
+                .collect();
             for task in tasks {
-                task.await;
+                task.await.unwrap();
             }
+            shared.get()
         }));
-        assert_eq!(shared.get(), 12);
+        assert_eq!(total.unwrap(), 12);
     });
 }

@@ -1,6 +1,7 @@
 //! Tasks, one module per scenario: spawning and awaiting, `JoinHandle` (abort, detach,
 //! exact wake-ups), `JoinSet`, panics in tasks and in their destructors, long wake chains,
-//! `spawn_blocking`, the `futures` `Spawn` impls, and the `#[filch::test]`/`#[filch::main]`
+//! `spawn_blocking`, the `futures` `Spawn` impls, pinned tasks (`spawn_pinned`, `spawn_local`,
+//! and tokio's `LocalSet` tests ported to them), and the `#[filch::test]`/`#[filch::main]`
 //! attributes.
 
 #[path = "../common/mod.rs"]
@@ -14,6 +15,8 @@ mod join_set;
 mod macros;
 mod panicking_destructors;
 mod panics;
+mod pinned;
+mod pinned_local_set;
 mod spawn_and_await;
 mod spawn_blocking;
 mod wake_chain;

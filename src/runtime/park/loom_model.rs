@@ -59,6 +59,9 @@ struct ParkModel {
     injector: Queue,
     /// Per-worker inboxes (WS-LAST): the owner takes from its own, searchers from others'.
     inboxes: [Queue; WORKERS],
+    /// Per-worker pinned queues (`runtime/scheduler/worker/pinned.rs`): only the owner takes from its own;
+    /// no searcher can help, so a lost wake-up of the owner is never covered by another.
+    pinned: [Queue; WORKERS],
     /// Items taken so far.
     taken: AtomicUsize,
     /// Items the model will push in all (by the pusher and by workers).
@@ -84,6 +87,7 @@ impl ParkModel {
             idle: Idle::new(WORKERS),
             injector: Queue::new(),
             inboxes: [Queue::new(), Queue::new()],
+            pinned: [Queue::new(), Queue::new()],
             taken: AtomicUsize::new(0),
             total,
             done: AtomicBool::new(false),
@@ -99,9 +103,15 @@ impl ParkModel {
             || self.inboxes.iter().any(|q| !q.is_empty())
     }
 
-    /// A worker's own steps: its inbox, then the injector.
+    /// A worker's own steps: its pinned queue, its inbox, then the injector.
     fn take_own(&self, index: usize) -> bool {
-        self.inboxes[index].try_take() || self.injector.try_take()
+        self.pinned[index].try_take() || self.inboxes[index].try_take() || self.injector.try_take()
+    }
+
+    /// Worker `index`'s re-check before it sleeps: the shared queues and its own pinned
+    /// queue (`WorkerLoop::park`'s closure).
+    fn recheck(&self, index: usize) -> bool {
+        self.has_work() || !self.pinned[index].is_empty()
     }
 
     /// The searcher's step: the other workers' inboxes, then the injector.
@@ -180,7 +190,7 @@ impl ParkModel {
                             // `resume_unwind`: no panic hook, no message per interleaving.
                             resume_unwind(Box::new("a panicking waker"));
                         }
-                        self.has_work()
+                        self.recheck(index)
                     },
                     &mut booked,
                 )
@@ -234,6 +244,7 @@ fn run_model_unwinding(total: usize, respawn: usize, unwinds: usize, push: fn(&P
         assert_eq!(model.taken.load(SeqCst), total);
         assert!(model.injector.is_empty());
         assert!(model.inboxes.iter().all(Queue::is_empty));
+        assert!(model.pinned.iter().all(Queue::is_empty));
         assert_eq!(
             model.idle.counts(),
             (0, WORKERS),
@@ -272,6 +283,32 @@ fn targeted_pushes_are_never_lost() {
         for target in 0..2 {
             model.inboxes[target].push();
             model.idle.notify_worker(target);
+        }
+    });
+}
+
+/// Pinned tasks woken from a thread that is no worker (`runtime/scheduler/worker/pinned.rs`'s `push_pinned`:
+/// a push to the worker's pinned queue, then `notify_worker`) while their workers park:
+/// only the owner can take each, so the wake-up must reach that worker, never only a
+/// searcher.
+#[test]
+fn pinned_wakes_from_another_thread_are_never_lost() {
+    run_model(2, 0, |model| {
+        for target in [1, 0] {
+            model.pinned[target].push();
+            model.idle.notify_worker(target);
+        }
+    });
+}
+
+/// Two wakes of a task pinned to one worker, while the other worker may be searching: the
+/// searcher finds nothing it may take, and the owner still wakes for both.
+#[test]
+fn pinned_wakes_to_one_worker_are_never_lost() {
+    run_model(2, 0, |model| {
+        for _ in 0..2 {
+            model.pinned[1].push();
+            model.idle.notify_worker(1);
         }
     });
 }

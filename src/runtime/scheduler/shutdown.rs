@@ -37,7 +37,8 @@ impl State {
     ///    wake-up is scheduled, and so dropped; one in a queue stays there for step 7; one
     ///    being polled is dropped when its poll ends;
     /// 4. wake every parked worker; each finishes the task it is running, drops what is
-    ///    left in its own LIFO slot and deque, and exits;
+    ///    left in its own LIFO slot and deque, drops its pinned tasks on its own thread
+    ///    (waking those that wait, until none is alive: `runtime/scheduler/worker/pinned.rs`), and exits;
     /// 5. join the worker threads, except the current thread if the shutdown runs on one of
     ///    its own workers (that worker exits once the task it is running returns);
     /// 6. wake every task still registered once more: a task that was queued at step 3 (so

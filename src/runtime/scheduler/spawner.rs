@@ -79,7 +79,7 @@ where
 /// Builds the task; its first runnable, unless the executor is shut down (then the future
 /// is dropped here and now, and the handle reports cancelled; a spawn racing with shutdown
 /// is dropped by the schedule function or the shutdown drain instead, moments later).
-fn build<F, S>(
+pub(crate) fn build<F, S>(
     state: &Arc<State>,
     future: F,
     schedule: S,

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
 use crate::runtime::park::Idle;
+use crate::runtime::scheduler::pinned_queue::PinnedQueue;
 use crate::runtime::stats::{Counters, Stats};
 use crate::runtime::task::live_tasks::LiveTasks;
 use crate::runtime::task::task_count::TaskCount;
@@ -42,6 +43,9 @@ pub(crate) struct WorkerPublic {
     pub(crate) inbox: Injector<Runnable>,
     /// Written only by this worker.
     pub(crate) counters: CachePadded<Counters>,
+    /// This worker's pinned tasks: their queue, which only this worker pops, their count,
+    /// and whether the worker exited (`runtime/scheduler/worker/pinned.rs`).
+    pub(crate) pinned: PinnedQueue<Runnable>,
 }
 
 /// The state of one executor.
@@ -87,6 +91,7 @@ impl State {
                         stealer,
                         inbox: Injector::new(),
                         counters: CachePadded::new(Counters::new()),
+                        pinned: PinnedQueue::new(),
                     })
                 })
                 .collect(),
@@ -137,7 +142,11 @@ impl State {
     }
 
     fn shared_queues_empty(&self) -> bool {
-        self.injector.is_empty() && self.workers.iter().all(|w| w.inbox.is_empty())
+        self.injector.is_empty()
+            && self
+                .workers
+                .iter()
+                .all(|w| w.inbox.is_empty() && w.pinned.orphans().is_none_or(Injector::is_empty))
     }
 
     /// Cancels blocking-pool jobs that no thread will run (the pool refused them, the
@@ -151,8 +160,10 @@ impl State {
         }
     }
 
-    /// After shutdown: drops every runnable in the injector and the inboxes. One thread
-    /// drains at a time; the others only push, and the drainer re-checks after it lets go.
+    /// After shutdown: drops every runnable in the injector and the inboxes, and in the
+    /// pinned queues of the workers that exited (`pinned_queue.rs`: what reaches those holds
+    /// no pinned future). One thread drains at a time; the others only push, and the
+    /// drainer re-checks after it lets go.
     pub(crate) fn drain_after_shutdown(&self) {
         loop {
             // Acquire: pairs with the Release store below by the previous drainer.
@@ -163,8 +174,11 @@ impl State {
             }
             loop {
                 let mut dropped = false;
-                for queue in
-                    std::iter::once(&self.injector).chain(self.workers.iter().map(|w| &w.inbox))
+                let inboxes = self.workers.iter().map(|w| &w.inbox);
+                let orphans = self.workers.iter().filter_map(|w| w.pinned.orphans());
+                for queue in std::iter::once(&self.injector)
+                    .chain(inboxes)
+                    .chain(orphans)
                 {
                     loop {
                         match queue.steal() {

@@ -117,9 +117,11 @@ impl WorkerLocal {
         turn()
     }
 
-    /// Whether tasks wait in this worker's inbox or in the injector (a hint: loads only).
+    /// Whether tasks wait in this worker's inbox or pinned queue, or in the injector (a
+    /// hint: loads only).
     pub(crate) fn tasks_wait(&self) -> bool {
-        !self.state.workers[self.index].inbox.is_empty() || !self.state.injector.is_empty()
+        let own = &self.state.workers[self.index];
+        !own.inbox.is_empty() || !own.pinned.is_empty() || !self.state.injector.is_empty()
     }
 
     /// Marks whether the task about to be polled is in its first poll.

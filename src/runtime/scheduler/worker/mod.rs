@@ -12,8 +12,9 @@
 //!    run yet are not counted); then the slot's task goes to the back of its inbox, so two
 //!    tasks that wake each other cannot starve a third;
 //! 3. its own deque (LIFO: its newest task, so that fork-join by spawning runs depth-first
-//!    and the tasks outstanding stay few), then its inbox, then the injector (in batches,
-//!    popped oldest first);
+//!    and the tasks outstanding stay few), then its pinned queue (the tasks pinned to it,
+//!    FIFO, never stolen: `pinned.rs`), then its inbox, then the injector (in
+//!    batches, popped oldest first);
 //! 4. if tasks that yielded wait in its deferred list: a turn of the driver that does not
 //!    block (if no other worker holds it), then the deferred tasks move onto the deque, and
 //!    the first that yielded runs (tokio's `Defer`);
@@ -52,7 +53,9 @@
 //!   them runs within `2 × FAIRNESS_INTERVAL × (k + 1)` polls of its worker (one fairness
 //!   check in two takes that queue's oldest task), sooner if the worker runs out of local
 //!   work or another worker steals it. This is where tasks woken by IO events, timers and
-//!   other threads wait, and the requests of a generator;
+//!   other threads wait, and the requests of a generator. While pinned tasks wait in the
+//!   worker's pinned queue, the rotation has three queues, and the bound is
+//!   `3 × FAIRNESS_INTERVAL × (k + 1)` for each of the three;
 //! - **the deque** (LIFO for its owner): a fork, a task spawned by its spawner's *first*
 //!   poll (fork-join: the spawner goes on to await it), runs after the tasks its worker
 //!   spawns after it, depth-first, or when a thief takes it (thieves take the oldest). No
@@ -73,11 +76,13 @@
 //!   driver it waits in) gives back its booking in the notifier (`WorkerLoop`'s drop), and
 //!   starts its loop again: the searching and unparked counts stay exact, and the executor
 //!   keeps its number of workers;
-//! - a worker that exits drops what is left in its private queues, and only then stops
-//!   counting tasks locally and gives up its hold on the state (`runtime/task/task_count.rs`).
+//! - a worker that exits drops what is left in its private queues and every pinned task of
+//!   it, on its own thread (`pinned.rs`), and only then stops counting tasks locally and
+//!   gives up its hold on the state (`runtime/task/task_count.rs`).
 
 pub(crate) mod context;
 pub(crate) mod local;
+pub(crate) mod pinned;
 pub(crate) mod schedule;
 #[cfg(all(test, not(loom)))]
 mod tests;
@@ -260,9 +265,11 @@ impl<'a> WorkerLoop<'a> {
         // 4 emptied it before `find_task` came back empty, and no task has run since.)
         // On a paused clock (`test-util`), the last worker to park jumps the clock to the
         // next timer and looks again (`runtime/scheduler/auto_advance.rs`).
+        // This worker's pinned queue counts too: no other worker may take its tasks.
         let recheck = || {
             state.has_work()
                 || worker.has_deferred()
+                || worker.has_pinned()
                 || crate::runtime::scheduler::auto_advance::on_park(state)
         };
         let parked = state.idle.park(
@@ -380,21 +387,25 @@ impl WorkerLocal {
         }
         self.deque
             .pop()
+            .or_else(|| self.pop_pinned())
             .or_else(|| self.pop_inbox())
             .or_else(|| self.pop_injector())
             .or_else(|| self.pop_deferred())
     }
 
     /// Step 1: one task from the queue whose turn it is (`round`: fairness checks so far),
-    /// the injector or the inbox, alternately; from the other if it is empty. One task, not
-    /// a batch: a batch would go onto the deque, above the tasks already there.
+    /// the injector or the inbox, alternately (and the pinned queue, in a rotation of three,
+    /// while pinned tasks wait in it: `pinned.rs`); from another if it is empty. One
+    /// task, not a batch: a batch would go onto the deque, above the tasks already there.
     fn fairness_pick(&self, round: u32) -> Option<Runnable> {
         let inbox = || retry_steal(|| self.state.workers[self.index].inbox.steal());
         let injector = || retry_steal(|| self.state.injector.steal());
-        if round % 2 == 0 {
-            injector().or_else(inbox)
-        } else {
-            inbox().or_else(injector)
+        let pinned = || self.pop_pinned();
+        let turns = if self.has_pinned() { 3 } else { 2 };
+        match round % turns {
+            0 => injector().or_else(inbox).or_else(pinned),
+            1 => inbox().or_else(injector).or_else(pinned),
+            _ => pinned().or_else(injector).or_else(inbox),
         }
     }
 
@@ -574,6 +585,7 @@ impl WorkerLocal {
         while let Some(task) = self.pop_any_private() {
             drop(task);
         }
+        self.drain_pinned_on_exit();
         self.state.drain_after_shutdown();
     }
 }

@@ -129,11 +129,13 @@ pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
     after_shared_push(state);
 }
 
-/// The second half of push-then-check: called after a push to the injector or an inbox and
-/// after the SeqCst fence in `notify_work` / `notify_worker`. That fence pairs with the one
-/// in `State::shutdown` after it sets `shutdown` (step 1): if we read `false`, the
-/// shutting-down thread's drain (step 7) sees our push.
-fn after_shared_push(state: &State) {
+/// The second half of push-then-check: called after a push to the injector, an inbox or a
+/// pinned queue (`pinned.rs`) and after the SeqCst fence in `notify_work` /
+/// `notify_worker`. That fence pairs with the one in `State::shutdown` after it sets
+/// `shutdown` (step 1): if we read `false`, the shutting-down thread's drain (step 7) sees
+/// our push (a pinned queue's push: its worker, which exits only once its pinned tasks are
+/// gone, or the drain once it exited).
+pub(crate) fn after_shared_push(state: &State) {
     // Relaxed: ordered by the fence in `notify_*` (see above).
     if state.shutdown.load(Ordering::Relaxed) {
         state.drain_after_shutdown();
