@@ -1,6 +1,6 @@
-//! The worker's side of pinned tasks (`runtime/scheduler/pinned.rs` makes them): their schedule function,
-//! their placement on the least loaded worker, the worker's pops from its pinned queue, and
-//! what a worker does with its pinned tasks as it exits.
+//! The worker's side of pinned tasks (`runtime/scheduler/pinned.rs` makes them): their
+//! schedule function, their placement on the least loaded worker, the worker's pops from
+//! its pinned queue, and what a worker does with its pinned tasks as it exits.
 //!
 //! A pinned task's runnable only ever goes to its worker's pinned queue
 //! (`runtime/scheduler/pinned_queue.rs`), which that worker alone pops: never to the LIFO slot, the deque,
