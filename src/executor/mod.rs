@@ -1,8 +1,8 @@
 //! [`Executor`]: the owner of one executor's worker threads and of its hold on the shared
 //! state, and every public method of it (each a short delegation to [`Handle`] or to the
 //! module that does the work); its drop, [`Executor::shutdown_timeout`] and
-//! [`Executor::shutdown_background`] run `State::shutdown` (`runtime/scheduler/shutdown.rs`, which states the
-//! protocol).
+//! [`Executor::shutdown_background`] run `State::shutdown` (`runtime/scheduler/shutdown.rs`, which
+//! states the protocol).
 //!
 //! Beside it: [`Builder`] (`builder.rs`: the settings and starting the workers) and
 //! [`Handle`] and [`EnterGuard`] (`handle.rs`). The crate reaches all of them as

@@ -243,11 +243,12 @@ fn out_of_descriptors(e: &io::Error) -> bool {
 
 /// The operations and halves of a stream type `$stream` (`StreamOps` in scope where it is
 /// invoked; `$make_pair`: doc-test lines that make a connected `mut client` and `mut
-/// server` of it): readiness, `try_read`/`try_write`, `peek`, `split`, `into_split`; the `OwnedReadHalf` and `OwnedWriteHalf` (of `into_split`, put back together
-/// by `OwnedReadHalf::reunite`, `ReuniteError` when they come from two streams), and
-/// `ReadHalf` and `WriteHalf` (of `split`, borrowed), with their `futures::io` impls. A
-/// macro, as [`stream_traits`]: `net::tcp` and `net::unix` each have their own halves, as
-/// tokio's do, and their docs name their own stream type.
+/// server` of it): readiness, `try_read`/`try_write`, `peek`, `split`, `into_split`; the
+/// `OwnedReadHalf` and `OwnedWriteHalf` (of `into_split`, put back together by
+/// `OwnedReadHalf::reunite`, `ReuniteError` when they come from two streams), and `ReadHalf` and
+/// `WriteHalf` (of `split`, borrowed), with their `futures::io` impls. A macro, as
+/// [`stream_traits`]: `net::tcp` and `net::unix` each have their own halves, as tokio's do, and
+/// their docs name their own stream type.
 macro_rules! stream_halves {
     ($stream:ident, $make_pair:literal) => {
         impl $stream {

@@ -1,5 +1,6 @@
-//! Async data-parallel loops: [`par_range`](crate::par_range), [`par_map`](crate::par_map) and [`par_reduce`](crate::par_reduce) over an index
-//! range, and [`par_map_vec`](crate::par_map_vec) and [`par_for_each_mut`](crate::par_for_each_mut) over an owned `Vec`.
+//! Async data-parallel loops: [`par_range`](crate::par_range), [`par_map`](crate::par_map) and
+//! [`par_reduce`](crate::par_reduce) over an index range, and [`par_map_vec`](crate::par_map_vec)
+//! and [`par_for_each_mut`](crate::par_for_each_mut) over an owned `Vec`.
 //!
 //! `par_range(0..n, body).await` splits the index space across the executor's workers and
 //! the awaiting task simply waits: it never blocks a worker (rayon's loops block the calling
@@ -8,8 +9,8 @@
 //! slice (sized by its controller, `batch.rs`), idle helpers steal from the high end of the
 //! others' slices, and the loop ends when the shared remaining count reaches zero (Huba's
 //! partitioner). `run.rs` holds the running loop and its helper tasks, `kinds.rs` and
-//! `owned.rs` what each loop does per index, `runtime/time/tick.rs` the coarse clock that makes helpers
-//! look up between items.
+//! `owned.rs` what each loop does per index, `runtime/time/tick.rs` the coarse clock that makes
+//! helpers look up between items.
 //!
 //! The futures are lazy: nothing starts until the first poll. The free functions
 //! (`executor/global.rs`) pick the executor then (the current one of the polling thread, else the
@@ -158,7 +159,8 @@ impl<O: Send + 'static> Drop for StopOnDrop<O> {
     }
 }
 
-/// The future of [`par_range`](crate::par_range): resolves to `()` once the body ran on every index.
+/// The future of [`par_range`](crate::par_range): resolves to `()` once the body ran on every
+/// index.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -182,7 +184,8 @@ pub struct ParMap<T: Send + 'static> {
     stage: LoopStage<Vec<T>>,
 }
 
-/// The future of [`par_reduce`](crate::par_reduce): resolves to the combination of every index's fold.
+/// The future of [`par_reduce`](crate::par_reduce): resolves to the combination of every index's
+/// fold.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -194,7 +197,8 @@ pub struct ParReduce<T: Send + 'static> {
     stage: LoopStage<T>,
 }
 
-/// The future of [`par_map_vec`](crate::par_map_vec): resolves to the results in the order of the items.
+/// The future of [`par_map_vec`](crate::par_map_vec): resolves to the results in the order of the
+/// items.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
@@ -207,8 +211,8 @@ pub struct ParMapVec<U: Send + 'static> {
     stage: LoopStage<Vec<U>>,
 }
 
-/// The future of [`par_for_each_mut`](crate::par_for_each_mut): resolves to the same `Vec`, each element changed in
-/// place.
+/// The future of [`par_for_each_mut`](crate::par_for_each_mut): resolves to the same `Vec`, each
+/// element changed in place.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();

@@ -19,8 +19,8 @@
 //! first index it covers, which is how `par_reduce` combines runs in index order.
 //!
 //! **Looking up.** Before each item the kind checks that the tick epoch has not moved
-//! (`runtime/time/tick.rs`: a relaxed load), or before each block of [`BLOCK`](tick::BLOCK) items while
-//! the items are cheap (below [`SLOW_ITEM`] on average since the last look-up), so that the
+//! (`runtime/time/tick.rs`: a relaxed load), or before each block of [`BLOCK`](tick::BLOCK) items
+//! while the items are cheap (below [`SLOW_ITEM`] on average since the last look-up), so that the
 //! compiler can unroll a nanosecond body as it does rayon's. When the epoch has moved
 //! (every [`TICK`], or at once when a loop is stopped), the helper reads the clock, measures
 //! the items' cost (blocks or one by one from then on) and reads the stop flag: after a

@@ -61,8 +61,8 @@
 //! # Caller protocol
 //!
 //! Each worker `me` in `0..workers` loops on [`Partition::next_batch`], with a
-//! [`BatchSize`] of its own, until it returns `None`. Every batch it gets is its to finish: it runs the body on
-//! each index (skipping the rest once [`Partition::is_stopped`] says so), then
+//! [`BatchSize`] of its own, until it returns `None`. Every batch it gets is its to finish: it runs
+//! the body on each index (skipping the rest once [`Partition::is_stopped`] says so), then
 //! calls [`Partition::complete`] with the batch's full length, whether the
 //! items ran or were skipped. The call that returns `true` (from `complete` or
 //! from `stop`) is the one that observed the end of the loop: every body that

@@ -7,11 +7,12 @@
 //!
 //! What each costs the worker: `steal_attempts`, `steals` one add per search; `parks` one
 //! per sleep; `busy` two clock reads per stretch of polls (from the first poll after finding
-//! work to the moment the worker runs out of it) plus one every [`crate::runtime::scheduler::worker`] fairness
-//! interval (61 polls), so that a worker that never runs out of work still reports its busy
-//! time without lagging; `polls` are counted in the worker's loop and added with the busy
-//! time, so a poll is counted once its stretch ended or its fairness interval passed. The executor-wide fields are read at
-//! snapshot time and cost the workers nothing.
+//! work to the moment the worker runs out of it) plus one every
+//! [`crate::runtime::scheduler::worker`] fairness interval (61 polls), so that a worker that never
+//! runs out of work still reports its busy time without lagging; `polls` are counted in the
+//! worker's loop and added with the busy time, so a poll is counted once its stretch ended or its
+//! fairness interval passed. The executor-wide fields are read at snapshot time and cost the
+//! workers nothing.
 
 use crate::util::sync::{add_single_writer, AtomicU64, Ordering};
 

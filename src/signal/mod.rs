@@ -17,9 +17,9 @@
 //!   process-wide handler for it, through `signal-hook-registry` (which keeps any handler
 //!   installed before it and chains to it). The handler does only async-signal-safe work: it
 //!   sets the signal's *pending* flag (an atomic) and writes one byte to a process-wide
-//!   self-pipe (non-blocking; a full pipe already wakes a reader, so errors are ignored). It stays installed for the rest of the
-//!   process: the signal's default action (terminating the process, for SIGINT and SIGTERM)
-//!   is replaced from then on, even once every [`unix::Signal`] is dropped.
+//!   self-pipe (non-blocking; a full pipe already wakes a reader, so errors are ignored). It stays
+//!   installed for the rest of the process: the signal's default action (terminating the process,
+//!   for SIGINT and SIGTERM) is replaced from then on, even once every [`unix::Signal`] is dropped.
 //! - **The pipe.** Its read end is an IO source of filch's driver, registered with the driver
 //!   of the executor current where the process's first `signal` is made (else the global
 //!   executor's), as every filch IO object is. No thread of its own: the workers waiting in

@@ -215,8 +215,8 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
 /// A listener for one kind of signal, made by [`signal`].
 ///
 /// Each `Signal` sees every signal of its kind that is delivered after it was made (see
-/// [`signal`]), whatever other `Signal`s of that kind exist. The signals that arrive while nobody waits in
-/// [`recv`](Signal::recv) are kept: the next `recv` returns at once, once for all of them.
+/// [`signal`]), whatever other `Signal`s of that kind exist. The signals that arrive while nobody
+/// waits in [`recv`](Signal::recv) are kept: the next `recv` returns at once, once for all of them.
 /// Dropping it uninstalls nothing (the module docs).
 pub struct Signal {
     kind: SignalKind,

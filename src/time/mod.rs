@@ -1,6 +1,6 @@
 //! Timers: [`sleep`], [`sleep_until`], [`timeout`] and [`interval`], on the time driver
-//! (`runtime/time/driver.rs`, `runtime/time/wheel.rs`) of the executor current where a timer is made
-//! (else the global one's).
+//! (`runtime/time/driver.rs`, `runtime/time/wheel.rs`) of the executor current where a timer is
+//! made (else the global one's).
 //!
 //! A timer costs nothing until its first poll; its first poll inserts it into the wheel
 //! (waking the driver's thread only if its deadline comes before the one that thread
@@ -14,8 +14,8 @@
 //! horizon, where it is linked again rather than fired.
 //!
 //! A [`Timeout`] looks at its deadline whenever its future is pending, even when that
-//! future spent the last of the task's cooperative budget. The driver drops every waker the wheel lets
-//! go of after releasing the timers' lock, so a waker that owns timers may be dropped from
+//! future spent the last of the task's cooperative budget. The driver drops every waker the wheel
+//! lets go of after releasing the timers' lock, so a waker that owns timers may be dropped from
 //! inside timer code.
 //!
 //! Once the timer's executor has shut down, polling it panics with a message that says so
@@ -24,8 +24,9 @@
 //! Deadlines are [`Instant`]s (tokio's `time::Instant`: `instant.rs`), read on the clock of
 //! the timer's executor (`runtime/time/clock.rs`, [`now`]): std's
 //! clock, or, with the `test-util` feature, a clock that `pause` stops and `advance` moves,
-//! and that jumps to the next timer whenever its executor is idle (`runtime/scheduler/auto_advance.rs`).
-//! `paused.rs` holds the public functions of that test clock.
+//! and that jumps to the next timer whenever its executor is idle
+//! (`runtime/scheduler/auto_advance.rs`). `paused.rs` holds the public functions of that test
+//! clock.
 
 mod instant;
 #[cfg(feature = "test-util")]
@@ -179,10 +180,11 @@ impl Sleep {
 }
 
 /// The current time on the clock of the current executor's timers (else that of a running
-/// `#[filch::main]`'s executor, else the global executor's, if it has started): std's `Instant::now()`, plus, with the `test-util`
-/// feature, the time the clock was moved while paused (`time::pause`, `time::advance`).
-/// Outside any executor, and without `test-util`, it is `Instant::now()`. Deadlines, [`Sleep::is_elapsed`]
-/// and the ticks of an [`Interval`] are read on this clock.
+/// `#[filch::main]`'s executor, else the global executor's, if it has started): std's
+/// `Instant::now()`, plus, with the `test-util` feature, the time the clock was moved while paused
+/// (`time::pause`, `time::advance`). Outside any executor, and without `test-util`, it is
+/// `Instant::now()`. Deadlines, [`Sleep::is_elapsed`] and the ticks of an [`Interval`] are read on
+/// this clock.
 ///
 /// ```
 /// let before = filch::time::Instant::now();

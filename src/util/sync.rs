@@ -8,8 +8,9 @@
 //! are those loom cannot run: `static`s (loom's types have no `const fn new`) and what a
 //! signal handler touches. Atomics inside the crates filch uses are theirs: futures'
 //! `AtomicWaker` (a data-parallel loop's waker, `par/run.rs`), event-listener's (loom-aware
-//! through its `loom` feature), crossbeam's deques, async-task's task state. `Arc` stays std's: nothing in the modelled protocols depends on
-//! its orderings (and a `Waker` is made from a std `Arc`).
+//! through its `loom` feature), crossbeam's deques, async-task's task state. `Arc` stays std's:
+//! nothing in the modelled protocols depends on its orderings (and a `Waker` is made from a std
+//! `Arc`).
 //!
 //! [`Mutex`] and [`Condvar`] ignore poisoning: every critical section in filch leaves its
 //! data consistent at each step (no user code runs while a filch lock is held, and a user

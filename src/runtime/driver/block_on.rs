@@ -10,8 +10,8 @@
 //! With the `test-util` feature, [`block_on_counted`] also keeps an activity count
 //! (`runtime/time/clock.rs`): the thread counts as busy while it polls its future and from the
 //! moment its waker is called until its next poll, and as idle while it waits; the paused
-//! clock jumps only while nothing counts (`runtime/scheduler/auto_advance.rs`). Its signal is a state
-//! word (`RUNNING`, `NOTIFIED`, `WAITING`, `DONE`) rather than a flag, so that the waker
+//! clock jumps only while nothing counts (`runtime/scheduler/auto_advance.rs`). Its signal is a
+//! state word (`RUNNING`, `NOTIFIED`, `WAITING`, `DONE`) rather than a flag, so that the waker
 //! and the thread agree on who counts the thread: the thread counts itself from its start
 //! until it moves `RUNNING` to `WAITING`; the waker that moves `WAITING` to `NOTIFIED`
 //! counts it again (before the move, taking it back if the move fails), so the count never

@@ -1,11 +1,11 @@
 //! [`Driver`]: one executor's driver stack: the IO driver ([`IoDriver`], `runtime/io/`: the
 //! OS poller, the registered sources and their readiness) and the time driver
-//! ([`TimeDriver`], `runtime/time/`: the timing wheel and the clock), composed here as tokio's `runtime/driver.rs` composes its own. Neither
-//! driver knows the other: the stack gives the time driver the IO driver's waker to end a
-//! wait early, and a turn asks the time driver how long to wait, turns the IO driver, then
-//! fires the due timers. The stack is the [`Reactor`] a worker's parker waits in
-//! (`runtime/park/parker.rs`). This folder also holds what sits on the stack: the IO
-//! sources of `filch::net` and `filch::signal` (`source.rs`) and `block_on` (`block_on.rs`),
+//! ([`TimeDriver`], `runtime/time/`: the timing wheel and the clock), composed here as tokio's
+//! `runtime/driver.rs` composes its own. Neither driver knows the other: the stack gives the time
+//! driver the IO driver's waker to end a wait early, and a turn asks the time driver how long to
+//! wait, turns the IO driver, then fires the due timers. The stack is the [`Reactor`] a worker's
+//! parker waits in (`runtime/park/parker.rs`). This folder also holds what sits on the stack: the
+//! IO sources of `filch::net` and `filch::signal` (`source.rs`) and `block_on` (`block_on.rs`),
 //! which sleeps on a parker that waits in it.
 //!
 //! # Who turns
@@ -219,8 +219,8 @@ impl Reactor for Driver {
             Some(exclusive) => {
                 self.turn(exclusive, None, woke);
                 // A paused clock jumps only by the driver's holder, after a turn that
-                // delivered nothing (`runtime/scheduler/auto_advance.rs`): a thread that finds the executor
-                // idle while this one holds the driver wakes it for that.
+                // delivered nothing (`runtime/scheduler/auto_advance.rs`): a thread that finds the
+                // executor idle while this one holds the driver wakes it for that.
                 #[cfg(feature = "test-util")]
                 if self.clock().is_paused() {
                     if let Some(hook) = self.after_wait.get() {

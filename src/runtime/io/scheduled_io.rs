@@ -5,7 +5,8 @@
 //!
 //! | bits   | what                                                                  |
 //! |--------|-----------------------------------------------------------------------|
-//! | 0..=5  | [`READABLE`], [`WRITABLE`], [`READ_CLOSED`], [`WRITE_CLOSED`], [`ERROR`], [`PRIORITY`] |
+//! | 0..=5  | [`READABLE`], [`WRITABLE`], [`READ_CLOSED`], [`WRITE_CLOSED`], [`ERROR`],
+//! [`PRIORITY`] |
 //! | 16..32 | the tick: incremented by every event the driver delivers to this source |
 //! | 32     | [`SHUTDOWN`]: the driver is gone; every wait returns an error          |
 //!

@@ -11,7 +11,8 @@
 //! the delivery of that event.
 //!
 //! Run with
-//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release --lib loom`.
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release
+//! --lib loom`.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
@@ -59,8 +60,8 @@ struct ParkModel {
     injector: Queue,
     /// Per-worker inboxes (WS-LAST): the owner takes from its own, searchers from others'.
     inboxes: [Queue; WORKERS],
-    /// Per-worker pinned queues (`runtime/scheduler/worker/pinned.rs`): only the owner takes from its own;
-    /// no searcher can help, so a lost wake-up of the owner is never covered by another.
+    /// Per-worker pinned queues (`runtime/scheduler/worker/pinned.rs`): only the owner takes from
+    /// its own; no searcher can help, so a lost wake-up of the owner is never covered by another.
     pinned: [Queue; WORKERS],
     /// Items taken so far.
     taken: AtomicUsize,
@@ -147,8 +148,8 @@ impl ParkModel {
                 .is_ok()
     }
 
-    /// The worker loop of `runtime/scheduler/worker/mod.rs`, reduced to the parking protocol: the same
-    /// calls to the coordinator, sleeping on `parker`; `busy_turn` after each item stands
+    /// The worker loop of `runtime/scheduler/worker/mod.rs`, reduced to the parking protocol: the
+    /// same calls to the coordinator, sleeping on `parker`; `busy_turn` after each item stands
     /// for a busy worker's non-blocking driver turn.
     fn worker<R: Reactor>(&self, index: usize, parker: &Parker<R>, busy_turn: &dyn Fn()) {
         let mut searching = false;
@@ -287,9 +288,9 @@ fn targeted_pushes_are_never_lost() {
     });
 }
 
-/// Pinned tasks woken from a thread that is no worker (`runtime/scheduler/worker/pinned.rs`'s `push_pinned`:
-/// a push to the worker's pinned queue, then `notify_worker`) while their workers park:
-/// only the owner can take each, so the wake-up must reach that worker, never only a
+/// Pinned tasks woken from a thread that is no worker (`runtime/scheduler/worker/pinned.rs`'s
+/// `push_pinned`: a push to the worker's pinned queue, then `notify_worker`) while their workers
+/// park: only the owner can take each, so the wake-up must reach that worker, never only a
 /// searcher.
 #[test]
 fn pinned_wakes_from_another_thread_are_never_lost() {
@@ -393,8 +394,8 @@ fn one_notification_wakes_at_most_once() {
 /// wait ends it at once, as a ready descriptor or a pending eventfd write does), and an IO
 /// event whose delivery runs `on_event` on the thread that holds the driver.
 ///
-/// It is also the driver of the paused clock's model (`runtime/scheduler/loom_model.rs`), whose holder
-/// runs a hook after each wait, as the shipped driver runs its auto-advance.
+/// It is also the driver of the paused clock's model (`runtime/scheduler/loom_model.rs`), whose
+/// holder runs a hook after each wait, as the shipped driver runs its auto-advance.
 pub(crate) struct Stub {
     /// The try-lock. An atomic flag rather than loom's `Mutex`, whose `try_lock` blocks the
     /// model's thread while the lock is held.

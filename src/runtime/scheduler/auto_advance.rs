@@ -61,18 +61,18 @@
 
 use crate::runtime::scheduler::state::State;
 
-/// The hook in a worker's park re-check (`runtime/scheduler/worker/mod.rs`): on a paused, idle executor,
-/// advances the clock ([`advance_if_idle`]); `true` if it did anything, and the worker must
-/// look for work again rather than sleep.
+/// The hook in a worker's park re-check (`runtime/scheduler/worker/mod.rs`): on a paused, idle
+/// executor, advances the clock ([`advance_if_idle`]); `true` if it did anything, and the worker
+/// must look for work again rather than sleep.
 #[cfg(not(feature = "test-util"))]
 #[inline(always)]
 pub(crate) fn on_park(_state: &State) -> bool {
     false
 }
 
-/// The hook in a worker's park re-check (`runtime/scheduler/worker/mod.rs`): on a paused, idle executor,
-/// advances the clock ([`advance_if_idle`]); `true` if it did anything, and the worker must
-/// look for work again rather than sleep.
+/// The hook in a worker's park re-check (`runtime/scheduler/worker/mod.rs`): on a paused, idle
+/// executor, advances the clock ([`advance_if_idle`]); `true` if it did anything, and the worker
+/// must look for work again rather than sleep.
 #[cfg(feature = "test-util")]
 #[inline]
 pub(crate) fn on_park(state: &State) -> bool {

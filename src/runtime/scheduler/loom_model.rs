@@ -1,7 +1,7 @@
 //! Loom models of the paused clock's idle protocol (`auto_advance.rs`): the shipped
 //! notifier (`park/`), the shipped activity count (`runtime/time/clock.rs`) and the shipped counted
-//! `block_on` (`runtime/driver/block_on.rs`), with a worker that parks through its re-check and a one-timer
-//! model of the auto-advance (the shipped one needs a whole executor; this one has its
+//! `block_on` (`runtime/driver/block_on.rs`), with a worker that parks through its re-check and a
+//! one-timer model of the auto-advance (the shipped one needs a whole executor; this one has its
 //! loop: under the `advancing` lock, while every worker is booked asleep and nothing counts
 //! as busy, fire the next timer).
 //!
@@ -11,7 +11,8 @@
 //! returns to zero at the end (each thread counted once).
 //!
 //! Run with the feature:
-//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release --features test-util --lib loom`.
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR=target/loom cargo test --release
+//! --features test-util --lib loom`.
 
 use std::future::Future;
 use std::pin::Pin;

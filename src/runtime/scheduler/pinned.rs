@@ -18,8 +18,8 @@
 //!   function), and only that worker pops it;
 //! - drops: the future is dropped by the poll that completes, panics or is aborted (on the
 //!   worker), or with its runnable, which only the worker drops while it lives; a worker
-//!   exits only once every pinned future of it was dropped (`runtime/scheduler/worker/pinned.rs`), so the
-//!   runnables that reach its queue afterwards hold none. `JoinHandle` and `AbortHandle`
+//!   exits only once every pinned future of it was dropped (`runtime/scheduler/worker/pinned.rs`),
+//!   so the runnables that reach its queue afterwards hold none. `JoinHandle` and `AbortHandle`
 //!   never touch the future, and the output is `Send`.
 //!
 //! `PinnedFuture` also checks the thread at its drop: a future that would be dropped on
@@ -52,8 +52,9 @@ where
 }
 
 /// Spawns a `!Send` future onto the worker the current task runs on, pinned there: it is
-/// polled and dropped only on that worker's thread, as a task of [`spawn_pinned`](crate::spawn_pinned). The
-/// calling task is not pinned by this: only the new task is.
+/// polled and dropped only on that worker's thread, as a task of
+/// [`spawn_pinned`](crate::spawn_pinned). The calling task is not pinned by this: only the new task
+/// is.
 ///
 /// # Panics
 /// Outside a task on a filch worker (in `block_on`, on a thread of the blocking pool, on
@@ -191,8 +192,8 @@ impl<C, F> Drop for PinnedFuture<C, F> {
         impl Drop for Uncount {
             fn drop(&mut self) {
                 // SAFETY: the queue is part of the task's executor's state, which the task's
-                // metadata keeps alive (`runtime/task/task_count.rs`); async-task drops the future before
-                // the metadata, and this runs inside the future's drop.
+                // metadata keeps alive (`runtime/task/task_count.rs`); async-task drops the future
+                // before the metadata, and this runs inside the future's drop.
                 unsafe { &*self.0 }.task_dropped();
             }
         }

@@ -25,9 +25,10 @@ impl State {
     /// The protocol, in order:
     /// 1. set `shutdown` (SeqCst) and fence: from here on every task that is scheduled is
     ///    dropped instead of queued, and a push to a shared queue that raced with the store
-    ///    is caught by push-then-check (`after_shared_push` in `runtime/scheduler/worker/schedule.rs`: the
-    ///    pusher's fence, in `notify_work` / `notify_worker`, pairs with this one): either
-    ///    the pusher sees the flag and drains, or step 7 sees its task;
+    ///    is caught by push-then-check (`after_shared_push` in
+    ///    `runtime/scheduler/worker/schedule.rs`: the pusher's fence, in `notify_work` /
+    ///    `notify_worker`, pairs with this one): either the pusher sees the flag and drains, or
+    ///    step 7 sees its task;
     /// 2. stop the blocking pool: idle threads exit, queued jobs are cancelled (dropped
     ///    here, outside the pool's lock, each ending its count on the paused clock, which a
     ///    `Handle`, a `Sleep` or an IO object may keep beyond the executor), running ones
@@ -38,7 +39,8 @@ impl State {
     ///    being polled is dropped when its poll ends;
     /// 4. wake every parked worker; each finishes the task it is running, drops what is
     ///    left in its own LIFO slot and deque, drops its pinned tasks on its own thread
-    ///    (waking those that wait, until none is alive: `runtime/scheduler/worker/pinned.rs`), and exits;
+    ///    (waking those that wait, until none is alive: `runtime/scheduler/worker/pinned.rs`), and
+    ///    exits;
     /// 5. join the worker threads, except the current thread if the shutdown runs on one of
     ///    its own workers (that worker exits once the task it is running returns);
     /// 6. wake every task still registered once more: a task that was queued at step 3 (so
@@ -51,8 +53,8 @@ impl State {
     /// 8. shut the IO driver down: IO objects still alive return an error from now on,
     ///    timers still alive are woken and panic when polled (`runtime/driver/mod.rs`), the OS
     ///    poller closes;
-    /// 9. give up the executor's hold on the state (`runtime/task/task_count.rs`): the state is freed
-    ///    once the last task, `JoinHandle`, waker and `Handle` that reach it are gone;
+    /// 9. give up the executor's hold on the state (`runtime/task/task_count.rs`): the state is
+    ///    freed once the last task, `JoinHandle`, waker and `Handle` that reach it are gone;
     /// 10. wait for the blocking-pool jobs still running: `Executor::shutdown_timeout`
     ///     waits at most its timeout (the jobs that take longer go on, detached); the drop
     ///     and `Executor::shutdown_background` do not wait (a blocking call may never

@@ -1,8 +1,10 @@
 //! Making tasks: a future (or a blocking closure) becomes an async-task task with filch's
-//! metadata and `TaskFuture` (in a `ColdTail` unless the task is small, `runtime/task/cold_tail.rs`), its
-//! first runnable is placed, and the spawner gets a [`JoinHandle`].
+//! metadata and `TaskFuture` (in a `ColdTail` unless the task is small,
+//! `runtime/task/cold_tail.rs`), its first runnable is placed, and the spawner gets a
+//! [`JoinHandle`].
 //!
-//! - [`spawn`]: onto the workers, through the schedule function (`runtime/scheduler/worker/schedule.rs`);
+//! - [`spawn`]: onto the workers, through the schedule function
+//!   (`runtime/scheduler/worker/schedule.rs`);
 //! - [`spawn_on_worker`]: the same, with the first run placed on a given worker (the
 //!   helpers of the data-parallel loops);
 //! - [`spawn_blocking`]: onto the executor's blocking pool (`runtime/blocking.rs`), whose threads

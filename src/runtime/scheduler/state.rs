@@ -4,7 +4,8 @@
 //! hold, and the post-shutdown drain of the shared queues.
 //!
 //! Where a task goes when it is scheduled is decided by the schedule function, which lives
-//! with the worker loop (`runtime/scheduler/worker/schedule.rs`); this module only holds the queues.
+//! with the worker loop (`runtime/scheduler/worker/schedule.rs`); this module only holds the
+//! queues.
 //!
 //! Shutdown is `State::shutdown` (`shutdown.rs`), whose doc states the protocol; this
 //! module holds the flag it sets and the drain it and the schedule function run.

@@ -17,9 +17,9 @@
 //! the other, so a waiting task's waker always reaches the cell. (Fences rather than SeqCst
 //! accesses: loom models SeqCst fences exactly but treats SeqCst accesses as AcqRel.) The
 //! task's `finish` and a maker race on the slot word itself, each with a compare-and-swap
-//! from null, so a handle made at the moment the task finishes still learns that it has. [`AbortHandle::abort`] sets the flag,
-//! then wakes the deposited waker (both under the cell's lock); the task re-checks the flag
-//! after depositing, so one of the two wakes it.
+//! from null, so a handle made at the moment the task finishes still learns that it has.
+//! [`AbortHandle::abort`] sets the flag, then wakes the deposited waker (both under the cell's
+//! lock); the task re-checks the flag after depositing, so one of the two wakes it.
 
 use std::fmt;
 use std::ptr;
@@ -207,9 +207,10 @@ impl Drop for AbortSlot {
     }
 }
 
-/// A clonable right to cancel a task, from [`JoinHandle::abort_handle`](crate::JoinHandle::abort_handle)
-/// or [`JoinSet::spawn`](crate::JoinSet::spawn). It does not keep the task alive and does
-/// not give its output.
+/// A clonable right to cancel a task, from
+/// [`JoinHandle::abort_handle`](crate::JoinHandle::abort_handle) or
+/// [`JoinSet::spawn`](crate::JoinSet::spawn). It does not keep the task alive and does not give its
+/// output.
 ///
 /// ```
 /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();

@@ -14,8 +14,9 @@
 //!
 //! Invariants:
 //! - After [`LiveTasks::close`] no task is registered again: `register` reports the shard
-//!   closed, and the task wakes itself so that the schedule function drops it. `close` leaves the entries in place,
-//!   so that [`LiveTasks::take_all`] can reach the tasks still alive after the workers stop.
+//!   closed, and the task wakes itself so that the schedule function drops it. `close` leaves the
+//!   entries in place, so that [`LiveTasks::take_all`] can reach the tasks still alive after the
+//!   workers stop.
 //! - Removal of a key that `take_all` took out is a no-op (the slab it lived in is gone,
 //!   and the closed shard never inserts again, so no key is reused).
 //! - No waker is called while a shard lock is held, so a task whose destructor spawns,
@@ -160,8 +161,8 @@ impl LiveTasks {
     }
 
     /// Takes the wakers of the tasks registered in `shard` (an exiting worker's own, for
-    /// its pinned tasks: `runtime/scheduler/worker/pinned.rs`). Only that worker registers there, and it
-    /// polls no more, so no key of the shard is reused and a later removal is a no-op.
+    /// its pinned tasks: `runtime/scheduler/worker/pinned.rs`). Only that worker registers there,
+    /// and it polls no more, so no key of the shard is reused and a later removal is a no-op.
     pub(crate) fn take_shard(&self, shard: usize) -> Vec<Waker> {
         let tasks = std::mem::take(&mut self.shards[shard % self.shards.len()].lock().tasks);
         tasks.into_iter().map(|(_, entry)| entry.waker).collect()

@@ -5,8 +5,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// Wakes the polling task as a yield: on a worker, the task is then deferred until the
-/// worker's next driver turn, behind the worker's other ready work (`runtime/scheduler/worker/schedule.rs`),
-/// instead of running again at once. The caller returns `Pending`.
+/// worker's next driver turn, behind the worker's other ready work
+/// (`runtime/scheduler/worker/schedule.rs`), instead of running again at once. The caller returns
+/// `Pending`.
 pub(crate) fn wake_to_yield(cx: &Context<'_>) {
     crate::runtime::coop::note_yield();
     cx.waker().wake_by_ref();

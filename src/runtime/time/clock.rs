@@ -5,8 +5,8 @@
 //!
 //! With `test-util` the clock can be paused (`time::pause`): it then stands still, and moves
 //! only when [`Clock::advance`] moves it (`time::advance`) or when the executor, idle, jumps
-//! it to its next timer ([`Clock::advance_to_ms`], from `runtime/scheduler/auto_advance.rs`). Its time
-//! is std's `Instant::now()` plus every such move (the advance), so it never runs behind
+//! it to its next timer ([`Clock::advance_to_ms`], from `runtime/scheduler/auto_advance.rs`). Its
+//! time is std's `Instant::now()` plus every such move (the advance), so it never runs behind
 //! std's clock and never goes back: resuming after a pause goes on from std's clock plus the
 //! advance, which is at or after the time the paused clock showed. A pause stops the clock on
 //! a whole millisecond of the wheel (the few hundred microseconds up to it count as advanced),
@@ -17,8 +17,8 @@
 //! busy (a `block_on` whose future is being polled or was woken, a blocking-pool job from its
 //! spawn to its end). The executor is idle, for the paused clock, only while that count is
 //! zero; the one who brings it to zero runs the idle hook, which the executor sets to its
-//! auto-advance (`runtime/scheduler/auto_advance.rs`). The activity also holds the lock of the jumps: a
-//! jump holds it throughout, and a thread that starts to be busy on its own, or is woken
+//! auto-advance (`runtime/scheduler/auto_advance.rs`). The activity also holds the lock of the
+//! jumps: a jump holds it throughout, and a thread that starts to be busy on its own, or is woken
 //! from outside a jump, is counted under it.
 //!
 //! **Invariants** (test-util):
@@ -277,8 +277,8 @@ mod test_util {
         count: AtomicUsize,
         /// Set once, when the executor is built: its auto-advance.
         on_idle: OnceLock<Box<dyn Fn() + Send + Sync>>,
-        /// Held by whoever jumps the clock on its own (`runtime/scheduler/auto_advance.rs`) for its whole
-        /// test-jump-fire ([`Activity::jumping`]), so that two threads that both saw the
+        /// Held by whoever jumps the clock on its own (`runtime/scheduler/auto_advance.rs`) for its
+        /// whole test-jump-fire ([`Activity::jumping`]), so that two threads that both saw the
         /// executor idle jump it once; and taken to count a thread that starts to be busy on
         /// its own or is woken from outside a jump ([`Activity::begin_fresh`]), so that no
         /// busy thread sees a jump half done.

@@ -10,8 +10,8 @@
 //! Timers are due by the [`Clock`]: std's clock, or with the `test-util` feature a clock
 //! that may be paused. A paused clock moves only by an advance (`time::advance`, which
 //! fires what fell due itself, [`TimeDriver::fire_due_timers`]) or by the executor's
-//! auto-advance when it is idle (`runtime/scheduler/auto_advance.rs`); the wait of the OS poll is still
-//! bounded by the next deadline's distance on that clock, in real time.
+//! auto-advance when it is idle (`runtime/scheduler/auto_advance.rs`); the wait of the OS poll is
+//! still bounded by the next deadline's distance on that clock, in real time.
 //!
 //! **Invariants:**
 //! - no timer's waker is woken or dropped while the timers' lock is held (a waker may own

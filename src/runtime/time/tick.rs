@@ -31,7 +31,8 @@
 //! of the park.
 
 use std::ops::Range;
-// std's, not `crate::util::sync`'s: the epoch lives in a static (loom's atomics have no `const fn new`).
+// std's, not `crate::util::sync`'s: the epoch lives in a static (loom's atomics have no `const fn
+// new`).
 use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
 use std::thread;

@@ -1,6 +1,7 @@
 //! The two thread-locals that say where the current thread is, and everything that reads
-//! them: which executor the current thread is in (for `Handle::current`, the free functions and the loops), and which
-//! worker it is (for the schedule function, the task count and `block_on`'s check).
+//! them: which executor the current thread is in (for `Handle::current`, the free functions and the
+//! loops), and which worker it is (for the schedule function, the task count and `block_on`'s
+//! check).
 //!
 //! - A worker thread enters its executor and installs its [`WorkerLocal`] for its whole
 //!   life; `block_on` enters for the duration of the call (restoring the previous context

@@ -26,8 +26,8 @@
 //!    woke nothing, park (see `park/README.md`).
 //!
 //! The loop is a plain loop ([`WorkerLoop`]): run, search, park. A parked worker sleeps on
-//! its [`Parker`] (`runtime/park/parker.rs`): in the OS poll of its executor's IO driver if no other
-//! worker holds it, else on the parker's condition variable; the notifier's wake-up unparks
+//! its [`Parker`] (`runtime/park/parker.rs`): in the OS poll of its executor's IO driver if no
+//! other worker holds it, else on the parker's condition variable; the notifier's wake-up unparks
 //! it wherever it waits. A busy worker also takes a turn of the driver that does not block
 //! every [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are
 //! handled while every worker is busy: a paced turn (the driver's one pacing rule,
@@ -62,8 +62,8 @@
 //!   number of polls bounds that wait: it is the price of depth-first order, which keeps
 //!   the tasks outstanding near depth × workers (a binary spawn tree of 131,071 tasks peaks
 //!   at about 60 on 2 workers; were the fairness rotation to take the deque's oldest task,
-//!   they would reach about 27,000). A task spawned by a *later* poll of its spawner (an accept loop, an HTTP/2
-//!   connection spawning a task per stream: a generator of requests, not a fork) is
+//!   they would reach about 27,000). A task spawned by a *later* poll of its spawner (an accept
+//!   loop, an HTTP/2 connection spawning a task per stream: a generator of requests, not a fork) is
 //!   displaced from the LIFO slot to the back of the inbox instead, so a generator that
 //!   keeps spawning cannot bury its earlier requests: they wait their turn, FIFO.
 //!
@@ -102,8 +102,8 @@ use crate::util::wake_all::drop_quietly;
 use local::{InboxTarget, WorkerLocal};
 
 /// Every this many polls a worker takes one task of the injector or of its inbox (the two
-/// alternately, step 1 of the module docs) before its LIFO slot and deque. 61 as in tokio and Go: prime, so it does
-/// not beat with periodic workloads.
+/// alternately, step 1 of the module docs) before its LIFO slot and deque. 61 as in tokio and Go:
+/// prime, so it does not beat with periodic workloads.
 pub(crate) const FAIRNESS_INTERVAL: u32 = 61;
 
 /// How many hand-offs in a row through the LIFO slot between tasks that stay alive a

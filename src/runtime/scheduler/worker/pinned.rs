@@ -3,8 +3,8 @@
 //! its pinned queue, and what a worker does with its pinned tasks as it exits.
 //!
 //! A pinned task's runnable only ever goes to its worker's pinned queue
-//! (`runtime/scheduler/pinned_queue.rs`), which that worker alone pops: never to the LIFO slot, the deque,
-//! the deferred list, an inbox or the injector, where another worker could take it. The
+//! (`runtime/scheduler/pinned_queue.rs`), which that worker alone pops: never to the LIFO slot, the
+//! deque, the deferred list, an inbox or the injector, where another worker could take it. The
 //! worker looks at the queue after its deque and before its inbox, and in the fairness
 //! rotation (`mod.rs`), and its re-check before a park counts it (`park/README.md`,
 //! "Pinned tasks"): a push is followed by `notify_worker`, as an inbox push is.

@@ -28,9 +28,9 @@
 //!   may be inside a long poll (a loop's item) for its whole length.
 //! - On any other thread: the global injector.
 //!
-//! Shutdown (the protocol is `State::shutdown`'s doc, `runtime/scheduler/shutdown.rs`): this module's part is
-//! to drop instead of queue a task scheduled once the flag is set, and the pusher's half of
-//! push-then-check ([`after_shared_push`]).
+//! Shutdown (the protocol is `State::shutdown`'s doc, `runtime/scheduler/shutdown.rs`): this
+//! module's part is to drop instead of queue a task scheduled once the flag is set, and the
+//! pusher's half of push-then-check ([`after_shared_push`]).
 
 use async_task::ScheduleInfo;
 
