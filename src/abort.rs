@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::task::Waker;
 
 use crate::sync::{fence, AtomicBool, AtomicPtr, Mutex, Ordering};
+use crate::task::Id;
 
 /// What a task and its abort handles share.
 ///
@@ -149,11 +150,16 @@ impl AbortSlot {
     /// task (and so this slot) alive. `waiting_waker` gives the waker of the task if it
     /// already waits (from the registry, by the key it loads); it is called after the
     /// install and a SeqCst fence (module docs).
-    pub(crate) fn handle(&self, waiting_waker: impl FnOnce() -> Option<Waker>) -> AbortHandle {
+    /// `id` is the task's.
+    pub(crate) fn handle(
+        &self,
+        id: Id,
+        waiting_waker: impl FnOnce() -> Option<Waker>,
+    ) -> AbortHandle {
         // Acquire: pairs with the install in another maker's CAS and with `finish`'s.
         let raw = self.cell.load(Ordering::Acquire);
         if raw == done() {
-            return AbortHandle::finished();
+            return AbortHandle::finished(id);
         }
         if !raw.is_null() {
             // SAFETY: as in `with_cell`: the slot holds a reference for as long as we borrow
@@ -167,7 +173,7 @@ impl AbortSlot {
             if let Some(waker) = waiting_waker() {
                 cell.deposit(&waker);
             }
-            return AbortHandle { cell };
+            return AbortHandle { cell, id };
         }
         let cell = Arc::new(AbortCell::new(false));
         let raw = Arc::into_raw(Arc::clone(&cell)).cast_mut();
@@ -184,13 +190,13 @@ impl AbortSlot {
                 if let Some(waker) = waiting_waker() {
                     cell.deposit(&waker);
                 }
-                AbortHandle { cell }
+                AbortHandle { cell, id }
             }
             Err(_) => {
                 // SAFETY: `raw` came from `into_raw` just above and was not installed.
                 drop(unsafe { Arc::from_raw(raw) });
                 // Another maker installed one first, or the future is gone: look again.
-                self.handle(waiting_waker)
+                self.handle(id, waiting_waker)
             }
         }
     }
@@ -221,14 +227,27 @@ impl Drop for AbortSlot {
 #[derive(Clone)]
 pub struct AbortHandle {
     cell: Arc<AbortCell>,
+    id: Id,
 }
 
 impl AbortHandle {
-    /// A handle of a task whose future is already gone.
-    pub(crate) fn finished() -> AbortHandle {
+    /// A handle of task `id`, whose future is already gone.
+    pub(crate) fn finished(id: Id) -> AbortHandle {
         AbortHandle {
             cell: Arc::new(AbortCell::new(true)),
+            id,
         }
+    }
+
+    /// The task's id, as its `JoinHandle::id` gives it.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let task = ex.spawn(async {});
+    /// assert_eq!(task.abort_handle().id(), task.id());
+    /// ```
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// Cancels the task, as [`JoinHandle::abort`](crate::JoinHandle::abort) does: its future
@@ -255,6 +274,7 @@ impl AbortHandle {
 impl fmt::Debug for AbortHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AbortHandle")
+            .field("id", &self.id)
             .field("finished", &self.is_finished())
             .finish()
     }
@@ -305,7 +325,7 @@ mod loom_model {
                     }
                 })
             };
-            let handle = slot.handle(|| (key.load(Ordering::Relaxed) != 0).then(|| waker.clone()));
+            let handle = slot.handle(crate::task::Id::from_u64(1), || (key.load(Ordering::Relaxed) != 0).then(|| waker.clone()));
             handle.abort();
             task.join().unwrap();
             assert!(
@@ -324,7 +344,7 @@ mod loom_model {
             let slot = Arc::new(AbortSlot::new());
             let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
             let waker = Waker::from(std::sync::Arc::clone(&wakes));
-            let first = slot.handle(|| None);
+            let first = slot.handle(crate::task::Id::from_u64(1), || None);
             let task = {
                 let (slot, waker) = (Arc::clone(&slot), waker.clone());
                 thread::spawn(move || {
@@ -332,7 +352,7 @@ mod loom_model {
                     slot.finish();
                 })
             };
-            let second = slot.handle(|| Some(waker.clone()));
+            let second = slot.handle(crate::task::Id::from_u64(1), || Some(waker.clone()));
             task.join().unwrap();
             assert!(first.is_finished() && second.is_finished());
             assert!(
@@ -351,7 +371,7 @@ mod loom_model {
                 let slot = Arc::clone(&slot);
                 thread::spawn(move || slot.finish())
             };
-            let handle = slot.handle(|| None);
+            let handle = slot.handle(crate::task::Id::from_u64(1), || None);
             task.join().unwrap();
             assert!(
                 handle.is_finished(),

@@ -134,14 +134,24 @@ pub(crate) fn current_driver() -> Arc<Driver> {
 /// let task = filch::spawn(async { 1 + 2 });
 /// assert_eq!(filch::block_on(task).unwrap(), 3);
 /// ```
+#[track_caller]
 pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    spawn_with(future, crate::spawn::Options::at(std::panic::Location::caller()))
+}
+
+/// [`spawn`] of a task made as `options` say (`task::Builder`).
+pub(crate) fn spawn_with<F>(future: F, options: crate::spawn::Options<'_>) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
     context::with_state(|state| match state {
-        Some(state) => crate::spawn::spawn(state, future),
-        None => crate::spawn::spawn(&fallback_state(), future),
+        Some(state) => crate::spawn::spawn_with(state, future, options),
+        None => crate::spawn::spawn_with(&fallback_state(), future, options),
     })
 }
 
@@ -172,14 +182,24 @@ where
 /// });
 /// assert!(out.starts_with("app-blocking-"));
 /// ```
+#[track_caller]
 pub fn spawn_blocking<F, T>(f: F) -> JoinHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
+    spawn_blocking_with(f, crate::spawn::Options::at(std::panic::Location::caller()))
+}
+
+/// [`spawn_blocking`] of a job made as `options` say (`task::Builder`).
+pub(crate) fn spawn_blocking_with<F, T>(f: F, options: crate::spawn::Options<'_>) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
     context::with_state(|state| match state {
-        Some(state) => crate::spawn::spawn_blocking(state, f),
-        None => crate::spawn::spawn_blocking(&fallback_state(), f),
+        Some(state) => crate::spawn::spawn_blocking_with(state, f, options),
+        None => crate::spawn::spawn_blocking_with(&fallback_state(), f, options),
     })
 }
 

@@ -18,11 +18,13 @@ use crossbeam_deque::{Injector, Steal, Stealer};
 use crossbeam_utils::CachePadded;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::blocking::BlockingPool;
 use crate::driver::Driver;
 use crate::live_tasks::LiveTasks;
 use crate::park::Idle;
+use crate::poll_watch::PollWatch;
 use crate::stats::{Counters, Stats};
 use crate::sync::{fence, AtomicBool, Mutex, Ordering};
 use crate::task_core::{Payload, TaskMeta};
@@ -67,6 +69,8 @@ pub(crate) struct State {
     /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
     /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
     pub(crate) drop_panics: Mutex<Vec<(usize, Payload)>>,
+    /// The slow-poll watch, if `Builder::slow_poll_threshold` was set (`poll_watch.rs`).
+    pub(crate) poll_watch: Option<Arc<PollWatch>>,
     /// Test-only fault injection: the next worker to park panics there (as a panicking
     /// waker run by the reactor a parked worker drives would).
     #[cfg(test)]
@@ -105,8 +109,17 @@ impl State {
             threads,
             blocking,
             drop_panics: Mutex::new(Vec::new()),
+            poll_watch: None,
             #[cfg(test)]
             fault_next_park: AtomicBool::new(false),
+        }
+    }
+
+    /// The state with the slow-poll watch `watch` (before it is shared).
+    pub(crate) fn with_poll_watch(self, watch: Option<Arc<PollWatch>>) -> State {
+        State {
+            poll_watch: watch,
+            ..self
         }
     }
 
@@ -121,7 +134,18 @@ impl State {
 
     pub(crate) fn stats(&self) -> Stats {
         Stats {
-            workers: self.workers.iter().map(|w| w.counters.snapshot()).collect(),
+            workers: self
+                .workers
+                .iter()
+                .enumerate()
+                .map(|(index, w)| {
+                    let (slow_polls, longest_poll) = self
+                        .poll_watch
+                        .as_ref()
+                        .map_or((0, Duration::ZERO), |watch| watch.stats(index));
+                    w.counters.snapshot().with_slow_polls(slow_polls, longest_poll)
+                })
+                .collect(),
             alive_tasks: self.tasks.alive(),
             injector_depth: self.injector.len(),
             blocking_threads: self.blocking.threads(),

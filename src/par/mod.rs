@@ -28,7 +28,7 @@ mod loom_model;
 mod owned;
 mod run;
 mod steal_range;
-mod tick;
+pub(crate) mod tick;
 
 use std::fmt;
 use std::future::Future;

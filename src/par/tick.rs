@@ -25,6 +25,12 @@
 //!   (or about to park) unparks it: register, re-check, then wait ([`Ticker::park_while_idle`],
 //!   [`Ticker::enter`]).
 //!
+//! The ticker also serves the task dump and the slow-poll watch: each tick it moves the
+//! coarse clock of task stamps (`task_record.rs`) and scans the executors' poll slots
+//! (`poll_watch.rs`); and every busy worker counts as active (it enters at the start of a
+//! stretch of polls and leaves when it runs out of work), so the clock moves and a stuck
+//! poll is seen whenever some worker polls.
+//!
 //! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go
 //! through `crate::sync`, so the loom model `ticker_park_is_never_lost` (`par/loom_model.rs`)
 //! runs this code. The epoch is a std atomic: a static read before every item, and no part
@@ -201,6 +207,8 @@ fn run(ticker: &Ticker) {
     loop {
         thread::sleep(TICK);
         bump();
+        crate::task_record::refresh(std::time::Instant::now());
+        crate::poll_watch::scan_all();
         if ticker.is_active() {
             idle = 0;
             continue;
@@ -210,6 +218,7 @@ fn run(ticker: &Ticker) {
             continue;
         }
         ticker.park_while_idle();
+        crate::task_record::refresh(std::time::Instant::now());
         idle = 0;
     }
 }

@@ -41,6 +41,10 @@ use crate::worker::context;
 
 /// The schedule function of every task spawned onto the workers.
 pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
+    // The dump's wake stamp (`task_record.rs`): tasks that never waited have no record.
+    if let Some(record) = runnable.metadata().record() {
+        record.scheduled(crate::task_record::coarse_now());
+    }
     context::with_worker(|worker| match worker {
         // On one of the task's own workers: that worker's state reference keeps the executor
         // alive for the whole call, even if the runnable (and with it the task's reference

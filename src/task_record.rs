@@ -1,0 +1,239 @@
+//! What the task dump reads about a task ([`TaskRecord`]), and the coarse clock its stamps
+//! come from ([`coarse_now`]).
+//!
+//! A record is made when a task first waits for a wake-up (with its registration in the
+//! live-task registry, `live_tasks.rs`), or at the spawn of a task made by
+//! `filch::task::Builder` or `spawn_blocking` (which register at once). Until then a task is
+//! in a queue or in its first poll, and is in no dump. The record is a separate allocation
+//! so that a task that never waits (the common tiny task) stays as small as before: its
+//! metadata grows by the record's pointer's word only (which replaced the registry key it
+//! held before), and no field of the record is touched for it. The record lives until the
+//! task's metadata is dropped.
+//!
+//! What each costs: per poll of a task with a record, two relaxed loads of the coarse clock
+//! (a static read by every worker, written once per tick) and a handful of relaxed stores
+//! to the record (only the polling thread writes them); per wake, one clock load and two
+//! stores (the schedule function is called at most once at a time per task, async-task's
+//! state orders the calls). No clock is read per poll.
+//!
+//! **The coarse clock.** [`coarse_now`] is the milliseconds since the process's first use
+//! of it, as last written by the loop ticker (`par/tick.rs`, every tick while a worker is
+//! busy or a loop runs) or by a worker when it starts a stretch of polls (it reads the
+//! real clock then anyway). It lags the real clock by at most about one tick (1 ms plus the
+//! OS's wake-up delay) while any worker of the process is busy; when every worker sleeps,
+//! nothing is polled, so no stamp is taken from a stale clock (blocking-pool threads read
+//! the real clock for their jobs). The dump reads the real clock for its "now".
+//!
+//! Precision of the stamps (stated in `TaskInfo`'s docs): a poll's time is the difference
+//! of two coarse readings, so a poll shorter than a tick counts as 0 or 1 ms, with a
+//! probability that makes the sum exact in expectation, and a long poll is measured to
+//! within a tick.
+
+use std::panic::Location;
+// std's, not `crate::sync`'s: the clock lives in a static.
+use std::sync::atomic::AtomicU64 as StaticU64;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+/// The coarse clock's origin.
+static BASE: OnceLock<Instant> = OnceLock::new();
+
+/// Milliseconds since [`BASE`], as last written (module docs).
+static COARSE_MS: StaticU64 = StaticU64::new(0);
+
+/// The coarse clock's origin, set at its first use.
+pub(crate) fn base() -> Instant {
+    *BASE.get_or_init(Instant::now)
+}
+
+/// The milliseconds since [`base`] at `now`.
+pub(crate) fn to_ms(now: Instant) -> u64 {
+    u64::try_from(now.saturating_duration_since(base()).as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Moves the coarse clock to `now` (if that is later than what it holds).
+pub(crate) fn refresh(now: Instant) {
+    let ms = to_ms(now);
+    // Relaxed: a clock reading, published with nothing else. The load first: most calls
+    // find the clock already there, and a read keeps the line shared.
+    if COARSE_MS.load(Ordering::Relaxed) < ms {
+        COARSE_MS.fetch_max(ms, Ordering::Relaxed);
+    }
+}
+
+/// The coarse clock (module docs).
+#[inline]
+pub(crate) fn coarse_now() -> u64 {
+    // Relaxed: a clock reading; see `refresh`.
+    COARSE_MS.load(Ordering::Relaxed)
+}
+
+/// `RUNNING_ON` of a task that no thread polls now.
+const NOT_RUNNING: u32 = u32::MAX;
+/// `RUNNING_ON` of a task polled by a thread that is no worker (a blocking job's).
+pub(crate) const OFF_WORKER: u32 = u32::MAX - 1;
+
+/// The dump's view of one task (module docs). The counters and stamps are written only by
+/// the thread that polls (or schedules) the task, with relaxed stores; the dump reads them
+/// without stopping it, so one snapshot may mix a poll's start with the previous poll's end.
+pub(crate) struct TaskRecord {
+    /// The task's name (`filch::task::Builder::name`).
+    pub(crate) name: Option<Box<str>>,
+    /// Whether the task is a blocking-pool job.
+    pub(crate) blocking: bool,
+    /// Where the task is registered (`Key::to_bits`), or `Key::NONE` (see `TaskMeta`).
+    pub(crate) key: AtomicU64,
+    /// Polls started.
+    polls: AtomicU64,
+    /// Schedule calls (the spawn's first, then one per wake that queued it).
+    wakes: AtomicU64,
+    /// The worker polling the task now, or [`NOT_RUNNING`] / [`OFF_WORKER`].
+    running_on: AtomicU32,
+    /// Coarse milliseconds spent in polls that ended.
+    busy_ms: AtomicU64,
+    /// Coarse stamps: the start of the last poll, the end of the last poll (at first the
+    /// record's making), the last schedule call.
+    poll_start: AtomicU64,
+    poll_end: AtomicU64,
+    wake: AtomicU64,
+    /// Whether the task was polled at all.
+    polled: AtomicBool,
+}
+
+/// A record's fields at one moment (for the dump).
+pub(crate) struct RecordView {
+    pub(crate) running_on: Option<u32>,
+    pub(crate) scheduled: bool,
+    pub(crate) polls: u64,
+    pub(crate) busy: Duration,
+    /// Coarse stamps, as in the record; `None` if never polled.
+    pub(crate) last_poll: Option<u64>,
+    pub(crate) made: u64,
+    pub(crate) last_wake: Option<u64>,
+}
+
+impl TaskRecord {
+    /// The record of a task that has been polled `polls` times and scheduled `wakes` times,
+    /// the last poll having started at coarse time `started` (if any).
+    pub(crate) fn new(
+        name: Option<Box<str>>,
+        blocking: bool,
+        polls: u64,
+        wakes: u64,
+        started: Option<u64>,
+    ) -> TaskRecord {
+        let now = coarse_now();
+        TaskRecord {
+            name,
+            blocking,
+            key: AtomicU64::new(u64::MAX),
+            polls: AtomicU64::new(polls),
+            wakes: AtomicU64::new(wakes),
+            running_on: AtomicU32::new(NOT_RUNNING),
+            busy_ms: AtomicU64::new(started.map_or(0, |s| now.saturating_sub(s))),
+            poll_start: AtomicU64::new(started.unwrap_or(now)),
+            poll_end: AtomicU64::new(now),
+            wake: AtomicU64::new(if wakes > 0 { now } else { u64::MAX }),
+            polled: AtomicBool::new(started.is_some()),
+        }
+    }
+
+    /// A poll of the task starts on worker `worker` (or [`OFF_WORKER`]), at coarse `now`.
+    #[inline]
+    pub(crate) fn poll_started(&self, worker: u32, now: u64) {
+        // Relaxed, and load-then-store rather than read-modify-write: only the polling
+        // thread writes these (module docs); the dump's reads pair with nothing.
+        self.polls
+            .store(self.polls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.poll_start.store(now, Ordering::Relaxed);
+        self.running_on.store(worker, Ordering::Relaxed);
+    }
+
+    /// The poll that started at coarse `started` ends at coarse `now`.
+    #[inline]
+    pub(crate) fn poll_ended(&self, started: u64, now: u64) {
+        // Relaxed: as in `poll_started`.
+        let busy = self.busy_ms.load(Ordering::Relaxed);
+        self.busy_ms
+            .store(busy + now.saturating_sub(started), Ordering::Relaxed);
+        self.poll_end.store(now, Ordering::Relaxed);
+        self.running_on.store(NOT_RUNNING, Ordering::Relaxed);
+        self.polled.store(true, Ordering::Relaxed);
+    }
+
+    /// The task was scheduled (spawned or woken) at coarse `now`.
+    #[inline]
+    pub(crate) fn scheduled(&self, now: u64) {
+        // Relaxed: as in `poll_started`; schedule calls of one task never overlap.
+        self.wakes
+            .store(self.wakes.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.wake.store(now, Ordering::Relaxed);
+    }
+
+    /// The fields now (Relaxed loads: a snapshot for people, see the struct's docs).
+    pub(crate) fn view(&self) -> RecordView {
+        let running = self.running_on.load(Ordering::Relaxed);
+        let polls = self.polls.load(Ordering::Relaxed);
+        let wakes = self.wakes.load(Ordering::Relaxed);
+        let polled = self.polled.load(Ordering::Relaxed);
+        let wake = self.wake.load(Ordering::Relaxed);
+        RecordView {
+            running_on: (running != NOT_RUNNING).then_some(running),
+            // Each schedule call leads to one poll: more calls than polls started means
+            // one is queued.
+            scheduled: wakes > polls,
+            polls,
+            busy: Duration::from_millis(self.busy_ms.load(Ordering::Relaxed)),
+            last_poll: polled.then(|| {
+                if running != NOT_RUNNING {
+                    self.poll_start.load(Ordering::Relaxed)
+                } else {
+                    self.poll_end.load(Ordering::Relaxed)
+                }
+            }),
+            made: self.poll_end.load(Ordering::Relaxed),
+            last_wake: (wake != u64::MAX).then_some(wake),
+        }
+    }
+}
+
+/// Where a task was spawned: `#[track_caller]` runs from every public spawn entry point
+/// down to the task's metadata.
+pub(crate) type SpawnedAt = &'static Location<'static>;
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::mem::size_of;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
+
+    use crate::cold_tail::wants_cold_tail;
+    use crate::state::State;
+    use crate::task_core::{Payload, TaskFuture, TaskMeta, TaskOutput};
+
+    /// A task that captures two `Arc`s and returns nothing (the benchmarks' `spawn_many`
+    /// task) stays small enough for glibc's fastbins (`cold_tail.rs`): the id and spawn
+    /// location cost the metadata two words, and the dump's record lives out of line.
+    #[test]
+    fn a_tiny_task_stays_small() {
+        assert_eq!(size_of::<TaskMeta<State>>(), 48);
+        let (a, b) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let future = async move {
+            a.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            drop(b);
+        };
+        fn sizes<F: std::future::Future>(_: &F) -> (usize, usize) {
+            (
+                size_of::<TaskFuture<F, State>>(),
+                size_of::<Result<TaskOutput<F::Output>, Payload>>(),
+            )
+        }
+        let (future_size, result_size) = sizes(&future);
+        assert!(
+            !wants_cold_tail(size_of::<TaskMeta<State>>(), future_size, result_size),
+            "a tiny task grew past the small-task size: future {future_size}, result {result_size}"
+        );
+    }
+}
