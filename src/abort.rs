@@ -325,7 +325,9 @@ mod loom_model {
                     }
                 })
             };
-            let handle = slot.handle(crate::task::Id::from_u64(1), || (key.load(Ordering::Relaxed) != 0).then(|| waker.clone()));
+            let handle = slot.handle(crate::task::Id::from_u64(1), || {
+                (key.load(Ordering::Relaxed) != 0).then(|| waker.clone())
+            });
             handle.abort();
             task.join().unwrap();
             assert!(

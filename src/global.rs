@@ -140,7 +140,10 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    spawn_with(future, crate::spawn::Options::at(std::panic::Location::caller()))
+    spawn_with(
+        future,
+        crate::spawn::Options::at(std::panic::Location::caller()),
+    )
 }
 
 /// [`spawn`] of a task made as `options` say (`task::Builder`).

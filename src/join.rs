@@ -165,9 +165,10 @@ impl<T> Future for JoinHandle<T> {
                 let id = self.id;
                 self.task = None;
                 coop::spend();
-                Poll::Ready(Err(
-                    panic.map_or_else(|| JoinError::cancelled(id), |panic| JoinError::panic(panic, id))
-                ))
+                Poll::Ready(Err(panic.map_or_else(
+                    || JoinError::cancelled(id),
+                    |panic| JoinError::panic(panic, id),
+                )))
             }
         }
     }

@@ -48,7 +48,9 @@ impl<T> Future for Member<T> {
 
     fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let id = self.0.id();
-        std::pin::Pin::new(&mut self.0).poll(cx).map(|result| (id, result))
+        std::pin::Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|result| (id, result))
     }
 }
 

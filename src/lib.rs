@@ -159,8 +159,8 @@ mod cold_tail;
 mod live_tasks;
 mod poll_watch;
 mod task_core;
-mod task_record;
 mod task_count;
+mod task_record;
 mod wake_all;
 // Sleeping: the notifier and the parker; the driver stack they wait in (IO and timers);
 // IO sources; `block_on`.
@@ -186,8 +186,8 @@ mod global;
 pub mod hyper;
 mod join_set;
 pub mod net;
-pub mod task;
 pub mod signal;
+pub mod task;
 pub mod time;
 // A server on top of them (axum and hyper-util stay out of loom builds: Cargo.toml).
 #[cfg(all(feature = "axum", not(loom)))]
@@ -204,8 +204,8 @@ pub use global::{
 pub use join::JoinHandle;
 pub use join_set::JoinSet;
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
-pub use stats::{Stats, WorkerStats};
 pub use poll_watch::SlowPoll;
+pub use stats::{Stats, WorkerStats};
 pub use task::{TaskDump, TaskInfo, TaskState};
 pub use task_core::JoinError;
 pub use wake_policy::WakePolicy;

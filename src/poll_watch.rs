@@ -84,7 +84,11 @@ impl fmt::Display for SlowPoll {
         } else {
             "spent"
         };
-        write!(f, "worker {} {verb} one poll of task {}", self.worker, self.task)?;
+        write!(
+            f,
+            "worker {} {verb} one poll of task {}",
+            self.worker, self.task
+        )?;
         if let Some(name) = &self.name {
             write!(f, " `{name}`")?;
         }

@@ -191,10 +191,18 @@ impl<H: TaskHome> TaskMeta<H> {
     /// Registers the task in the live-task registry at its spawn (a task made by
     /// `task::Builder` or a blocking job, which the dump lists from the start), with a
     /// record named `name`. `waker` is the task's own. Before the task is first scheduled.
-    pub(crate) fn register_at_spawn(&self, waker: std::task::Waker, name: Option<Box<str>>, blocking: bool) {
+    pub(crate) fn register_at_spawn(
+        &self,
+        waker: std::task::Waker,
+        name: Option<Box<str>>,
+        blocking: bool,
+    ) {
         let home = self.home();
         let record = self.install_record(TaskRecord::new(name, blocking, 0, 0, None));
-        if let Some(key) = home.live_tasks().register(home.registry_shard(), self.tag(), waker) {
+        if let Some(key) = home
+            .live_tasks()
+            .register(home.registry_shard(), self.tag(), waker)
+        {
             // SeqCst: as the registering poll's store (see `TaskFuture::register`); no abort
             // handle exists yet, and the `JoinHandle` is not out, so no abort can race.
             record.key.store(key.to_bits(), Ordering::SeqCst);
@@ -378,9 +386,10 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         let id = meta.id;
         if meta.is_aborted() {
             // A panic of the future's destructor is the task's outcome; else cancelled.
-            let error = this
-                .drop_future()
-                .map_or_else(|| JoinError::cancelled(id), |panic| JoinError::panic(panic, id));
+            let error = this.drop_future().map_or_else(
+                || JoinError::cancelled(id),
+                |panic| JoinError::panic(panic, id),
+            );
             meta.home().task_completed();
             return Poll::Ready(TaskOutput(Some(Err(error)), id));
         }

@@ -70,34 +70,53 @@ pub(crate) fn coarse_now() -> u64 {
     COARSE_MS.load(Ordering::Relaxed)
 }
 
-/// `RUNNING_ON` of a task that no thread polls now.
+/// `running_on` of a task that no thread polls now.
 const NOT_RUNNING: u32 = u32::MAX;
-/// `RUNNING_ON` of a task polled by a thread that is no worker (a blocking job's).
+/// `running_on` of a task polled by a thread that is no worker (a blocking job's).
 pub(crate) const OFF_WORKER: u32 = u32::MAX - 1;
+/// `wake` of a task never scheduled since its record was made.
+const NEVER: u32 = u32::MAX;
+
+/// A coarse stamp as kept in a record: the milliseconds modulo 2^32 (a difference of two is
+/// right while they are less than 49 days apart, [`since`]).
+fn stamp(ms: u64) -> u32 {
+    // Truncation intended: stamps wrap (see above). `NEVER` is skipped.
+    match ms as u32 {
+        NEVER => 0,
+        stamp => stamp,
+    }
+}
+
+/// The milliseconds from `stamp` to the coarse reading `now`.
+pub(crate) fn since(now: u64, stamp: u32) -> u64 {
+    u64::from(self::stamp(now).wrapping_sub(stamp))
+}
 
 /// The dump's view of one task (module docs). The counters and stamps are written only by
 /// the thread that polls (or schedules) the task, with relaxed stores; the dump reads them
 /// without stopping it, so one snapshot may mix a poll's start with the previous poll's end.
+/// 64 bytes: every task that waits has one.
 pub(crate) struct TaskRecord {
     /// The task's name (`filch::task::Builder::name`).
     pub(crate) name: Option<Box<str>>,
-    /// Whether the task is a blocking-pool job.
-    pub(crate) blocking: bool,
     /// Where the task is registered (`Key::to_bits`), or `Key::NONE` (see `TaskMeta`).
     pub(crate) key: AtomicU64,
     /// Polls started.
     polls: AtomicU64,
-    /// Schedule calls (the spawn's first, then one per wake that queued it).
-    wakes: AtomicU64,
+    /// Schedule calls (the spawn's first, then one per wake that queued it), modulo 2^32:
+    /// compared with the low half of `polls`.
+    wakes: AtomicU32,
     /// The worker polling the task now, or [`NOT_RUNNING`] / [`OFF_WORKER`].
     running_on: AtomicU32,
-    /// Coarse milliseconds spent in polls that ended.
-    busy_ms: AtomicU64,
-    /// Coarse stamps: the start of the last poll, the end of the last poll (at first the
-    /// record's making), the last schedule call.
-    poll_start: AtomicU64,
-    poll_end: AtomicU64,
-    wake: AtomicU64,
+    /// Coarse milliseconds spent in polls that ended (saturating).
+    busy_ms: AtomicU32,
+    /// Coarse stamps ([`stamp`]): the start of the last poll, the end of the last poll (at
+    /// first the record's making), the last schedule call ([`NEVER`] if none yet).
+    poll_start: AtomicU32,
+    poll_end: AtomicU32,
+    wake: AtomicU32,
+    /// Whether the task is a blocking-pool job.
+    pub(crate) blocking: bool,
     /// Whether the task was polled at all.
     polled: AtomicBool,
 }
@@ -108,10 +127,10 @@ pub(crate) struct RecordView {
     pub(crate) scheduled: bool,
     pub(crate) polls: u64,
     pub(crate) busy: Duration,
-    /// Coarse stamps, as in the record; `None` if never polled.
-    pub(crate) last_poll: Option<u64>,
-    pub(crate) made: u64,
-    pub(crate) last_wake: Option<u64>,
+    /// Stamps ([`stamp`]); `None` if never polled / never scheduled.
+    pub(crate) last_poll: Option<u32>,
+    pub(crate) made: u32,
+    pub(crate) last_wake: Option<u32>,
 }
 
 impl TaskRecord {
@@ -121,21 +140,22 @@ impl TaskRecord {
         name: Option<Box<str>>,
         blocking: bool,
         polls: u64,
-        wakes: u64,
+        wakes: u32,
         started: Option<u64>,
     ) -> TaskRecord {
         let now = coarse_now();
+        let busy = started.map_or(0, |s| now.saturating_sub(s));
         TaskRecord {
             name,
-            blocking,
             key: AtomicU64::new(u64::MAX),
             polls: AtomicU64::new(polls),
-            wakes: AtomicU64::new(wakes),
+            wakes: AtomicU32::new(wakes),
             running_on: AtomicU32::new(NOT_RUNNING),
-            busy_ms: AtomicU64::new(started.map_or(0, |s| now.saturating_sub(s))),
-            poll_start: AtomicU64::new(started.unwrap_or(now)),
-            poll_end: AtomicU64::new(now),
-            wake: AtomicU64::new(if wakes > 0 { now } else { u64::MAX }),
+            busy_ms: AtomicU32::new(u32::try_from(busy).unwrap_or(u32::MAX)),
+            poll_start: AtomicU32::new(stamp(started.unwrap_or(now))),
+            poll_end: AtomicU32::new(stamp(now)),
+            wake: AtomicU32::new(if wakes > 0 { stamp(now) } else { NEVER }),
+            blocking,
             polled: AtomicBool::new(started.is_some()),
         }
     }
@@ -147,7 +167,7 @@ impl TaskRecord {
         // thread writes these (module docs); the dump's reads pair with nothing.
         self.polls
             .store(self.polls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-        self.poll_start.store(now, Ordering::Relaxed);
+        self.poll_start.store(stamp(now), Ordering::Relaxed);
         self.running_on.store(worker, Ordering::Relaxed);
     }
 
@@ -155,10 +175,11 @@ impl TaskRecord {
     #[inline]
     pub(crate) fn poll_ended(&self, started: u64, now: u64) {
         // Relaxed: as in `poll_started`.
+        let took = u32::try_from(now.saturating_sub(started)).unwrap_or(u32::MAX);
         let busy = self.busy_ms.load(Ordering::Relaxed);
         self.busy_ms
-            .store(busy + now.saturating_sub(started), Ordering::Relaxed);
-        self.poll_end.store(now, Ordering::Relaxed);
+            .store(busy.saturating_add(took), Ordering::Relaxed);
+        self.poll_end.store(stamp(now), Ordering::Relaxed);
         self.running_on.store(NOT_RUNNING, Ordering::Relaxed);
         self.polled.store(true, Ordering::Relaxed);
     }
@@ -167,9 +188,11 @@ impl TaskRecord {
     #[inline]
     pub(crate) fn scheduled(&self, now: u64) {
         // Relaxed: as in `poll_started`; schedule calls of one task never overlap.
-        self.wakes
-            .store(self.wakes.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-        self.wake.store(now, Ordering::Relaxed);
+        self.wakes.store(
+            self.wakes.load(Ordering::Relaxed).wrapping_add(1),
+            Ordering::Relaxed,
+        );
+        self.wake.store(stamp(now), Ordering::Relaxed);
     }
 
     /// The fields now (Relaxed loads: a snapshot for people, see the struct's docs).
@@ -182,11 +205,11 @@ impl TaskRecord {
         RecordView {
             running_on: (running != NOT_RUNNING).then_some(running),
             // Each schedule call leads to one poll: more calls than polls started means
-            // one is queued.
-            scheduled: wakes > polls,
+            // one is queued. Truncation intended: `wakes` counts modulo 2^32.
+            scheduled: wakes != polls as u32,
             polls,
-            busy: Duration::from_millis(self.busy_ms.load(Ordering::Relaxed)),
-            last_poll: polled.then(|| {
+            busy: Duration::from_millis(u64::from(self.busy_ms.load(Ordering::Relaxed))),
+            last_poll: (polled || running != NOT_RUNNING).then(|| {
                 if running != NOT_RUNNING {
                     self.poll_start.load(Ordering::Relaxed)
                 } else {
@@ -194,7 +217,7 @@ impl TaskRecord {
                 }
             }),
             made: self.poll_end.load(Ordering::Relaxed),
-            last_wake: (wake != u64::MAX).then_some(wake),
+            last_wake: (wake != NEVER).then_some(wake),
         }
     }
 }
@@ -212,6 +235,14 @@ mod tests {
     use crate::cold_tail::wants_cold_tail;
     use crate::state::State;
     use crate::task_core::{Payload, TaskFuture, TaskMeta, TaskOutput};
+
+    use super::TaskRecord;
+
+    /// Every task that waits has a record: keep it at one 64-byte allocation.
+    #[test]
+    fn a_record_stays_at_64_bytes() {
+        assert_eq!(size_of::<TaskRecord>(), 64);
+    }
 
     /// A task that captures two `Arc`s and returns nothing (the benchmarks' `spawn_many`
     /// task) stays small enough for glibc's fastbins (`cold_tail.rs`): the id and spawn

@@ -303,10 +303,7 @@ impl Builder {
     /// ex.block_on(ex.spawn(async { std::thread::sleep(Duration::from_millis(200)) })).unwrap();
     /// assert_eq!(stuck.load(Ordering::SeqCst), 1);
     /// ```
-    pub fn on_slow_poll(
-        mut self,
-        f: impl Fn(&crate::SlowPoll) + Send + Sync + 'static,
-    ) -> Builder {
+    pub fn on_slow_poll(mut self, f: impl Fn(&crate::SlowPoll) + Send + Sync + 'static) -> Builder {
         self.slow_polls.callback = Some(Arc::new(f));
         self
     }
@@ -365,7 +362,11 @@ impl Builder {
         let driver = Driver::new()?;
         let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
         let watch = self.slow_polls.threshold.map(|threshold| {
-            Arc::new(PollWatch::new(n, threshold, self.slow_polls.callback.clone()))
+            Arc::new(PollWatch::new(
+                n,
+                threshold,
+                self.slow_polls.callback.clone(),
+            ))
         });
         // The loop ticker keeps the coarse clock of the task dump and watches slow polls.
         crate::par::tick::ensure_started();

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use crate::state::State;
 use crate::task::Id;
 use crate::task_core::TaskMeta;
-use crate::task_record::{to_ms, OFF_WORKER};
+use crate::task_record::{since, to_ms, OFF_WORKER};
 
 /// A snapshot of an executor's live tasks, from [`Executor::dump`](crate::Executor::dump) or
 /// [`Handle::dump`](crate::Handle::dump).
@@ -145,7 +145,7 @@ impl TaskInfo {
 /// The dump of `state`'s live tasks (module docs).
 pub(crate) fn collect(state: &State) -> TaskDump {
     let now = to_ms(Instant::now());
-    let since = |stamp: u64| Duration::from_millis(now.saturating_sub(stamp));
+    let ago = |stamp: u32| Duration::from_millis(since(now, stamp));
     let mut tasks = Vec::new();
     state.live_tasks.visit(|tag| {
         // SAFETY: `tag` is the address of a task's metadata (`TaskMeta::tag`) whose
@@ -172,8 +172,8 @@ pub(crate) fn collect(state: &State) -> TaskDump {
             state: task_state,
             polls: view.polls,
             busy: view.busy,
-            since_last_poll: view.last_poll.map(since),
-            since_last_wake: view.last_wake.map(since).or_else(|| Some(since(view.made))),
+            since_last_poll: view.last_poll.map(ago),
+            since_last_wake: view.last_wake.map(ago).or_else(|| Some(ago(view.made))),
         });
     });
     tasks.sort_by(|a, b| b.waiting().cmp(&a.waiting()).then(a.id.cmp(&b.id)));
@@ -224,7 +224,14 @@ impl fmt::Display for TaskState {
 impl fmt::Display for TaskDump {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let header = [
-            "ID", "NAME", "STATE", "POLLS", "BUSY", "SINCE POLL", "SINCE WAKE", "SPAWNED AT",
+            "ID",
+            "NAME",
+            "STATE",
+            "POLLS",
+            "BUSY",
+            "SINCE POLL",
+            "SINCE WAKE",
+            "SPAWNED AT",
         ];
         let rows: Vec<[String; 8]> = self
             .tasks

@@ -18,6 +18,7 @@ mod lost_wakeup;
 mod scatter_gather;
 mod scheduling_order;
 mod shutdown;
+mod slow_poll;
 mod stats;
 mod thread_hooks;
 mod woken_while_running;

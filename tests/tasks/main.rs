@@ -7,6 +7,7 @@
 mod common;
 
 mod abort_and_detach;
+mod dump;
 mod exact_wakeups;
 mod futures_spawn;
 mod join_set;
@@ -16,4 +17,5 @@ mod panicking_destructors;
 mod panics;
 mod spawn_and_await;
 mod spawn_blocking;
+mod task_ids;
 mod wake_chain;

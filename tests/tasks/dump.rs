@@ -1,0 +1,222 @@
+//! The task dump (`Executor::dump`): named tasks in every state are found in the right one,
+//! with their name, spawn location and counts: waiting on a timer and on a socket (idle),
+//! inside a poll that blocks its worker (running on that worker), in the blocking pool
+//! (blocking), queued behind the blocked worker (scheduled, never polled, and polled and
+//! woken again); a plain `spawn`'s task shows from its first wait; tasks that completed are
+//! gone from the next dump; the table has a header and one line per task.
+
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use crate::common::{executor, wait_until, watchdog};
+use filch::{Executor, JoinHandle, TaskDump, TaskInfo, TaskState};
+
+/// Spawns `future` on `ex` as a task named `name`; returns its handle and where this was
+/// called from (which the task's `spawned_at` must be).
+#[track_caller]
+fn named<F>(
+    ex: &Executor,
+    name: &str,
+    future: F,
+) -> (JoinHandle<F::Output>, &'static Location<'static>)
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let handle = filch::task::Builder::new()
+        .name(name)
+        .spawn_on(future, &ex.handle())
+        .unwrap();
+    (handle, Location::caller())
+}
+
+fn find(dump: &TaskDump, handle_id: filch::task::Id) -> Option<&TaskInfo> {
+    dump.tasks.iter().find(|t| t.id == handle_id)
+}
+
+/// Waits until the dump shows task `id` in state `state`; returns that dump's entry.
+fn wait_for_state(ex: &Executor, id: filch::task::Id, state: TaskState, what: &str) -> TaskInfo {
+    let mut found = None;
+    wait_until(20, what, || {
+        found = find(&ex.dump(), id).filter(|t| t.state == state).cloned();
+        found.is_some()
+    });
+    found.unwrap()
+}
+
+#[test]
+fn tasks_in_every_state_are_found_in_it() {
+    watchdog(60, "dump states", || {
+        let ex = executor(1);
+        let (timer, timer_at) = named(&ex, "timer", filch::time::sleep(Duration::from_secs(600)));
+        let (socket, socket_at) = named(&ex, "socket", async {
+            let listener = filch::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let _ = listener.accept().await;
+        });
+        let (wake_tx, wake_rx) = async_channel::bounded::<()>(1);
+        let waiter = ex.spawn(async move {
+            wake_rx.recv().await.unwrap();
+        });
+        let waiter_line = line!() - 3;
+        let (job_tx, job_rx) = mpsc::channel::<()>();
+        // `Builder::spawn_blocking` uses the current executor: enter `ex`.
+        let entered = ex.enter();
+        let job = filch::task::Builder::new().name("pool-job");
+        let job = job.spawn_blocking(move || job_rx.recv().unwrap()).unwrap();
+        let job_line = line!() - 1;
+        drop(entered);
+
+        let timer_info = wait_for_state(&ex, timer.id(), TaskState::Idle, "the timer task to wait");
+        let socket_info =
+            wait_for_state(&ex, socket.id(), TaskState::Idle, "the socket task to wait");
+        let waiter_info = wait_for_state(&ex, waiter.id(), TaskState::Idle, "the waiter to wait");
+        let job_info = wait_for_state(&ex, job.id(), TaskState::Blocking, "the blocking job");
+        for (info, name, at) in [
+            (&timer_info, "timer", timer_at),
+            (&socket_info, "socket", socket_at),
+        ] {
+            assert_eq!(info.name.as_deref(), Some(name));
+            assert_eq!(info.spawned_at, at, "{name}'s spawn location");
+            assert!(info.polls >= 1, "{name} waits, so it was polled: {info:?}");
+            assert!(info.since_last_poll.is_some(), "{info:?}");
+        }
+        // A plain spawn: no name, its `spawn` call's location.
+        assert_eq!(waiter_info.name, None);
+        assert_eq!(waiter_info.spawned_at.file(), file!());
+        assert_eq!(waiter_info.spawned_at.line(), waiter_line);
+        assert_eq!(job_info.name.as_deref(), Some("pool-job"));
+        assert_eq!(job_info.spawned_at.line(), job_line);
+
+        // A poll that blocks the only worker.
+        let release = Arc::new(AtomicBool::new(false));
+        let hold = Arc::clone(&release);
+        let (blocker, blocker_at) = named(&ex, "blocker", async move {
+            while !hold.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        let running = wait_for_state(
+            &ex,
+            blocker.id(),
+            TaskState::Running { worker: 0 },
+            "the blocker to run",
+        );
+        assert_eq!(running.spawned_at, blocker_at);
+        assert_eq!(running.polls, 1, "{running:?}");
+        // Behind it: a task woken after it waited, and one never polled yet.
+        wake_tx.try_send(()).unwrap();
+        let (queued, _) = named(&ex, "queued", async {});
+        std::thread::sleep(Duration::from_millis(100));
+        let dump = ex.dump();
+        let woken = find(&dump, waiter.id()).expect("the woken task is in the dump");
+        assert_eq!(woken.state, TaskState::Scheduled, "{dump}");
+        assert_eq!(woken.polls, 1, "{woken:?}");
+        let queued_info = find(&dump, queued.id()).expect("the queued task is in the dump");
+        assert_eq!(queued_info.state, TaskState::Scheduled, "{dump}");
+        assert_eq!(queued_info.polls, 0);
+        assert_eq!(queued_info.since_last_poll, None);
+        let blocked = find(&dump, blocker.id()).unwrap();
+        assert!(
+            blocked.since_last_poll.unwrap() >= Duration::from_millis(50),
+            "the running poll started over 100 ms ago: {blocked:?}"
+        );
+        assert_eq!(
+            find(&dump, timer.id()).unwrap().state,
+            TaskState::Idle,
+            "{dump}"
+        );
+
+        // The table: a header, then one line per task, longest-waiting first.
+        let table = dump.to_string();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), dump.tasks.len() + 1, "{table}");
+        assert!(
+            lines[0].starts_with("ID") && lines[0].contains("SPAWNED AT"),
+            "{table}"
+        );
+        for name in ["timer", "socket", "pool-job", "blocker", "queued"] {
+            assert!(table.contains(name), "{name} missing from\n{table}");
+        }
+        assert!(
+            table.contains("running on 0") && table.contains("blocking"),
+            "{table}"
+        );
+        println!("{table}");
+
+        // Everything ends; the next dumps no longer list the tasks.
+        release.store(true, Ordering::SeqCst);
+        job_tx.send(()).unwrap();
+        timer.abort();
+        socket.abort();
+        ex.block_on(async {
+            blocker.await.unwrap();
+            queued.await.unwrap();
+            waiter.await.unwrap();
+            job.await.unwrap();
+            assert!(timer.await.unwrap_err().is_cancelled());
+            assert!(socket.await.unwrap_err().is_cancelled());
+        });
+        wait_until(20, "the dump to be empty", || ex.dump().tasks.is_empty());
+        wait_until(20, "every task to be dropped", || {
+            ex.stats().alive_tasks == 0
+        });
+    });
+}
+
+#[test]
+fn busy_time_counts_long_polls() {
+    watchdog(60, "dump busy time", || {
+        let ex = executor(2);
+        let (go, gate) = async_channel::bounded::<()>(1);
+        let (task, _) = named(&ex, "worker-bee", async move {
+            std::thread::sleep(Duration::from_millis(200));
+            gate.recv().await.unwrap();
+        });
+        let info = wait_for_state(&ex, task.id(), TaskState::Idle, "the task to wait");
+        assert_eq!(info.polls, 1);
+        // A coarse clock (about 1 ms per tick): generous bounds.
+        assert!(
+            info.busy >= Duration::from_millis(150) && info.busy < Duration::from_secs(20),
+            "{info:?}"
+        );
+        go.try_send(()).unwrap();
+        ex.block_on(task).unwrap();
+    });
+}
+
+#[test]
+fn the_dump_is_sorted_longest_waiting_first() {
+    watchdog(60, "dump order", || {
+        let ex = executor(1);
+        let (old, _) = named(&ex, "old", std::future::pending::<()>());
+        wait_for_state(&ex, old.id(), TaskState::Idle, "the old task to wait");
+        std::thread::sleep(Duration::from_millis(50));
+        let (new, _) = named(&ex, "new", std::future::pending::<()>());
+        wait_for_state(&ex, new.id(), TaskState::Idle, "the new task to wait");
+        let dump = ex.dump();
+        let order: Vec<_> = dump.tasks.iter().map(|t| t.id).collect();
+        assert_eq!(order, [old.id(), new.id()], "{dump}");
+        old.abort();
+        new.abort();
+    });
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn the_dump_serializes() {
+    watchdog(60, "dump serde", || {
+        let ex = executor(1);
+        let (task, at) = named(&ex, "json", std::future::pending::<()>());
+        wait_for_state(&ex, task.id(), TaskState::Idle, "the task to wait");
+        let json = serde_json::to_value(ex.dump()).unwrap();
+        let entry = &json["tasks"][0];
+        assert_eq!(entry["id"], task.id().to_string().parse::<u64>().unwrap());
+        assert_eq!(entry["name"], "json");
+        assert_eq!(entry["state"], "Idle");
+        assert_eq!(entry["spawned_at"], at.to_string());
+        assert!(entry["busy"]["secs"].is_u64(), "{json}");
+        task.abort();
+    });
+}
