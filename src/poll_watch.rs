@@ -39,7 +39,9 @@ use crate::task::Id;
 /// returns.
 ///
 /// Its `Display` is one line, for a log:
-/// `worker 1 has been inside one poll of task 7 `db-sync` (src/main.rs:42:5) for 2.3 s`.
+/// ``worker 1 has been inside one poll of task 7 `db-sync` (src/main.rs:42:5) for 2.3 s``
+/// while the poll runs, ``worker 1 spent 2.5 s in one poll of task 7 `db-sync`
+/// (src/main.rs:42:5)`` once it returned.
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
@@ -79,27 +81,29 @@ pub struct SlowPoll {
 
 impl fmt::Display for SlowPoll {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verb = if self.still_running {
-            "has been inside"
-        } else {
-            "spent"
-        };
-        write!(
-            f,
-            "worker {} {verb} one poll of task {}",
-            self.worker, self.task
-        )?;
-        if let Some(name) = &self.name {
-            write!(f, " `{name}`")?;
-        }
         let secs = self.duration.as_secs_f64();
         let how_long = if secs >= 1.0 {
             format!("{secs:.1} s")
         } else {
             format!("{:.1} ms", secs * 1e3)
         };
-        let tail = if self.still_running { "for " } else { "" };
-        write!(f, " ({}) {tail}{how_long}", self.spawned_at)
+        let mut task = format!("task {}", self.task);
+        if let Some(name) = &self.name {
+            task = format!("{task} `{name}`");
+        }
+        if self.still_running {
+            write!(
+                f,
+                "worker {} has been inside one poll of {task} ({}) for {how_long}",
+                self.worker, self.spawned_at
+            )
+        } else {
+            write!(
+                f,
+                "worker {} spent {how_long} in one poll of {task} ({})",
+                self.worker, self.spawned_at
+            )
+        }
     }
 }
 
