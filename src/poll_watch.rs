@@ -265,10 +265,17 @@ impl PollWatch {
         })
     }
 
+    /// Hands `report` to the callback (else prints it to stderr). A panic of the callback
+    /// is dropped: it must not unwind through a task's poll (`end` runs inside one) nor
+    /// end the ticker.
     fn report(&self, report: &SlowPoll) {
-        match &self.callback {
+        let call = || match &self.callback {
             Some(callback) => callback(report),
             None => eprintln!("filch: {report}"),
+        };
+        if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+            // Leaked, not dropped: dropping a panic's payload may panic again.
+            std::mem::forget(payload);
         }
     }
 
@@ -337,7 +344,6 @@ pub(crate) fn scan_all() {
     };
     // Outside the list's lock: a callback may build an executor.
     for watch in live {
-        // A panicking callback must not end the ticker.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| watch.scan()));
+        watch.scan();
     }
 }

@@ -467,9 +467,12 @@ impl Traced {
             }
             record.poll_ended(self.started, coarse_now());
         }
-        if let (Some(poll), Some(watch)) = (self.watch.take(), meta.home().poll_watch()) {
-            let name = || record.and_then(|r| r.name.as_deref().map(str::to_owned));
-            watch.end(poll, meta.id, name, meta.spawned_at);
+        // The watch is looked up only for a poll it saw begin (a threshold is set).
+        if let Some(poll) = self.watch.take() {
+            if let Some(watch) = meta.home().poll_watch() {
+                let name = || record.and_then(|r| r.name.as_deref().map(str::to_owned));
+                watch.end(poll, meta.id, name, meta.spawned_at);
+            }
         }
     }
 }
