@@ -44,7 +44,7 @@ use crate::sync::{fence, AtomicBool, AtomicPtr, AtomicU32, Mutex, Ordering};
 use crate::task::id::CurrentId;
 use crate::task::Id;
 use crate::task_count::{Counted, CountedRef};
-use crate::task_record::{coarse_now, SpawnedAt, TaskRecord, OFF_WORKER};
+use crate::task_record::{coarse_now, real_now, SpawnedAt, TaskRecord, OFF_WORKER};
 
 /// A panic's payload.
 pub(crate) type Payload = Box<dyn Any + Send + 'static>;
@@ -284,7 +284,9 @@ impl<H: TaskHome> Drop for TaskMeta<H> {
         if let Some(payload) = self.take_drop_panic() {
             drop_quietly(payload);
         }
-        let raw = *self.record.get_mut();
+        // Relaxed: `&mut self` is exclusive; the install happened before (async-task orders
+        // every use of the task before its drop).
+        let raw = self.record.load(Ordering::Relaxed);
         if !raw.is_null() {
             // SAFETY: from `Box::into_raw` in `install_record`, freed only here.
             drop(unsafe { Box::from_raw(raw) });
@@ -440,12 +442,13 @@ impl Traced {
     fn begin<H: TaskHome>(meta: &TaskMeta<H>) -> Traced {
         let worker = meta.last_worker();
         let record = meta.record();
-        if record.is_some_and(|r| r.blocking) {
-            // A blocking-pool thread: the coarse clock may be still (module docs of
-            // `task_record.rs`); a job is slow anyway.
-            crate::task_record::refresh(std::time::Instant::now());
-        }
-        let started = coarse_now();
+        // A blocking-pool thread reads the real clock: it does not keep the coarse one
+        // moving (`task_record.rs`), and a job is slow anyway.
+        let started = if record.is_some_and(|r| r.blocking) {
+            real_now()
+        } else {
+            coarse_now()
+        };
         if let Some(record) = record {
             // Worker indices fit in 32 bits (`set_last_worker`).
             let on = worker.map_or(OFF_WORKER, |w| w as u32);
@@ -462,10 +465,12 @@ impl Traced {
     fn end<H: TaskHome>(&mut self, meta: &TaskMeta<H>) {
         let record = meta.record();
         if let Some(record) = record {
-            if record.blocking {
-                crate::task_record::refresh(std::time::Instant::now());
-            }
-            record.poll_ended(self.started, coarse_now());
+            let now = if record.blocking {
+                real_now()
+            } else {
+                coarse_now()
+            };
+            record.poll_ended(self.started, now);
         }
         // The watch is looked up only for a poll it saw begin (a threshold is set).
         if let Some(poll) = self.watch.take() {

@@ -20,9 +20,12 @@
 //! of it, as last written by the loop ticker (`par/tick.rs`, every tick while a worker is
 //! busy or a loop runs) or by a worker when it starts a stretch of polls (it reads the
 //! real clock then anyway). It lags the real clock by at most about one tick (1 ms plus the
-//! OS's wake-up delay) while any worker of the process is busy; when every worker sleeps,
-//! nothing is polled, so no stamp is taken from a stale clock (blocking-pool threads read
-//! the real clock for their jobs). The dump reads the real clock for its "now".
+//! OS's wake-up delay) while the ticker runs. When the ticker parks (no worker busy for a
+//! while) it marks the clock stale ([`mark_stale`]), and until someone writes it again
+//! [`coarse_now`] reads the real clock instead: a wake delivered by a parked worker's OS
+//! poll, or from a thread that is no worker, after a long idle stretch gets a true stamp.
+//! Blocking-pool jobs stamp with the real clock (their threads do not keep the ticker up).
+//! The dump reads the real clock for its "now".
 //!
 //! Precision of the stamps (stated in `TaskInfo`'s docs): a poll's time is the difference
 //! of two coarse readings, so a poll shorter than a tick counts as 0 or 1 ms, with a
@@ -40,8 +43,12 @@ use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 /// The coarse clock's origin.
 static BASE: OnceLock<Instant> = OnceLock::new();
 
-/// Milliseconds since [`BASE`], as last written (module docs).
-static COARSE_MS: StaticU64 = StaticU64::new(0);
+/// Milliseconds since [`BASE`], as last written, with [`STALE`] set while the ticker
+/// sleeps (module docs).
+static COARSE_MS: StaticU64 = StaticU64::new(STALE);
+
+/// The bit of [`COARSE_MS`] that says "stale: read the real clock".
+const STALE: u64 = 1 << 63;
 
 /// The coarse clock's origin, set at its first use.
 pub(crate) fn base() -> Instant {
@@ -53,21 +60,46 @@ pub(crate) fn to_ms(now: Instant) -> u64 {
     u64::try_from(now.saturating_duration_since(base()).as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Moves the coarse clock to `now` (if that is later than what it holds).
+/// Moves the coarse clock to `now` (if that is later than what it holds) and clears its
+/// stale mark.
 pub(crate) fn refresh(now: Instant) {
-    let ms = to_ms(now);
+    let ms = to_ms(now) & !STALE;
     // Relaxed: a clock reading, published with nothing else. The load first: most calls
     // find the clock already there, and a read keeps the line shared.
-    if COARSE_MS.load(Ordering::Relaxed) < ms {
-        COARSE_MS.fetch_max(ms, Ordering::Relaxed);
+    let mut seen = COARSE_MS.load(Ordering::Relaxed);
+    while seen & STALE != 0 || seen < ms {
+        let new = ms.max(seen & !STALE);
+        match COARSE_MS.compare_exchange_weak(seen, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return,
+            Err(current) => seen = current,
+        }
     }
 }
 
-/// The coarse clock (module docs).
+/// Marks the coarse clock stale: the ticker is about to sleep, and nothing moves the clock
+/// until someone calls [`refresh`].
+pub(crate) fn mark_stale() {
+    // Relaxed: as in `refresh`.
+    COARSE_MS.fetch_or(STALE, Ordering::Relaxed);
+}
+
+/// The coarse clock (module docs): one relaxed load, or a read of the real clock while it
+/// is marked stale.
 #[inline]
 pub(crate) fn coarse_now() -> u64 {
     // Relaxed: a clock reading; see `refresh`.
-    COARSE_MS.load(Ordering::Relaxed)
+    let coarse = COARSE_MS.load(Ordering::Relaxed);
+    if coarse & STALE == 0 {
+        coarse
+    } else {
+        real_now()
+    }
+}
+
+/// The real clock, in the coarse clock's unit.
+#[cold]
+pub(crate) fn real_now() -> u64 {
+    to_ms(Instant::now())
 }
 
 /// `running_on` of a task that no thread polls now.

@@ -217,6 +217,7 @@ fn run(ticker: &Ticker) {
         if idle < IDLE_TICKS {
             continue;
         }
+        crate::task_record::mark_stale();
         ticker.park_while_idle();
         crate::task_record::refresh(std::time::Instant::now());
         idle = 0;

@@ -92,6 +92,15 @@ fn tasks_in_every_state_are_found_in_it() {
         // A poll that blocks the only worker.
         let release = Arc::new(AtomicBool::new(false));
         let hold = Arc::clone(&release);
+        // Lets the blocker go however this test ends (else a failed assertion would leave
+        // the executor's only worker stuck, and its drop hanging).
+        struct Release(Arc<AtomicBool>);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let _release_on_exit = Release(Arc::clone(&release));
         let (blocker, blocker_at) = named(&ex, "blocker", async move {
             while !hold.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(1));
@@ -133,7 +142,7 @@ fn tasks_in_every_state_are_found_in_it() {
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(lines.len(), dump.tasks.len() + 1, "{table}");
         assert!(
-            lines[0].starts_with("ID") && lines[0].contains("SPAWNED AT"),
+            lines[0].trim_start().starts_with("ID") && lines[0].contains("SPAWNED AT"),
             "{table}"
         );
         for name in ["timer", "socket", "pool-job", "blocker", "queued"] {
@@ -218,5 +227,41 @@ fn the_dump_serializes() {
         assert_eq!(entry["spawned_at"], at.to_string());
         assert!(entry["busy"]["secs"].is_u64(), "{json}");
         task.abort();
+    });
+}
+
+/// Dropping the executor drops every listed task (named from their spawn, plain ones after
+/// their first wait, queued ones never polled) exactly once, with its state: the dump's
+/// records go with the tasks' metadata.
+#[test]
+fn dropping_the_executor_drops_every_listed_task() {
+    watchdog(60, "dump then drop", || {
+        let tally = crate::common::Tally::new();
+        let ex = executor(2);
+        // Something every task's future holds: gone once every future is.
+        let shared: Arc<()> = Arc::new(());
+        let kept = Arc::downgrade(&shared);
+        for i in 0..100 {
+            let probe = tally.probe();
+            let keep = Arc::clone(&shared);
+            let task = async move {
+                let _held = (probe, keep);
+                std::future::pending::<()>().await;
+            };
+            if i % 2 == 0 {
+                drop(named(&ex, &format!("pending-{i}"), task));
+            } else {
+                drop(ex.spawn(task));
+            }
+        }
+        drop(shared);
+        wait_until(20, "every task to wait", || ex.dump().tasks.len() == 100);
+        drop(ex);
+        tally.assert_all_dropped_once("the listed tasks");
+        assert_eq!(
+            state.strong_count(),
+            0,
+            "a task's future outlived the executor"
+        );
     });
 }
