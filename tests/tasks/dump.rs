@@ -259,7 +259,7 @@ fn dropping_the_executor_drops_every_listed_task() {
         drop(ex);
         tally.assert_all_dropped_once("the listed tasks");
         assert_eq!(
-            state.strong_count(),
+            kept.strong_count(),
             0,
             "a task's future outlived the executor"
         );
