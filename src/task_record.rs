@@ -38,7 +38,7 @@ use std::sync::atomic::AtomicU64 as StaticU64;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
 
 /// The coarse clock's origin.
 static BASE: OnceLock<Instant> = OnceLock::new();
@@ -149,8 +149,6 @@ pub(crate) struct TaskRecord {
     wake: AtomicU32,
     /// Whether the task is a blocking-pool job.
     pub(crate) blocking: bool,
-    /// Whether the task was polled at all.
-    polled: AtomicBool,
 }
 
 /// A record's fields at one moment (for the dump).
@@ -188,7 +186,6 @@ impl TaskRecord {
             poll_end: AtomicU32::new(stamp(now)),
             wake: AtomicU32::new(if wakes > 0 { stamp(now) } else { NEVER }),
             blocking,
-            polled: AtomicBool::new(started.is_some()),
         }
     }
 
@@ -206,14 +203,16 @@ impl TaskRecord {
     /// The poll that started at coarse `started` ends at coarse `now`.
     #[inline]
     pub(crate) fn poll_ended(&self, started: u64, now: u64) {
-        // Relaxed: as in `poll_started`.
-        let took = u32::try_from(now.saturating_sub(started)).unwrap_or(u32::MAX);
-        let busy = self.busy_ms.load(Ordering::Relaxed);
-        self.busy_ms
-            .store(busy.saturating_add(took), Ordering::Relaxed);
+        // Relaxed: as in `poll_started`. Most polls end within the tick they began in, and
+        // skip the busy time's update.
+        if now != started {
+            let took = u32::try_from(now.saturating_sub(started)).unwrap_or(u32::MAX);
+            let busy = self.busy_ms.load(Ordering::Relaxed);
+            self.busy_ms
+                .store(busy.saturating_add(took), Ordering::Relaxed);
+        }
         self.poll_end.store(stamp(now), Ordering::Relaxed);
         self.running_on.store(NOT_RUNNING, Ordering::Relaxed);
-        self.polled.store(true, Ordering::Relaxed);
     }
 
     /// The task was scheduled (spawned or woken) at coarse `now`.
@@ -232,7 +231,6 @@ impl TaskRecord {
         let running = self.running_on.load(Ordering::Relaxed);
         let polls = self.polls.load(Ordering::Relaxed);
         let wakes = self.wakes.load(Ordering::Relaxed);
-        let polled = self.polled.load(Ordering::Relaxed);
         let wake = self.wake.load(Ordering::Relaxed);
         RecordView {
             running_on: (running != NOT_RUNNING).then_some(running),
@@ -241,7 +239,8 @@ impl TaskRecord {
             scheduled: wakes != polls as u32,
             polls,
             busy: Duration::from_millis(u64::from(self.busy_ms.load(Ordering::Relaxed))),
-            last_poll: (polled || running != NOT_RUNNING).then(|| {
+            // A poll started (the first one counts at its start).
+            last_poll: (polls > 0).then(|| {
                 if running != NOT_RUNNING {
                     self.poll_start.load(Ordering::Relaxed)
                 } else {
