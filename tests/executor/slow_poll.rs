@@ -221,3 +221,45 @@ fn a_zero_threshold_is_refused() {
         .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }
+
+// Without `on_slow_poll`, each report goes to stderr as one line.
+#[test]
+fn without_a_callback_reports_go_to_stderr() {
+    let out = crate::common::run_child_test(module_path!(), "child_reports_to_stderr", &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("child done"),
+        "the child failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains("filch: worker 0 has been inside one poll of task ")
+            && stderr.contains("`quiet-sleeper`")
+            && stderr.contains("filch: worker 0 spent "),
+        "no report on stderr:\n{stderr}"
+    );
+}
+
+#[test]
+#[ignore = "run in a child process by without_a_callback_reports_go_to_stderr"]
+fn child_reports_to_stderr() {
+    if !crate::common::is_child() {
+        return;
+    }
+    watchdog(60, "reports to stderr", || {
+        let ex = filch::Builder::new()
+            .worker_threads(1)
+            .slow_poll_threshold(Duration::from_millis(50))
+            .build()
+            .unwrap();
+        let task = filch::task::Builder::new()
+            .name("quiet-sleeper")
+            .spawn_on(
+                async { std::thread::sleep(Duration::from_millis(300)) },
+                &ex.handle(),
+            )
+            .unwrap();
+        ex.block_on(task).unwrap();
+        println!("child done");
+    });
+}

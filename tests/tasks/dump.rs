@@ -174,6 +174,43 @@ fn tasks_in_every_state_are_found_in_it() {
     });
 }
 
+// After the executor idled (the loop ticker may have gone to sleep, and with it the coarse
+// clock), a wake and a poll are stamped with the time they happened, not the idle start.
+#[test]
+fn stamps_after_an_idle_stretch_are_fresh() {
+    watchdog(60, "fresh stamps", || {
+        let ex = executor(1);
+        let (go, gate) = async_channel::bounded::<()>(1);
+        let (task, _) = named(&ex, "idler", async move {
+            gate.recv().await.unwrap();
+            std::future::pending::<()>().await;
+        });
+        wait_for_state(&ex, task.id(), TaskState::Idle, "the task to wait");
+        // Long past the ticker's 50 idle ticks.
+        std::thread::sleep(Duration::from_millis(600));
+        go.try_send(()).unwrap();
+        let mut info = None;
+        wait_until(20, "the second poll", || {
+            info = find(&ex.dump(), task.id())
+                .filter(|t| t.polls == 2 && t.state == TaskState::Idle)
+                .cloned();
+            info.is_some()
+        });
+        let info = info.unwrap();
+        for (what, since) in [
+            ("poll", info.since_last_poll),
+            ("wake", info.since_last_wake),
+        ] {
+            let since = since.unwrap();
+            assert!(
+                since < Duration::from_millis(400),
+                "the last {what} looks {since:?} old: {info:?}"
+            );
+        }
+        task.abort();
+    });
+}
+
 #[test]
 fn busy_time_counts_long_polls() {
     watchdog(60, "dump busy time", || {
