@@ -30,7 +30,8 @@ use crate::task_record::{since, to_ms, OFF_WORKER};
 /// Its `Display` is an aligned table, one line per task after a header, sorted by how long
 /// each task has waited, longest first: the time since the task last ran (since its last
 /// poll ended; for a running task, since the poll in flight began; for a task never polled,
-/// since its spawn).
+/// since its spawn). A last line counts the live tasks the dump could not list (plain
+/// `spawn`s before their first wait), if there were any.
 ///
 /// With the cargo feature `serde` it implements `Serialize`: ids as numbers, `spawned_at`
 /// as `"file:line:column"`, durations as serde's (`{"secs": u64, "nanos": u32}`), the
@@ -56,6 +57,10 @@ use crate::task_record::{since, to_ms, OFF_WORKER};
 pub struct TaskDump {
     /// The tasks, longest-waiting first.
     pub tasks: Vec<TaskInfo>,
+    /// Live tasks not listed (the executor's live-task count minus the tasks listed, read
+    /// a moment apart: approximate), for the table's last line.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    unlisted: usize,
 }
 
 /// One task of a [`TaskDump`].
@@ -177,7 +182,8 @@ pub(crate) fn collect(state: &State) -> TaskDump {
         });
     });
     tasks.sort_by(|a, b| b.waiting().cmp(&a.waiting()).then(a.id.cmp(&b.id)));
-    TaskDump { tasks }
+    let unlisted = state.tasks.alive().saturating_sub(tasks.len());
+    TaskDump { tasks, unlisted }
 }
 
 /// The name of `state`'s live task `id`, if it is in the registry and has one (for the
@@ -270,6 +276,13 @@ impl fmt::Display for TaskDump {
         line(f, header)?;
         for row in &rows {
             line(f, row.each_ref().map(String::as_str))?;
+        }
+        if self.unlisted > 0 {
+            writeln!(
+                f,
+                "(and about {} more: spawned, not yet waited for a wake-up)",
+                self.unlisted
+            )?;
         }
         Ok(())
     }

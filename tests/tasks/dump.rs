@@ -2,8 +2,9 @@
 //! with their name, spawn location and counts: waiting on a timer and on a socket (idle),
 //! inside a poll that blocks its worker (running on that worker), in the blocking pool
 //! (blocking), queued behind the blocked worker (scheduled, never polled, and polled and
-//! woken again); a plain `spawn`'s task shows from its first wait; tasks that completed are
-//! gone from the next dump; the table has a header and one line per task.
+//! woken again); a plain `spawn`'s task shows from its first wait (before, the table counts
+//! it on its last line); tasks that completed are gone from the next dump; the table has a
+//! header and one line per task.
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -117,6 +118,8 @@ fn tasks_in_every_state_are_found_in_it() {
         // Behind it: a task woken after it waited, and one never polled yet.
         wake_tx.try_send(()).unwrap();
         let (queued, _) = named(&ex, "queued", async {});
+        // A plain spawn that has not waited yet: counted, not listed.
+        let unlisted = ex.spawn(async {});
         std::thread::sleep(Duration::from_millis(100));
         let dump = ex.dump();
         let woken = find(&dump, waiter.id()).expect("the woken task is in the dump");
@@ -140,7 +143,11 @@ fn tasks_in_every_state_are_found_in_it() {
         // The table: a header, then one line per task, longest-waiting first.
         let table = dump.to_string();
         let lines: Vec<&str> = table.lines().collect();
-        assert_eq!(lines.len(), dump.tasks.len() + 1, "{table}");
+        assert_eq!(lines.len(), dump.tasks.len() + 2, "{table}");
+        assert!(
+            lines[lines.len() - 1].starts_with("(and about 1 more"),
+            "{table}"
+        );
         assert!(
             lines[0].trim_start().starts_with("ID") && lines[0].contains("SPAWNED AT"),
             "{table}"
@@ -162,6 +169,7 @@ fn tasks_in_every_state_are_found_in_it() {
         ex.block_on(async {
             blocker.await.unwrap();
             queued.await.unwrap();
+            unlisted.await.unwrap();
             waiter.await.unwrap();
             job.await.unwrap();
             assert!(timer.await.unwrap_err().is_cancelled());
