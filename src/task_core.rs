@@ -182,7 +182,8 @@ impl<H: TaskHome> TaskMeta<H> {
     /// Installs `record` (the task had none: only its first registration installs one).
     fn install_record(&self, record: TaskRecord) -> &TaskRecord {
         let raw = Box::into_raw(Box::new(record));
-        // SeqCst: pairs with `abort`'s loads (see `register_in`) and with `record`'s Acquire.
+        // SeqCst: pairs with `abort`'s loads (see `TaskFuture::register`) and with `record`'s
+        // Acquire.
         self.record.store(raw, Ordering::SeqCst);
         // SAFETY: just made from a live box, freed only with the metadata.
         unsafe { &*raw }
