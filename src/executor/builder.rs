@@ -369,7 +369,7 @@ impl Builder {
             ))
         });
         // The loop ticker keeps the coarse clock of the task dump and watches slow polls.
-        crate::par::tick::ensure_started();
+        crate::par::tick::try_start()?;
         let state = new_anchored(
             State::new(
                 deques.iter().map(Worker::stealer).collect(),

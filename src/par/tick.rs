@@ -192,13 +192,28 @@ pub(crate) fn for_each_while(
 ///
 /// If the thread cannot be started (the OS refused a thread); the next loop tries again.
 pub(crate) fn ensure_started() {
-    STARTED.get_or_init(|| {
+    try_start().expect("filch: cannot start the data-parallel loops' tick thread");
+}
+
+/// Starts the ticker if it is not running yet; the OS's error if it refuses the thread (a
+/// later call tries again). For `Builder::build`, which returns errors rather than panics.
+pub(crate) fn try_start() -> std::io::Result<()> {
+    // std's: a static. Held only while starting, so that two callers start one thread.
+    static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    if STARTED.get().is_some() {
+        return Ok(());
+    }
+    let _starting = STARTING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if STARTED.get().is_none() {
         let ticker = ticker();
         thread::Builder::new()
             .name("filch-par-tick".to_owned())
-            .spawn(move || run(ticker))
-            .expect("filch: cannot start the data-parallel loops' tick thread");
-    });
+            .spawn(move || run(ticker))?;
+        let _ = STARTED.set(());
+    }
+    Ok(())
 }
 
 /// The ticker's loop: bump every [`TICK`] while helpers are active, park when idle.
