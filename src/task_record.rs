@@ -11,10 +11,11 @@
 //! task's metadata is dropped.
 //!
 //! What each costs: per poll of a task with a record, two relaxed loads of the coarse clock
-//! (a static read by every worker, written once per tick) and a handful of relaxed stores
-//! to the record (only the polling thread writes them); per wake, one clock load and two
-//! stores (the schedule function is called at most once at a time per task, async-task's
-//! state orders the calls). No clock is read per poll.
+//! (a static read by every worker, written once per tick), one load and three relaxed
+//! stores to the record (only the polling thread writes them); per wake, one clock load,
+//! one load and one store (the schedule function is called at most once at a time per
+//! task, async-task's state orders the calls). No clock is read per poll. A task without a
+//! record pays one clock load (kept for the record its first wait makes).
 //!
 //! **The coarse clock.** [`coarse_now`] is the milliseconds since the process's first use
 //! of it, as last written by the loop ticker (`par/tick.rs`, every tick while a worker is
@@ -106,7 +107,7 @@ pub(crate) fn real_now() -> u64 {
 const NOT_RUNNING: u32 = u32::MAX;
 /// `running_on` of a task polled by a thread that is no worker (a blocking job's).
 pub(crate) const OFF_WORKER: u32 = u32::MAX - 1;
-/// `wake` of a task never scheduled since its record was made.
+/// The wake stamp of a task never scheduled since its record was made.
 const NEVER: u32 = u32::MAX;
 
 /// A coarse stamp as kept in a record: the milliseconds modulo 2^32 (a difference of two is
@@ -127,7 +128,9 @@ pub(crate) fn since(now: u64, stamp: u32) -> u64 {
 /// The dump's view of one task (module docs). The counters and stamps are written only by
 /// the thread that polls (or schedules) the task, with relaxed stores; the dump reads them
 /// without stopping it, so one snapshot may mix a poll's start with the previous poll's end.
-/// 64 bytes: every task that waits has one.
+/// A stamp and what it goes with share one word, so a poll costs three stores and a load
+/// (the busy time, only for a poll that spanned a tick), and a schedule call a load and a
+/// store. 56 bytes: every task that waits has one.
 pub(crate) struct TaskRecord {
     /// The task's name (`filch::task::Builder::name`).
     pub(crate) name: Option<Box<str>>,
@@ -135,20 +138,29 @@ pub(crate) struct TaskRecord {
     pub(crate) key: AtomicU64,
     /// Polls started.
     polls: AtomicU64,
-    /// Schedule calls (the spawn's first, then one per wake that queued it), modulo 2^32:
+    /// [`pack`]: the stamp of the last poll's start while `running_on` is a worker (or
+    /// [`OFF_WORKER`]), else of the last poll's end (at first: of the record's making); and
+    /// `running_on`, the worker polling the task now, or [`NOT_RUNNING`].
+    poll: AtomicU64,
+    /// [`pack`]: the stamp of the last schedule call ([`NEVER`] if none yet), and the count
+    /// of schedule calls (the spawn's first, then one per wake that queued it) modulo 2^32,
     /// compared with the low half of `polls`.
-    wakes: AtomicU32,
-    /// The worker polling the task now, or [`NOT_RUNNING`] / [`OFF_WORKER`].
-    running_on: AtomicU32,
+    wake: AtomicU64,
     /// Coarse milliseconds spent in polls that ended (saturating).
     busy_ms: AtomicU32,
-    /// Coarse stamps ([`stamp`]): the start of the last poll, the end of the last poll (at
-    /// first the record's making), the last schedule call ([`NEVER`] if none yet).
-    poll_start: AtomicU32,
-    poll_end: AtomicU32,
-    wake: AtomicU32,
     /// Whether the task is a blocking-pool job.
     pub(crate) blocking: bool,
+}
+
+/// A stamp ([`stamp`]) and a 32-bit value in one word.
+fn pack(stamp: u32, value: u32) -> u64 {
+    (u64::from(stamp) << 32) | u64::from(value)
+}
+
+/// The inverse of [`pack`].
+fn unpack(word: u64) -> (u32, u32) {
+    // Truncations intended: the two halves.
+    ((word >> 32) as u32, word as u32)
 }
 
 /// A record's fields at one moment (for the dump).
@@ -175,16 +187,14 @@ impl TaskRecord {
     ) -> TaskRecord {
         let now = coarse_now();
         let busy = started.map_or(0, |s| now.saturating_sub(s));
+        let wake_stamp = if wakes > 0 { stamp(now) } else { NEVER };
         TaskRecord {
             name,
             key: AtomicU64::new(u64::MAX),
             polls: AtomicU64::new(polls),
-            wakes: AtomicU32::new(wakes),
-            running_on: AtomicU32::new(NOT_RUNNING),
+            poll: AtomicU64::new(pack(stamp(now), NOT_RUNNING)),
+            wake: AtomicU64::new(pack(wake_stamp, wakes)),
             busy_ms: AtomicU32::new(u32::try_from(busy).unwrap_or(u32::MAX)),
-            poll_start: AtomicU32::new(stamp(started.unwrap_or(now))),
-            poll_end: AtomicU32::new(stamp(now)),
-            wake: AtomicU32::new(if wakes > 0 { stamp(now) } else { NEVER }),
             blocking,
         }
     }
@@ -196,8 +206,7 @@ impl TaskRecord {
         // thread writes these (module docs); the dump's reads pair with nothing.
         self.polls
             .store(self.polls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-        self.poll_start.store(stamp(now), Ordering::Relaxed);
-        self.running_on.store(worker, Ordering::Relaxed);
+        self.poll.store(pack(stamp(now), worker), Ordering::Relaxed);
     }
 
     /// The poll that started at coarse `started` ends at coarse `now`.
@@ -211,27 +220,24 @@ impl TaskRecord {
             self.busy_ms
                 .store(busy.saturating_add(took), Ordering::Relaxed);
         }
-        self.poll_end.store(stamp(now), Ordering::Relaxed);
-        self.running_on.store(NOT_RUNNING, Ordering::Relaxed);
+        self.poll
+            .store(pack(stamp(now), NOT_RUNNING), Ordering::Relaxed);
     }
 
     /// The task was scheduled (spawned or woken) at coarse `now`.
     #[inline]
     pub(crate) fn scheduled(&self, now: u64) {
         // Relaxed: as in `poll_started`; schedule calls of one task never overlap.
-        self.wakes.store(
-            self.wakes.load(Ordering::Relaxed).wrapping_add(1),
-            Ordering::Relaxed,
-        );
-        self.wake.store(stamp(now), Ordering::Relaxed);
+        let (_, wakes) = unpack(self.wake.load(Ordering::Relaxed));
+        self.wake
+            .store(pack(stamp(now), wakes.wrapping_add(1)), Ordering::Relaxed);
     }
 
     /// The fields now (Relaxed loads: a snapshot for people, see the struct's docs).
     pub(crate) fn view(&self) -> RecordView {
-        let running = self.running_on.load(Ordering::Relaxed);
         let polls = self.polls.load(Ordering::Relaxed);
-        let wakes = self.wakes.load(Ordering::Relaxed);
-        let wake = self.wake.load(Ordering::Relaxed);
+        let (poll_stamp, running) = unpack(self.poll.load(Ordering::Relaxed));
+        let (wake_stamp, wakes) = unpack(self.wake.load(Ordering::Relaxed));
         RecordView {
             running_on: (running != NOT_RUNNING).then_some(running),
             // Each schedule call leads to one poll: more calls than polls started means
@@ -240,15 +246,9 @@ impl TaskRecord {
             polls,
             busy: Duration::from_millis(u64::from(self.busy_ms.load(Ordering::Relaxed))),
             // A poll started (the first one counts at its start).
-            last_poll: (polls > 0).then(|| {
-                if running != NOT_RUNNING {
-                    self.poll_start.load(Ordering::Relaxed)
-                } else {
-                    self.poll_end.load(Ordering::Relaxed)
-                }
-            }),
-            made: self.poll_end.load(Ordering::Relaxed),
-            last_wake: (wake != NEVER).then_some(wake),
+            last_poll: (polls > 0).then_some(poll_stamp),
+            made: poll_stamp,
+            last_wake: (wake_stamp != NEVER).then_some(wake_stamp),
         }
     }
 }
@@ -269,10 +269,10 @@ mod tests {
 
     use super::TaskRecord;
 
-    /// Every task that waits has a record: keep it at one 64-byte allocation.
+    /// Every task that waits has a record: keep it at 56 bytes (one 64-byte malloc chunk).
     #[test]
-    fn a_record_stays_at_64_bytes() {
-        assert_eq!(size_of::<TaskRecord>(), 64);
+    fn a_record_stays_at_56_bytes() {
+        assert_eq!(size_of::<TaskRecord>(), 56);
     }
 
     /// A task that captures two `Arc`s and returns nothing (the benchmarks' `spawn_many`
