@@ -284,41 +284,81 @@ impl PollWatch {
     fn scan(&self) {
         let now = Instant::now();
         for (worker, slot) in self.slots.iter().enumerate() {
-            // Acquire: pairs with the Release stores of `seq` in `begin` and `end`.
-            let seq = slot.seq.load(Ordering::Acquire);
             // Relaxed: only the watcher writes `reported`.
-            if seq % 2 == 0 || slot.reported.load(Ordering::Relaxed) == seq {
+            let reported = slot.reported.load(Ordering::Relaxed);
+            let Some((seq, poll)) = read(slot).filter(|(seq, _)| *seq != reported) else {
                 continue;
-            }
-            // Relaxed: validated by the seqlock's second read below.
-            let started = slot.started.load(Ordering::Relaxed);
-            let task = slot.task.load(Ordering::Relaxed);
-            let spawned_at = slot.spawned_at.load(Ordering::Relaxed);
-            // Acquire fence: orders the field reads before the second read of `seq`.
-            fence(Ordering::Acquire);
-            if slot.seq.load(Ordering::Relaxed) != seq || spawned_at.is_null() || task == 0 {
-                continue;
-            }
-            let started = self.base + Duration::from_nanos(started);
+            };
+            let started = self.base + poll.started;
             let duration = now.saturating_duration_since(started);
             if duration <= self.threshold {
                 continue;
             }
             slot.reported.store(seq, Ordering::Relaxed);
-            let task = Id::from_u64(task);
-            // SAFETY: `spawned_at` came from a `&'static Location` (`begin`), and the
-            // seqlock's check says it is the one `begin` stored for this poll.
-            let spawned_at: &'static Location<'static> = unsafe { &*spawned_at };
             self.report(&SlowPoll {
-                task,
-                name: self.name_of.get().and_then(|name_of| name_of(task)),
-                spawned_at,
+                task: poll.task,
+                name: self.name_of.get().and_then(|name_of| name_of(poll.task)),
+                spawned_at: poll.spawned_at,
                 worker,
                 duration,
                 still_running: true,
             });
         }
     }
+
+    /// The polls in flight now, by worker: the task, its spawn location, and how long the
+    /// poll has run (for the task dump, which lists them when their task is in no registry
+    /// yet: a plain `spawn`'s first poll).
+    pub(crate) fn in_flight(&self) -> Vec<(usize, Id, &'static Location<'static>, Duration)> {
+        let now = Instant::now();
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(worker, slot)| {
+                let (_, poll) = read(slot)?;
+                let ran = now.saturating_duration_since(self.base + poll.started);
+                Some((worker, poll.task, poll.spawned_at, ran))
+            })
+            .collect()
+    }
+}
+
+/// A poll in flight, as read from its slot.
+struct SlotPoll {
+    task: Id,
+    spawned_at: &'static Location<'static>,
+    /// Since the watch's base.
+    started: Duration,
+}
+
+/// The poll in flight in `slot` and its sequence number, if one runs (the seqlock's read:
+/// module docs).
+fn read(slot: &Slot) -> Option<(u64, SlotPoll)> {
+    // Acquire: pairs with the Release stores of `seq` in `begin` and `end`.
+    let seq = slot.seq.load(Ordering::Acquire);
+    if seq % 2 == 0 {
+        return None;
+    }
+    // Relaxed: validated by the seqlock's second read below.
+    let started = slot.started.load(Ordering::Relaxed);
+    let task = slot.task.load(Ordering::Relaxed);
+    let spawned_at = slot.spawned_at.load(Ordering::Relaxed);
+    // Acquire fence: orders the field reads before the second read of `seq`.
+    fence(Ordering::Acquire);
+    if slot.seq.load(Ordering::Relaxed) != seq || spawned_at.is_null() || task == 0 {
+        return None;
+    }
+    // SAFETY: `spawned_at` came from a `&'static Location` (`begin`), and the seqlock's
+    // check says it is the one `begin` stored for this poll.
+    let spawned_at: &'static Location<'static> = unsafe { &*spawned_at };
+    Some((
+        seq,
+        SlotPoll {
+            task: Id::from_u64(task),
+            spawned_at,
+            started: Duration::from_nanos(started),
+        },
+    ))
 }
 
 /// Every executor with a threshold (module docs).

@@ -25,7 +25,9 @@ use crate::task_record::{since, to_ms, OFF_WORKER};
 /// Lists every task spawned and not yet dropped that has waited for a wake-up at least once,
 /// and every task made by [`task::Builder`](crate::task::Builder) or `spawn_blocking` from its
 /// spawn; a plain `spawn`'s task shows from its first wait (that keeps spawning free of any
-/// bookkeeping for tasks that never wait). Not atomic across tasks: the workers keep going.
+/// bookkeeping for tasks that never wait), or, on an executor with a
+/// [slow-poll threshold](crate::Builder::slow_poll_threshold), while its first poll runs.
+/// Not atomic across tasks: the workers keep going.
 ///
 /// Its `Display` is an aligned table, one line per task after a header, sorted by how long
 /// each task has waited, longest first: the time since the task last ran (since its last
@@ -181,6 +183,25 @@ pub(crate) fn collect(state: &State) -> TaskDump {
             since_last_wake: view.last_wake.map(ago).or_else(|| Some(ago(view.made))),
         });
     });
+    // With a slow-poll threshold, the workers' slots name the polls in flight: a plain
+    // `spawn`'s task in its first poll (in no registry yet) is listed from there.
+    if let Some(watch) = &state.poll_watch {
+        for (worker, id, spawned_at, ran) in watch.in_flight() {
+            if tasks.iter().any(|t| t.id == id) {
+                continue;
+            }
+            tasks.push(TaskInfo {
+                id,
+                name: None,
+                spawned_at,
+                state: TaskState::Running { worker },
+                polls: 1,
+                busy: Duration::ZERO,
+                since_last_poll: Some(ran),
+                since_last_wake: None,
+            });
+        }
+    }
     tasks.sort_by(|a, b| b.waiting().cmp(&a.waiting()).then(a.id.cmp(&b.id)));
     let unlisted = state.tasks.alive().saturating_sub(tasks.len());
     TaskDump { tasks, unlisted }

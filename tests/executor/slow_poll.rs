@@ -263,3 +263,34 @@ fn child_reports_to_stderr() {
         println!("child done");
     });
 }
+
+// With a threshold, the dump lists a plain `spawn`'s task in its first poll (no registry
+// entry yet) from the worker's slot.
+#[test]
+fn the_dump_lists_a_plain_task_stuck_in_its_first_poll() {
+    watchdog(60, "dump of a stuck first poll", || {
+        let (ex, _reports) = watched(1);
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let release = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let hold = Arc::clone(&release);
+        let task = ex.spawn(async move {
+            started_tx.send(()).unwrap();
+            while !hold.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        let line = line!() - 6;
+        started_rx.recv().unwrap();
+        let dump = ex.dump();
+        release.store(true, std::sync::atomic::Ordering::SeqCst);
+        let info = dump
+            .tasks
+            .iter()
+            .find(|t| t.id == task.id())
+            .unwrap_or_else(|| panic!("the running task is missing:\n{dump}"));
+        assert_eq!(info.state, filch::TaskState::Running { worker: 0 });
+        assert_eq!(info.spawned_at.file(), file!());
+        assert_eq!(info.spawned_at.line(), line);
+        ex.block_on(task).unwrap();
+    });
+}
