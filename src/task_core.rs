@@ -488,21 +488,31 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
     /// shutdown or for an abort. (A task that completes in its first poll never pays for the
     /// registry.) `cx.waker()` is the task's own waker.
     /// `started` is the coarse start of this (the first waiting) poll, for the record.
+    /// A task that finds the registry closed stays unregistered: it wakes itself, and if a
+    /// worker still polls it once more (it took the task before it saw the shutdown), that
+    /// poll comes here again and wakes it again, until the schedule function drops it.
     fn register(&mut self, cx: &mut Context<'_>, started: u64) {
-        self.registered = true;
         let meta = self.meta;
-        if meta.record().is_some() {
-            // Registered at its spawn (`TaskMeta::register_at_spawn`).
-            return;
-        }
         let home = meta.home();
-        // One poll (this one), after one schedule call (the spawn's).
-        let record = meta.install_record(TaskRecord::new(None, false, 1, 1, Some(started)));
+        let record = match meta.record() {
+            // Relaxed: this thread wrote the key, or received the task from the thread that
+            // did through a queue (which orders the two).
+            Some(record) if Key::from_bits(record.key.load(Ordering::Relaxed)) != Key::NONE => {
+                // Registered at its spawn (`TaskMeta::register_at_spawn`).
+                self.registered = true;
+                return;
+            }
+            // Made by an earlier try that found the registry closed, or at the spawn.
+            Some(record) => record,
+            // One poll (this one), after one schedule call (the spawn's).
+            None => meta.install_record(TaskRecord::new(None, false, 1, 1, Some(started))),
+        };
         match home
             .live_tasks()
             .register(home.registry_shard(), meta.tag(), cx.waker().clone())
         {
             Some(key) => {
+                self.registered = true;
                 // SeqCst store, then SeqCst load: pairs with `abort`'s store of the flag and
                 // load of the key. Either `abort` sees the key and wakes us through the
                 // registry, or we see the flag here.
