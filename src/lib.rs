@@ -172,8 +172,10 @@ pub use executor::loops::{par_for_each_mut, par_map, par_map_vec, par_range, par
 pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
+pub use runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
 pub use runtime::scheduler::pinned::spawn_local;
 pub use runtime::stats::{Stats, WorkerStats};
+pub use runtime::task::poll_watch::SlowPoll;
 pub use runtime::wake_policy::WakePolicy;
 pub use task::{yield_now, AbortHandle, JoinError, JoinHandle, JoinSet, YieldNow};
 

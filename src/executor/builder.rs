@@ -18,6 +18,7 @@ use super::{Executor, Handle};
 use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
 use crate::runtime::scheduler::state::{Runnable, State};
+use crate::runtime::task::poll_watch::PollWatch;
 use crate::runtime::task::task_count::{self, new_anchored};
 use crate::runtime::threads::ThreadConfig;
 use crate::runtime::wake_policy::WakePolicy;
@@ -40,6 +41,7 @@ pub struct Builder {
     wake_policy: WakePolicy,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
+    slow_polls: crate::runtime::task::poll_watch::Settings,
 }
 
 impl Default for Builder {
@@ -63,6 +65,7 @@ impl Builder {
             wake_policy: WakePolicy::default(),
             max_blocking_threads: crate::runtime::blocking::MAX_BLOCKING_THREADS,
             thread_keep_alive: crate::runtime::blocking::IDLE_TIMEOUT,
+            slow_polls: crate::runtime::task::poll_watch::Settings::default(),
         }
     }
 
@@ -244,6 +247,67 @@ impl Builder {
         self
     }
 
+    /// Reports task polls that run longer than `threshold` (off by default): once while the
+    /// poll still runs (`SlowPoll::still_running`, within about a millisecond of crossing
+    /// the threshold, from filch's loop-ticker thread, never from the stuck worker) and once
+    /// when it returns (from the worker, before the task's output is out), and counts them
+    /// in [`WorkerStats::slow_polls`](crate::WorkerStats::slow_polls) and
+    /// [`longest_poll`](crate::WorkerStats::longest_poll). Without
+    /// [`Builder::on_slow_poll`], each report is printed to stderr as one line (the
+    /// [`SlowPoll`](crate::SlowPoll)'s `Display`).
+    ///
+    /// Cost: with a threshold, each task poll reads the clock twice (about 40 ns in all);
+    /// without one, nothing. A zero threshold makes [`Builder::build`] fail with
+    /// [`io::ErrorKind::InvalidInput`]. Blocking-pool jobs are not watched: blocking is
+    /// what they are for.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(1)
+    ///     .slow_poll_threshold(Duration::from_millis(10))
+    ///     .on_slow_poll(|_| {})
+    ///     .build()
+    ///     .unwrap();
+    /// ex.block_on(ex.spawn(async { std::thread::sleep(Duration::from_millis(30)) })).unwrap();
+    /// assert_eq!(ex.stats().total().slow_polls, 1);
+    /// ```
+    pub fn slow_poll_threshold(mut self, threshold: Duration) -> Builder {
+        self.slow_polls.threshold = Some(threshold);
+        self
+    }
+
+    /// What to do with each slow-poll report (see [`Builder::slow_poll_threshold`]; without
+    /// a threshold it is never called). Called on filch's loop-ticker thread for a poll that
+    /// still runs, and on the worker for one that returned: keep it short, and do not
+    /// block in it.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    ///
+    /// let stuck = Arc::new(AtomicUsize::new(0));
+    /// let seen = Arc::clone(&stuck);
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(1)
+    ///     .slow_poll_threshold(Duration::from_millis(10))
+    ///     .on_slow_poll(move |report| {
+    ///         if report.still_running {
+    ///             seen.fetch_add(1, Ordering::SeqCst);
+    ///         }
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// ex.block_on(ex.spawn(async { std::thread::sleep(Duration::from_millis(200)) })).unwrap();
+    /// assert_eq!(stuck.load(Ordering::SeqCst), 1);
+    /// ```
+    pub fn on_slow_poll(mut self, f: impl Fn(&crate::SlowPoll) + Send + Sync + 'static) -> Builder {
+        self.slow_polls.callback = Some(Arc::new(f));
+        self
+    }
+
     /// Starts the worker threads.
     ///
     /// # Errors
@@ -274,6 +338,12 @@ impl Builder {
                  was given)",
             ));
         }
+        if self.slow_polls.threshold == Some(Duration::ZERO) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "filch: a slow-poll threshold must be longer than zero",
+            ));
+        }
         if self.threads.prefix.contains('\0') {
             // std's thread builder would panic on it, for the workers and the blocking pool.
             return Err(io::Error::new(
@@ -291,13 +361,33 @@ impl Builder {
         };
         let driver = Driver::new()?;
         let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
-        let state = new_anchored(State::new(
-            deques.iter().map(Worker::stealer).collect(),
-            self.wake_policy,
-            threads.clone(),
-            driver,
-            BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
-        ));
+        let watch = self.slow_polls.threshold.map(|threshold| {
+            Arc::new(PollWatch::new(
+                n,
+                threshold,
+                self.slow_polls.callback.clone(),
+            ))
+        });
+        // The loop ticker keeps the coarse clock of the task dump and watches slow polls.
+        crate::runtime::time::tick::try_start()?;
+        let state = new_anchored(
+            State::new(
+                deques.iter().map(Worker::stealer).collect(),
+                self.wake_policy,
+                threads.clone(),
+                driver,
+                BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
+            )
+            .with_poll_watch(watch.clone()),
+        );
+        if let Some(watch) = &watch {
+            let weak = Arc::downgrade(&state);
+            watch.set_name_of(Box::new(move |id| {
+                weak.upgrade()
+                    .and_then(|state| crate::runtime::scheduler::dump::name_of(&state, id))
+            }));
+            crate::runtime::task::poll_watch::register(watch);
+        }
         // The paused clock's auto-advance (`runtime/scheduler/auto_advance.rs`).
         #[cfg(feature = "test-util")]
         crate::runtime::scheduler::auto_advance::install(&state);

@@ -132,14 +132,30 @@ pub(crate) fn current_driver() -> Arc<Driver> {
 /// let task = filch::spawn(async { 1 + 2 });
 /// assert_eq!(filch::block_on(task).unwrap(), 3);
 /// ```
+#[track_caller]
 pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    spawn_with(
+        future,
+        crate::runtime::scheduler::spawner::Options::at(std::panic::Location::caller()),
+    )
+}
+
+/// [`spawn`] of a task made as `options` say (`task::Builder`).
+pub(crate) fn spawn_with<F>(
+    future: F,
+    options: crate::runtime::scheduler::spawner::Options<'_>,
+) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
     context::with_state(|state| match state {
-        Some(state) => crate::runtime::scheduler::spawner::spawn(state, future),
-        None => crate::runtime::scheduler::spawner::spawn(&fallback_state(), future),
+        Some(state) => crate::runtime::scheduler::spawner::spawn_with(state, future, options),
+        None => crate::runtime::scheduler::spawner::spawn_with(&fallback_state(), future, options),
     })
 }
 
@@ -218,14 +234,32 @@ where
 /// });
 /// assert!(out.starts_with("app-blocking-"));
 /// ```
+#[track_caller]
 pub fn spawn_blocking<F, T>(f: F) -> JoinHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
+    spawn_blocking_with(
+        f,
+        crate::runtime::scheduler::spawner::Options::at(std::panic::Location::caller()),
+    )
+}
+
+/// [`spawn_blocking`] of a job made as `options` say (`task::Builder`).
+pub(crate) fn spawn_blocking_with<F, T>(
+    f: F,
+    options: crate::runtime::scheduler::spawner::Options<'_>,
+) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
     context::with_state(|state| match state {
-        Some(state) => crate::runtime::scheduler::spawner::spawn_blocking(state, f),
-        None => crate::runtime::scheduler::spawner::spawn_blocking(&fallback_state(), f),
+        Some(state) => crate::runtime::scheduler::spawner::spawn_blocking_with(state, f, options),
+        None => {
+            crate::runtime::scheduler::spawner::spawn_blocking_with(&fallback_state(), f, options)
+        }
     })
 }
 

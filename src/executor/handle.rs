@@ -111,6 +111,7 @@ impl Handle {
     /// let task = handle.spawn(async { 2 + 2 });
     /// assert_eq!(ex.block_on(task).unwrap(), 4);
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -153,6 +154,7 @@ impl Handle {
     /// let name = handle.spawn_blocking(|| std::thread::current().name().map(str::to_owned));
     /// assert!(ex.block_on(name).unwrap().unwrap().starts_with("app-blocking-"));
     /// ```
+    #[track_caller]
     pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -215,6 +217,16 @@ impl Handle {
     /// ```
     pub fn stats(&self) -> Stats {
         self.state.stats()
+    }
+
+    /// A snapshot of this executor's live tasks; see [`Executor::dump`](crate::Executor::dump).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// assert!(ex.handle().dump().tasks.is_empty());
+    /// ```
+    pub fn dump(&self) -> crate::runtime::scheduler::dump::TaskDump {
+        crate::runtime::scheduler::dump::collect(&self.state)
     }
 }
 

@@ -28,6 +28,7 @@ use std::time::Duration;
 
 use futures::task::{FutureObj, Spawn, SpawnError};
 
+use crate::runtime::scheduler::dump::TaskDump;
 use crate::runtime::scheduler::join::JoinHandle;
 use crate::runtime::stats::Stats;
 
@@ -103,6 +104,7 @@ impl Executor {
     /// let h = ex.spawn(async { "done" });
     /// assert_eq!(ex.block_on(h).unwrap(), "done");
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -159,6 +161,24 @@ impl Executor {
     /// ```
     pub fn stats(&self) -> Stats {
         self.handle.stats()
+    }
+
+    /// A snapshot of the executor's live tasks: id, name, spawn location, state, polls and
+    /// times; see [`TaskDump`] for which tasks it lists, and `println!("{dump}")` for a table.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let task = filch::task::Builder::new()
+    ///     .name("forever")
+    ///     .spawn_on(std::future::pending::<()>(), &ex.handle())
+    ///     .unwrap();
+    /// let dump = ex.dump();
+    /// assert_eq!(dump.tasks.len(), 1);
+    /// assert_eq!(dump.tasks[0].id, task.id());
+    /// task.abort();
+    /// ```
+    pub fn dump(&self) -> TaskDump {
+        self.handle.dump()
     }
 
     /// The number of worker threads.
@@ -224,6 +244,7 @@ impl Executor {
     /// let sum = ex.spawn_blocking(|| (1..=10u32).sum::<u32>());
     /// assert_eq!(ex.block_on(sum).unwrap(), 55);
     /// ```
+    #[track_caller]
     pub fn spawn_blocking<F, T>(&self, f: F) -> JoinHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,

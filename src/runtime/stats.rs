@@ -50,7 +50,7 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// The sum of every worker's counters.
+    /// The sum of every worker's counters (`longest_poll`: the longest of any worker).
     ///
     /// ```
     /// let stats = filch::Executor::builder().worker_threads(1).build().unwrap().stats();
@@ -65,6 +65,8 @@ impl Stats {
                 steals: acc.steals + w.steals,
                 parks: acc.parks + w.parks,
                 busy: acc.busy + w.busy,
+                slow_polls: acc.slow_polls + w.slow_polls,
+                longest_poll: acc.longest_poll.max(w.longest_poll),
             })
     }
 }
@@ -93,6 +95,27 @@ pub struct WorkerStats {
     /// time between two snapshots). Counted per stretch of polls (module docs), so it lags
     /// the polls in flight by at most one fairness interval.
     pub busy: std::time::Duration,
+    /// Polls that ran longer than `Builder::slow_poll_threshold` (0 without one), counted
+    /// when they return.
+    pub slow_polls: u64,
+    /// The longest of those polls (zero without any): exact for polls past the threshold;
+    /// shorter polls are not timed.
+    pub longest_poll: std::time::Duration,
+}
+
+impl WorkerStats {
+    /// These counters with the slow-poll ones (`runtime/task/poll_watch.rs` keeps those).
+    pub(crate) fn with_slow_polls(
+        self,
+        slow_polls: u64,
+        longest_poll: std::time::Duration,
+    ) -> WorkerStats {
+        WorkerStats {
+            slow_polls,
+            longest_poll,
+            ..self
+        }
+    }
 }
 
 /// The live counters of one worker. Written only by that worker's thread.
@@ -144,6 +167,8 @@ impl Counters {
             steals: self.steals.load(Ordering::Relaxed),
             parks: self.parks.load(Ordering::Relaxed),
             busy: std::time::Duration::from_nanos(self.busy.load(Ordering::Relaxed)),
+            slow_polls: 0,
+            longest_poll: std::time::Duration::ZERO,
         }
     }
 }

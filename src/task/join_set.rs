@@ -1,7 +1,8 @@
 //! [`JoinSet`]: a group of tasks with the same output type, awaited in the order they
 //! complete (tokio's `JoinSet`).
 //!
-//! The set is a `FuturesUnordered` of the tasks' `JoinHandle`s (the well-kept futures-util
+//! The set is a `FuturesUnordered` of the tasks' `JoinHandle`s, each in a [`Member`] that
+//! gives its task's id with the output (the well-kept futures-util
 //! type: each handle gets its own waker, so a completion polls only that handle). Dropping
 //! the set aborts every task still in it; [`JoinSet::shutdown`] aborts them and waits until
 //! every one's future has been dropped.
@@ -15,6 +16,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use crate::executor::Handle;
 use crate::runtime::scheduler::join::JoinHandle;
 use crate::runtime::task::abort::AbortHandle;
+use crate::runtime::task::id::Id;
 use crate::runtime::task::JoinError;
 
 /// A group of spawned tasks with the same output, joined in completion order.
@@ -35,7 +37,21 @@ use crate::runtime::task::JoinError;
 /// assert_eq!(total, 285);
 /// ```
 pub struct JoinSet<T> {
-    tasks: FuturesUnordered<JoinHandle<T>>,
+    tasks: FuturesUnordered<Member<T>>,
+}
+
+/// A task of a set: its handle, whose output comes with the task's id.
+struct Member<T>(JoinHandle<T>);
+
+impl<T> Future for Member<T> {
+    type Output = (Id, Result<T, JoinError>);
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let id = self.0.id();
+        std::pin::Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|result| (id, result))
+    }
 }
 
 impl<T> Default for JoinSet<T> {
@@ -53,6 +69,7 @@ impl<T: Send + 'static> JoinSet<T> {
     }
 
     /// Spawns `f` on the current executor (else the global one) as a task of this set.
+    #[track_caller]
     pub fn spawn<F>(&mut self, f: F) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,
@@ -68,6 +85,7 @@ impl<T: Send + 'static> JoinSet<T> {
     /// set.spawn_on(async { 1 }, &ex.handle());
     /// assert_eq!(ex.block_on(set.join_next()).unwrap().unwrap(), 1);
     /// ```
+    #[track_caller]
     pub fn spawn_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,
@@ -90,6 +108,7 @@ impl<T: Send + 'static> JoinSet<T> {
     /// });
     /// assert_eq!(sum, 60);
     /// ```
+    #[track_caller]
     pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
     where
         F: FnOnce() -> T + Send + 'static,
@@ -99,7 +118,7 @@ impl<T: Send + 'static> JoinSet<T> {
 
     fn insert(&mut self, task: JoinHandle<T>) -> AbortHandle {
         let abort = task.abort_handle();
-        self.tasks.push(task);
+        self.tasks.push(Member(task));
         abort
     }
 
@@ -108,7 +127,24 @@ impl<T: Send + 'static> JoinSet<T> {
     ///
     /// Cancel safe: if the future is dropped before it completes, no output is lost.
     pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
-        self.tasks.next().await
+        let (_, result) = self.tasks.next().await?;
+        Some(result)
+    }
+
+    /// [`JoinSet::join_next`], with the id of the task that completed: in the `Ok`, and in
+    /// the error ([`JoinError::id`]).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// ex.block_on(async {
+    ///     let mut set = filch::JoinSet::new();
+    ///     let id = set.spawn(async { 5 }).id();
+    ///     assert_eq!(set.join_next_with_id().await.unwrap().unwrap(), (id, 5));
+    /// });
+    /// ```
+    pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        let (id, result) = self.tasks.next().await?;
+        Some(result.map(|output| (id, output)))
     }
 
     /// The output of a task that has completed, without waiting: `None` if no task of the
@@ -132,7 +168,30 @@ impl<T: Send + 'static> JoinSet<T> {
         let waker = futures::task::noop_waker();
         let mut cx = Context::from_waker(&waker);
         match crate::runtime::coop::unconstrained(|| self.tasks.poll_next_unpin(&mut cx)) {
-            Poll::Ready(result) => result,
+            Poll::Ready(next) => next.map(|(_, result)| result),
+            Poll::Pending => None,
+        }
+    }
+
+    /// [`JoinSet::try_join_next`], with the id of the task that completed.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let mut set = filch::JoinSet::new();
+    /// let id = set.spawn_on(async { 7 }, &ex.handle()).id();
+    /// let next = loop {
+    ///     if let Some(result) = set.try_join_next_with_id() {
+    ///         break result.unwrap();
+    ///     }
+    ///     std::thread::yield_now();
+    /// };
+    /// assert_eq!(next, (id, 7));
+    /// ```
+    pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        match crate::runtime::coop::unconstrained(|| self.tasks.poll_next_unpin(&mut cx)) {
+            Poll::Ready(next) => next.map(|(id, result)| result.map(|output| (id, output))),
             Poll::Pending => None,
         }
     }
@@ -181,7 +240,9 @@ impl<T: Send + 'static> JoinSet<T> {
 
     /// [`JoinSet::join_next`] as a poll function.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
-        self.tasks.poll_next_unpin(cx)
+        self.tasks
+            .poll_next_unpin(cx)
+            .map(|next| next.map(|(_, result)| result))
     }
 
     /// The number of tasks in the set (completed ones stay until joined).
@@ -198,7 +259,7 @@ impl<T: Send + 'static> JoinSet<T> {
     /// cancelled errors (or the outputs of those that completed first).
     pub fn abort_all(&mut self) {
         for task in self.tasks.iter() {
-            task.abort();
+            task.0.abort();
         }
     }
 
@@ -249,7 +310,7 @@ where
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
         for task in self.tasks.iter() {
-            task.abort();
+            task.0.abort();
         }
     }
 }

@@ -20,6 +20,7 @@ mod scatter_gather;
 mod scheduling_order;
 mod send_sync;
 mod shutdown;
+mod slow_poll;
 mod stats;
 mod thread_hooks;
 mod woken_while_running;

@@ -8,6 +8,7 @@
 mod common;
 
 mod abort_and_detach;
+mod dump;
 mod exact_wakeups;
 mod futures_spawn;
 mod join_set;
@@ -19,4 +20,5 @@ mod pinned;
 mod pinned_local_set;
 mod spawn_and_await;
 mod spawn_blocking;
+mod task_ids;
 mod wake_chain;

@@ -14,6 +14,7 @@ use async_task::FallibleTask;
 use crate::runtime::coop;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::task::abort::AbortHandle;
+use crate::runtime::task::id::Id;
 use crate::runtime::task::{JoinError, TaskMeta, TaskOutput};
 
 /// An owned permission to await a spawned task's output.
@@ -32,6 +33,8 @@ pub struct JoinHandle<T> {
     /// The task's metadata, for `abort` (`FallibleTask` does not expose it). Valid while
     /// `task` is `Some`: the task handle keeps the task allocation, and so the metadata.
     meta: *const TaskMeta<State>,
+    /// The task's id (kept here: the metadata may be gone once the output is taken).
+    id: Id,
 }
 
 // SAFETY: the fields are a `FallibleTask` (Send when its output is Send and the metadata
@@ -49,6 +52,7 @@ impl<T> JoinHandle<T> {
         task: async_task::Task<TaskOutput<T>, TaskMeta<State>>,
     ) -> JoinHandle<T> {
         JoinHandle {
+            id: task.metadata().id(),
             meta: task.metadata(),
             task: Some(task.fallible()),
         }
@@ -88,7 +92,7 @@ impl<T> JoinHandle<T> {
     pub fn abort_handle(&self) -> AbortHandle {
         match self.task {
             Some(_) => self.meta().abort_handle(),
-            None => AbortHandle::finished(),
+            None => AbortHandle::finished(self.id),
         }
     }
 
@@ -104,6 +108,19 @@ impl<T> JoinHandle<T> {
     /// ```
     pub fn is_finished(&self) -> bool {
         self.task.as_ref().is_none_or(|task| task.is_finished())
+    }
+
+    /// The task's id, unique in the process ([`crate::runtime::task::id::Id`]); the task itself sees it
+    /// as [`crate::task::id`].
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let handle = ex.spawn(async { filch::task::id() });
+    /// let id = handle.id();
+    /// assert_eq!(ex.block_on(handle).unwrap(), id);
+    /// ```
+    pub fn id(&self) -> Id {
+        self.id
     }
 }
 
@@ -145,11 +162,13 @@ impl<T> Future for JoinHandle<T> {
             Poll::Ready(None) => {
                 // Dropped without output (shutdown), perhaps with a panicking destructor.
                 let panic = self.meta().take_drop_panic();
+                let id = self.id;
                 self.task = None;
                 coop::spend();
-                Poll::Ready(Err(
-                    panic.map_or_else(JoinError::cancelled, JoinError::panic)
-                ))
+                Poll::Ready(Err(panic.map_or_else(
+                    || JoinError::cancelled(id),
+                    |panic| JoinError::panic(panic, id),
+                )))
             }
         }
     }
@@ -166,6 +185,7 @@ impl<T> Drop for JoinHandle<T> {
 impl<T> fmt::Debug for JoinHandle<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JoinHandle")
+            .field("id", &self.id)
             .field("finished", &self.is_finished())
             .finish()
     }

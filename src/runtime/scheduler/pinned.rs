@@ -27,6 +27,7 @@
 
 use std::future::Future;
 use std::mem::ManuallyDrop;
+use std::panic::Location;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -34,7 +35,7 @@ use std::thread::{self, ThreadId};
 
 use crate::runtime::scheduler::join::JoinHandle;
 use crate::runtime::scheduler::pinned_queue::PinnedQueue;
-use crate::runtime::scheduler::spawner::build;
+use crate::runtime::scheduler::spawner::{build, Options};
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
 use crate::runtime::scheduler::worker::pinned::{least_loaded, push_pinned, schedule_pinned};
@@ -115,9 +116,13 @@ where
         queue,
         owner,
     };
-    let (runnable, handle) = build(state, future, move |runnable: Runnable| {
-        schedule_pinned(index, runnable)
-    });
+    let (runnable, handle) = build(
+        state,
+        future,
+        move |runnable: Runnable| schedule_pinned(index, runnable),
+        Options::at(Location::caller()),
+        false,
+    );
     if let Some(runnable) = runnable {
         push_pinned(state, index, runnable);
     }

@@ -11,10 +11,16 @@
 //!   this module starts (named `{prefix}-blocking-{n}`, inside the executor's context).
 //!
 //! A task spawned after shutdown is dropped at once, so its handle reports cancelled.
+//!
+//! Every entry point is `#[track_caller]` (and so are the public ones above it), so that a
+//! task's metadata holds where the user's spawn call is; a caller that goes through a
+//! closure passes the location in [`Options`] instead. A task spawned with
+//! `register_at_spawn` (`task::Builder`'s) and every blocking job register in the live-task
+//! registry at once, so that a task dump lists them from the start (`runtime/task/record.rs`).
 
 use std::future::Future;
 use std::mem::size_of;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, AssertUnwindSafe, Location};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -27,16 +33,50 @@ use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
 use crate::runtime::scheduler::worker::schedule::{push_to_worker, schedule};
 use crate::runtime::task::cold_tail::{wants_cold_tail, ColdTail};
+use crate::runtime::task::record::{coarse_now, SpawnedAt};
 use crate::runtime::task::{Payload, TaskFuture, TaskMeta, TaskOutput};
 use crate::util::wake_all::drop_quietly;
 
+/// How a task is made: where it was spawned, its name, whether it registers at once.
+pub(crate) struct Options<'a> {
+    pub(crate) spawned_at: SpawnedAt,
+    pub(crate) name: Option<&'a str>,
+    /// Register in the live-task registry at the spawn (else at the first wait).
+    pub(crate) register_at_spawn: bool,
+}
+
+impl Options<'_> {
+    /// A plain task spawned at `spawned_at`.
+    pub(crate) fn at(spawned_at: SpawnedAt) -> Options<'static> {
+        Options {
+            spawned_at,
+            name: None,
+            register_at_spawn: false,
+        }
+    }
+}
+
 /// Spawns `future` onto `state`'s workers.
+#[track_caller]
 pub(crate) fn spawn<F>(state: &Arc<State>, future: F) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let (runnable, handle) = build(state, future, WithInfo(schedule));
+    spawn_with(state, future, Options::at(Location::caller()))
+}
+
+/// Spawns `future` onto `state`'s workers, made as `options` say.
+pub(crate) fn spawn_with<F>(
+    state: &Arc<State>,
+    future: F,
+    options: Options<'_>,
+) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let (runnable, handle) = build(state, future, WithInfo(schedule), options, false);
     if let Some(runnable) = runnable {
         runnable.schedule();
     }
@@ -45,6 +85,7 @@ where
 
 /// Spawns `future` onto `state` with its first run placed on worker `worker`. Later wake-ups
 /// follow the wake policy.
+#[track_caller]
 pub(crate) fn spawn_on_worker<F>(
     state: &Arc<State>,
     worker: usize,
@@ -54,7 +95,8 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let (runnable, handle) = build(state, future, WithInfo(schedule));
+    let options = Options::at(Location::caller());
+    let (runnable, handle) = build(state, future, WithInfo(schedule), options, false);
     if let Some(runnable) = runnable {
         push_to_worker(state, worker, runnable);
     }
@@ -62,7 +104,22 @@ where
 }
 
 /// Runs `f` on `state`'s blocking pool.
+#[track_caller]
 pub(crate) fn spawn_blocking<F, T>(state: &Arc<State>, f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    spawn_blocking_with(state, f, Options::at(Location::caller()))
+}
+
+/// Runs `f` on `state`'s blocking pool, as a task made as `options` say (a blocking job
+/// always registers at its spawn).
+pub(crate) fn spawn_blocking_with<F, T>(
+    state: &Arc<State>,
+    f: F,
+    options: Options<'_>,
+) -> JoinHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
@@ -71,6 +128,8 @@ where
         state,
         BlockingJob { f: Some(f) },
         WithInfo(schedule_blocking),
+        options,
+        true,
     );
     if let Some(runnable) = runnable {
         runnable.schedule();
@@ -85,13 +144,15 @@ pub(crate) fn build<F, S>(
     state: &Arc<State>,
     future: F,
     schedule: S,
+    options: Options<'_>,
+    blocking: bool,
 ) -> (Option<Runnable>, JoinHandle<F::Output>)
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
     S: async_task::Schedule<TaskMeta<State>> + Send + Sync + 'static,
 {
-    let builder = async_task::Builder::new().metadata(TaskMeta::new(state));
+    let builder = async_task::Builder::new().metadata(TaskMeta::new(state, options.spawned_at));
     // Why both `spawn_unchecked` calls below are sound: it asks that a non-Send future be
     // run and dropped on its own thread, that non-'static borrows outlive the Runnable, and
     // that a non-Send schedule function be used on its own thread. `F` is Send + 'static,
@@ -114,6 +175,11 @@ where
         // SAFETY: the argument above.
         unsafe { builder.spawn_unchecked(make_future, schedule) }
     };
+    if options.register_at_spawn || blocking {
+        let name = options.name.map(Box::from);
+        task.metadata()
+            .register_at_spawn(runnable.waker(), name, blocking);
+    }
     let handle = JoinHandle::from_task(task);
     if state.is_shut_down() {
         drop(runnable);
@@ -147,6 +213,9 @@ impl<F: FnOnce() -> T, T> Future for BlockingJob<F> {
 /// a thread if the pool asks for one. Called once, by `spawn_blocking` (the job is never
 /// woken: it completes in its first poll, and `abort` wakes only registered tasks).
 fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
+    if let Some(record) = runnable.metadata().record() {
+        record.scheduled(coarse_now());
+    }
     // Our own reference: the executor must outlive the push even if the job is dropped.
     let state = runnable.metadata().home_arc();
     // Busy for a paused clock from here to the job's end (`test-util`, `runtime/time/clock.rs`).

@@ -19,6 +19,7 @@ use crossbeam_deque::{Injector, Steal, Stealer};
 use crossbeam_utils::CachePadded;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
@@ -26,6 +27,7 @@ use crate::runtime::park::Idle;
 use crate::runtime::scheduler::pinned_queue::PinnedQueue;
 use crate::runtime::stats::{Counters, Stats};
 use crate::runtime::task::live_tasks::LiveTasks;
+use crate::runtime::task::poll_watch::PollWatch;
 use crate::runtime::task::task_count::TaskCount;
 use crate::runtime::task::{Payload, TaskMeta};
 use crate::runtime::threads::ThreadConfig;
@@ -72,6 +74,9 @@ pub(crate) struct State {
     /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
     /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
     pub(crate) drop_panics: Mutex<Vec<(usize, Payload)>>,
+    /// The slow-poll watch, if `Builder::slow_poll_threshold` was set
+    /// (`runtime/task/poll_watch.rs`).
+    pub(crate) poll_watch: Option<Arc<PollWatch>>,
 }
 
 impl State {
@@ -107,6 +112,15 @@ impl State {
             threads,
             blocking,
             drop_panics: Mutex::new(Vec::new()),
+            poll_watch: None,
+        }
+    }
+
+    /// The state with the slow-poll watch `watch` (before it is shared).
+    pub(crate) fn with_poll_watch(self, watch: Option<Arc<PollWatch>>) -> State {
+        State {
+            poll_watch: watch,
+            ..self
         }
     }
 
@@ -121,7 +135,20 @@ impl State {
 
     pub(crate) fn stats(&self) -> Stats {
         Stats {
-            workers: self.workers.iter().map(|w| w.counters.snapshot()).collect(),
+            workers: self
+                .workers
+                .iter()
+                .enumerate()
+                .map(|(index, w)| {
+                    let (slow_polls, longest_poll) = self
+                        .poll_watch
+                        .as_ref()
+                        .map_or((0, Duration::ZERO), |watch| watch.stats(index));
+                    w.counters
+                        .snapshot()
+                        .with_slow_polls(slow_polls, longest_poll)
+                })
+                .collect(),
             alive_tasks: self.tasks.alive(),
             injector_depth: self.injector.len(),
             blocking_threads: self.blocking.threads(),

@@ -26,6 +26,7 @@ use std::ptr;
 use std::sync::Arc;
 use std::task::Waker;
 
+use crate::runtime::task::id::Id;
 use crate::util::sync::{fence, AtomicBool, AtomicPtr, Mutex, Ordering};
 
 /// What a task and its abort handles share.
@@ -149,11 +150,16 @@ impl AbortSlot {
     /// task (and so this slot) alive. `waiting_waker` gives the waker of the task if it
     /// already waits (from the registry, by the key it loads); it is called after the
     /// install and a SeqCst fence (module docs).
-    pub(crate) fn handle(&self, waiting_waker: impl FnOnce() -> Option<Waker>) -> AbortHandle {
+    /// `id` is the task's.
+    pub(crate) fn handle(
+        &self,
+        id: Id,
+        waiting_waker: impl FnOnce() -> Option<Waker>,
+    ) -> AbortHandle {
         // Acquire: pairs with the install in another maker's CAS and with `finish`'s.
         let raw = self.cell.load(Ordering::Acquire);
         if raw == done() {
-            return AbortHandle::finished();
+            return AbortHandle::finished(id);
         }
         if !raw.is_null() {
             // SAFETY: as in `with_cell`: the slot holds a reference for as long as we borrow
@@ -167,7 +173,7 @@ impl AbortSlot {
             if let Some(waker) = waiting_waker() {
                 cell.deposit(&waker);
             }
-            return AbortHandle { cell };
+            return AbortHandle { cell, id };
         }
         let cell = Arc::new(AbortCell::new(false));
         let raw = Arc::into_raw(Arc::clone(&cell)).cast_mut();
@@ -184,13 +190,13 @@ impl AbortSlot {
                 if let Some(waker) = waiting_waker() {
                     cell.deposit(&waker);
                 }
-                AbortHandle { cell }
+                AbortHandle { cell, id }
             }
             Err(_) => {
                 // SAFETY: `raw` came from `into_raw` just above and was not installed.
                 drop(unsafe { Arc::from_raw(raw) });
                 // Another maker installed one first, or the future is gone: look again.
-                self.handle(waiting_waker)
+                self.handle(id, waiting_waker)
             }
         }
     }
@@ -222,14 +228,27 @@ impl Drop for AbortSlot {
 #[derive(Clone)]
 pub struct AbortHandle {
     pub(super) cell: Arc<AbortCell>,
+    id: Id,
 }
 
 impl AbortHandle {
-    /// A handle of a task whose future is already gone.
-    pub(crate) fn finished() -> AbortHandle {
+    /// A handle of task `id`, whose future is already gone.
+    pub(crate) fn finished(id: Id) -> AbortHandle {
         AbortHandle {
             cell: Arc::new(AbortCell::new(true)),
+            id,
         }
+    }
+
+    /// The task's id, as its `JoinHandle::id` gives it.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let task = ex.spawn(async {});
+    /// assert_eq!(task.abort_handle().id(), task.id());
+    /// ```
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// Cancels the task, as [`JoinHandle::abort`](crate::JoinHandle::abort) does: its future
@@ -256,6 +275,7 @@ impl AbortHandle {
 impl fmt::Debug for AbortHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AbortHandle")
+            .field("id", &self.id)
             .field("finished", &self.is_finished())
             .finish()
     }

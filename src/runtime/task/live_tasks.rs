@@ -168,6 +168,18 @@ impl LiveTasks {
         tasks.into_iter().map(|(_, entry)| entry.waker).collect()
     }
 
+    /// Calls `visit` with the tag of every registered task, one shard at a time, under the
+    /// shard's lock (the task dump: an entry's waker keeps its task alive while the lock is
+    /// held). `visit` must not call or drop a waker, nor take a registry lock.
+    pub(crate) fn visit(&self, mut visit: impl FnMut(usize)) {
+        for shard in self.shards.iter() {
+            let guard = shard.lock();
+            for (_, entry) in guard.tasks.iter() {
+                visit(entry.tag);
+            }
+        }
+    }
+
     /// The number of registered tasks (for tests and debugging).
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {

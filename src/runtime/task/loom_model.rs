@@ -15,6 +15,7 @@ use loom::sync::Arc;
 use loom::thread;
 
 use super::abort::AbortSlot;
+use super::id::Id;
 use super::task_count::TaskCount;
 use crate::util::sync::fence;
 
@@ -50,7 +51,9 @@ fn an_abort_always_reaches_a_waiting_task() {
                 }
             })
         };
-        let handle = slot.handle(|| (key.load(Ordering::Relaxed) != 0).then(|| waker.clone()));
+        let handle = slot.handle(Id::from_u64(1), || {
+            (key.load(Ordering::Relaxed) != 0).then(|| waker.clone())
+        });
         handle.abort();
         task.join().unwrap();
         assert!(
@@ -69,7 +72,7 @@ fn a_finished_task_leaves_no_waker_in_its_cell() {
         let slot = Arc::new(AbortSlot::new());
         let wakes = std::sync::Arc::new(CountWakes(AtomicUsize::new(0)));
         let waker = Waker::from(std::sync::Arc::clone(&wakes));
-        let first = slot.handle(|| None);
+        let first = slot.handle(Id::from_u64(1), || None);
         let task = {
             let (slot, waker) = (Arc::clone(&slot), waker.clone());
             thread::spawn(move || {
@@ -77,7 +80,7 @@ fn a_finished_task_leaves_no_waker_in_its_cell() {
                 slot.finish();
             })
         };
-        let second = slot.handle(|| Some(waker.clone()));
+        let second = slot.handle(Id::from_u64(1), || Some(waker.clone()));
         task.join().unwrap();
         assert!(first.is_finished() && second.is_finished());
         assert!(
@@ -96,7 +99,7 @@ fn a_handle_made_as_the_task_finishes_says_finished() {
             let slot = Arc::clone(&slot);
             thread::spawn(move || slot.finish())
         };
-        let handle = slot.handle(|| None);
+        let handle = slot.handle(Id::from_u64(1), || None);
         task.join().unwrap();
         assert!(
             handle.is_finished(),

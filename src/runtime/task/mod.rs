@@ -22,12 +22,20 @@
 //!
 //! [`TaskOutput`] likewise drops an output that nobody takes (a detached task's) inside a
 //! panic guard.
+//!
+//! For the task dump and slow-poll reports (`record.rs`, `poll_watch.rs`) each task has
+//! an id and a spawn location in its metadata, and, once it waits (or from its spawn, for
+//! tasks registered at once), a [`TaskRecord`] the polls stamp. The id is the thread's
+//! current task id around each poll and while filch drops the task's future or output.
 
 pub(crate) mod abort;
 pub(crate) mod cold_tail;
+pub(crate) mod id;
 pub(crate) mod live_tasks;
 #[cfg(all(test, loom))]
 mod loom_model;
+pub(crate) mod poll_watch;
+pub(crate) mod record;
 pub(crate) mod task_count;
 pub(crate) mod yield_now;
 
@@ -41,9 +49,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use crate::runtime::task::abort::{AbortCell, AbortHandle, AbortSlot};
+use crate::runtime::task::id::CurrentId;
+use crate::runtime::task::id::Id;
 use crate::runtime::task::live_tasks::{Key, LiveTasks};
+use crate::runtime::task::poll_watch::PollWatch;
+use crate::runtime::task::record::{coarse_now, real_now, SpawnedAt, TaskRecord, OFF_WORKER};
 use crate::runtime::task::task_count::{Counted, CountedRef};
-use crate::util::sync::{fence, AtomicBool, AtomicU32, AtomicU64, Mutex, Ordering};
+use crate::util::sync::{fence, AtomicBool, AtomicPtr, AtomicU32, Mutex, Ordering};
 use crate::util::wake_all::drop_quietly;
 
 /// A panic's payload.
@@ -66,15 +78,23 @@ pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
     fn take_drop_panic(&self, tag: usize) -> Option<Payload>;
     /// Called by the poll that completes a task, on the thread that polled it.
     fn task_completed(&self);
+    /// The executor's slow-poll watch, if it has a threshold.
+    fn poll_watch(&self) -> Option<&PollWatch>;
 }
 
 /// Per-task data that both the runnable and the join handle reach.
 pub(crate) struct TaskMeta<H: TaskHome> {
     /// The executor the task belongs to, kept alive by the task count.
     home: CountedRef<H>,
-    /// Where the task is registered (`Key::to_bits`), or `Key::NONE`: written by the poll
-    /// that registers it and by its future's drop, read by `abort`.
-    key: AtomicU64,
+    /// The task's dump record (`record.rs`), null until the task registers in the
+    /// live-task registry; it holds the registry key (`Key::to_bits`, or `Key::NONE`),
+    /// written by the registering poll and by the future's drop, read by `abort`. Set once,
+    /// from `Box::into_raw`, freed with the metadata.
+    record: AtomicPtr<TaskRecord>,
+    /// The task's id.
+    id: Id,
+    /// Where the task was spawned.
+    spawned_at: SpawnedAt,
     /// The link to the task's abort handles, if it has any (`abort.rs`).
     abort_slot: AbortSlot,
     /// The index of the worker that polled the task last, or [`NO_WORKER`]. A placement
@@ -97,10 +117,12 @@ pub(crate) struct TaskMeta<H: TaskHome> {
 
 impl<H: TaskHome> TaskMeta<H> {
     /// The metadata of a new task of `home`; counts the task as alive.
-    pub(crate) fn new(home: &Arc<H>) -> TaskMeta<H> {
+    pub(crate) fn new(home: &Arc<H>, spawned_at: SpawnedAt) -> TaskMeta<H> {
         TaskMeta {
             home: CountedRef::new(home),
-            key: AtomicU64::new(Key::NONE.to_bits()),
+            record: AtomicPtr::new(std::ptr::null_mut()),
+            id: Id::next(),
+            spawned_at,
             abort_slot: AbortSlot::new(),
             last_worker: AtomicU32::new(NO_WORKER),
             aborted: AtomicBool::new(false),
@@ -140,6 +162,66 @@ impl<H: TaskHome> TaskMeta<H> {
         self.generated.store(true, Ordering::Relaxed);
     }
 
+    /// The task's id.
+    pub(crate) fn id(&self) -> Id {
+        self.id
+    }
+
+    /// Where the task was spawned.
+    pub(crate) fn spawned_at(&self) -> SpawnedAt {
+        self.spawned_at
+    }
+
+    /// The task's dump record, if it has one yet. Acquire: pairs with the SeqCst store that
+    /// installs it (in `install_record`), so the record's fields are initialised.
+    pub(crate) fn record(&self) -> Option<&TaskRecord> {
+        let raw = self.record.load(Ordering::Acquire);
+        // SAFETY: a non-null pointer came from `Box::into_raw` in `install_record` and is
+        // freed only by the metadata's drop, which `&self` rules out.
+        unsafe { raw.as_ref() }
+    }
+
+    /// The registry key in the record, or `Key::NONE`.
+    fn key(&self, order: Ordering) -> Key {
+        let raw = self.record.load(order);
+        // SAFETY: as in `record`.
+        match unsafe { raw.as_ref() } {
+            Some(record) => Key::from_bits(record.key.load(order)),
+            None => Key::NONE,
+        }
+    }
+
+    /// Installs `record` (the task had none: only its first registration installs one).
+    fn install_record(&self, record: TaskRecord) -> &TaskRecord {
+        let raw = Box::into_raw(Box::new(record));
+        // SeqCst: pairs with `abort`'s loads (see `TaskFuture::register`) and with `record`'s
+        // Acquire.
+        self.record.store(raw, Ordering::SeqCst);
+        // SAFETY: just made from a live box, freed only with the metadata.
+        unsafe { &*raw }
+    }
+
+    /// Registers the task in the live-task registry at its spawn (a task made by
+    /// `task::Builder` or a blocking job, which the dump lists from the start), with a
+    /// record named `name`. `waker` is the task's own. Before the task is first scheduled.
+    pub(crate) fn register_at_spawn(
+        &self,
+        waker: std::task::Waker,
+        name: Option<Box<str>>,
+        blocking: bool,
+    ) {
+        let home = self.home();
+        let record = self.install_record(TaskRecord::new(name, blocking, 0, 0, None));
+        if let Some(key) = home
+            .live_tasks()
+            .register(home.registry_shard(), self.tag(), waker)
+        {
+            // SeqCst: as the registering poll's store (see `TaskFuture::register`); no abort
+            // handle exists yet, and the `JoinHandle` is not out, so no abort can race.
+            record.key.store(key.to_bits(), Ordering::SeqCst);
+        }
+    }
+
     /// The task's executor.
     pub(crate) fn home(&self) -> &H {
         self.home.get()
@@ -163,17 +245,17 @@ impl<H: TaskHome> TaskMeta<H> {
 
     /// An abort handle for the task; the caller keeps the task alive (a `JoinHandle`).
     pub(crate) fn abort_handle(&self) -> AbortHandle {
-        self.abort_slot.handle(|| {
+        self.abort_slot.handle(self.id, || {
             // Relaxed: after the fence in `AbortSlot::handle`, which pairs with the one after
             // the task's key store in `TaskFuture::register` (`abort.rs`).
-            let key = Key::from_bits(self.key.load(Ordering::Relaxed));
+            let key = self.key(Ordering::Relaxed);
             self.home().live_tasks().waker(key, self.tag())
         })
     }
 
     /// The tag of this task in the registry: its metadata's address, unique among live
     /// tasks (`live_tasks.rs`).
-    fn tag(&self) -> usize {
+    pub(crate) fn tag(&self) -> usize {
         self as *const Self as usize
     }
 
@@ -185,7 +267,7 @@ impl<H: TaskHome> TaskMeta<H> {
         // read (Acquire) before every poll, so a task that is queued or running sees it at
         // its next poll without being woken.
         self.aborted.store(true, Ordering::SeqCst);
-        let key = Key::from_bits(self.key.load(Ordering::SeqCst));
+        let key = self.key(Ordering::SeqCst);
         if key != Key::NONE {
             // Registered: it may be waiting for a wake-up that never comes.
             self.home().live_tasks().wake(key, self.tag());
@@ -215,11 +297,19 @@ impl<H: TaskHome> Drop for TaskMeta<H> {
         if let Some(payload) = self.take_drop_panic() {
             drop_quietly(payload);
         }
+        // Relaxed: `&mut self` is exclusive; the install happened before (async-task orders
+        // every use of the task before its drop).
+        let raw = self.record.load(Ordering::Relaxed);
+        if !raw.is_null() {
+            // SAFETY: from `Box::into_raw` in `install_record`, freed only here.
+            drop(unsafe { Box::from_raw(raw) });
+        }
     }
 }
 
-/// The output a task stores: its result, dropped inside a panic guard if nobody takes it.
-pub(crate) struct TaskOutput<T>(Option<Result<T, JoinError>>);
+/// The output a task stores: its result, dropped inside a panic guard if nobody takes it
+/// (with the task's id as the current one).
+pub(crate) struct TaskOutput<T>(Option<Result<T, JoinError>>, Id);
 
 impl<T> TaskOutput<T> {
     /// The result (the `JoinHandle` takes it exactly once).
@@ -231,6 +321,7 @@ impl<T> TaskOutput<T> {
 impl<T> Drop for TaskOutput<T> {
     fn drop(&mut self) {
         if let Some(result) = self.0.take() {
+            let _id = CurrentId::enter(self.1.as_u64());
             drop_quietly(result);
         }
     }
@@ -265,6 +356,7 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
             return None;
         }
         let future = &mut self.future;
+        let _id = CurrentId::enter(self.meta.id.as_u64());
         // SAFETY: `live` was true and is false from now on, so the future is dropped exactly
         // once, in place (it is pinned), and never used again.
         let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
@@ -280,10 +372,10 @@ impl<F, H: TaskHome> Drop for TaskFuture<F, H> {
         if let Some(payload) = self.drop_future() {
             self.meta.keep_drop_panic(payload);
         }
-        if self.registered {
+        if let Some(record) = self.meta.record() {
             // Relaxed: this thread wrote the key, or received the task from the thread that
             // did through a queue (which orders the two).
-            let key = Key::from_bits(self.meta.key.swap(Key::NONE.to_bits(), Ordering::Relaxed));
+            let key = Key::from_bits(record.key.swap(Key::NONE.to_bits(), Ordering::Relaxed));
             self.meta.home().live_tasks().remove(key);
         }
     }
@@ -297,20 +389,27 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         // reference below and dropped in place by `drop_future`.
         let this = unsafe { self.get_unchecked_mut() };
         assert!(this.live, "filch: a task polled after it completed");
-        if this.meta.is_aborted() {
+        let meta = this.meta;
+        let id = meta.id;
+        if meta.is_aborted() {
             // A panic of the future's destructor is the task's outcome; else cancelled.
-            let error = this
-                .drop_future()
-                .map_or_else(JoinError::cancelled, JoinError::panic);
-            this.meta.home().task_completed();
-            return Poll::Ready(TaskOutput(Some(Err(error))));
+            let error = this.drop_future().map_or_else(
+                || JoinError::cancelled(id),
+                |panic| JoinError::panic(panic, id),
+            );
+            meta.home().task_completed();
+            return Poll::Ready(TaskOutput(Some(Err(error)), id));
         }
+        let _id = CurrentId::enter(id.as_u64());
+        let mut traced = Traced::begin(meta);
         // SAFETY: `future` is pinned along with `self` (see above) and still live.
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
-        let result = match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+        let polled = catch_unwind(AssertUnwindSafe(|| future.poll(cx)));
+        traced.end(meta);
+        let result = match polled {
             Ok(Poll::Pending) => {
                 if !this.registered {
-                    this.register(cx);
+                    this.register(cx, traced.started);
                 }
                 return Poll::Pending;
             }
@@ -318,7 +417,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
                 None => Ok(output),
                 Some(panic) => {
                     drop_quietly(output);
-                    Err(JoinError::panic(panic))
+                    Err(JoinError::panic(panic, id))
                 }
             },
             Err(payload) => {
@@ -326,11 +425,65 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
                 if let Some(second) = this.drop_future() {
                     drop_quietly(second);
                 }
-                Err(JoinError::panic(payload))
+                Err(JoinError::panic(payload, id))
             }
         };
-        this.meta.home().task_completed();
-        Poll::Ready(TaskOutput(Some(result)))
+        meta.home().task_completed();
+        Poll::Ready(TaskOutput(Some(result), id))
+    }
+}
+
+/// One poll's bookkeeping for the dump and the slow-poll watch: the record's stamps
+/// (`record.rs`; no clock read) and, with a threshold, the worker's slot
+/// (`poll_watch.rs`; two clock reads).
+struct Traced {
+    /// The coarse clock at the poll's start.
+    started: u64,
+    watch: Option<crate::runtime::task::poll_watch::InFlight>,
+}
+
+impl Traced {
+    #[inline]
+    fn begin<H: TaskHome>(meta: &TaskMeta<H>) -> Traced {
+        let worker = meta.last_worker();
+        let record = meta.record();
+        // A blocking-pool thread reads the real clock: it does not keep the coarse one
+        // moving (`record.rs`), and a job is slow anyway.
+        let started = if record.is_some_and(|r| r.blocking) {
+            real_now()
+        } else {
+            coarse_now()
+        };
+        if let Some(record) = record {
+            // Worker indices fit in 32 bits (`set_last_worker`).
+            let on = worker.map_or(OFF_WORKER, |w| w as u32);
+            record.poll_started(on, started);
+        }
+        let watch = match (meta.home().poll_watch(), worker) {
+            (Some(watch), Some(worker)) => watch.begin(worker, meta.id, meta.spawned_at),
+            _ => None,
+        };
+        Traced { started, watch }
+    }
+
+    #[inline]
+    fn end<H: TaskHome>(&mut self, meta: &TaskMeta<H>) {
+        let record = meta.record();
+        if let Some(record) = record {
+            let now = if record.blocking {
+                real_now()
+            } else {
+                coarse_now()
+            };
+            record.poll_ended(self.started, now);
+        }
+        // The watch is looked up only for a poll it saw begin (a threshold is set).
+        if let Some(poll) = self.watch.take() {
+            if let Some(watch) = meta.home().poll_watch() {
+                let name = || record.and_then(|r| r.name.as_deref().map(str::to_owned));
+                watch.end(poll, meta.id, name, meta.spawned_at);
+            }
+        }
     }
 }
 
@@ -338,9 +491,26 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
     /// The task's first wait for a wake-up: from now on only the registry can reach it, at
     /// shutdown or for an abort. (A task that completes in its first poll never pays for the
     /// registry.) `cx.waker()` is the task's own waker.
-    fn register(&mut self, cx: &mut Context<'_>) {
+    /// `started` is the coarse start of this (the first waiting) poll, for the record.
+    /// A task that finds the registry closed stays unregistered: it wakes itself, and if a
+    /// worker still polls it once more (it took the task before it saw the shutdown), that
+    /// poll comes here again and wakes it again, until the schedule function drops it.
+    fn register(&mut self, cx: &mut Context<'_>, started: u64) {
         let meta = self.meta;
         let home = meta.home();
+        let record = match meta.record() {
+            // Relaxed: this thread wrote the key, or received the task from the thread that
+            // did through a queue (which orders the two).
+            Some(record) if Key::from_bits(record.key.load(Ordering::Relaxed)) != Key::NONE => {
+                // Registered at its spawn (`TaskMeta::register_at_spawn`).
+                self.registered = true;
+                return;
+            }
+            // Made by an earlier try that found the registry closed, or at the spawn.
+            Some(record) => record,
+            // One poll (this one), after one schedule call (the spawn's).
+            None => meta.install_record(TaskRecord::new(None, false, 1, 1, Some(started))),
+        };
         match home
             .live_tasks()
             .register(home.registry_shard(), meta.tag(), cx.waker().clone())
@@ -350,7 +520,7 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
                 // SeqCst store, then SeqCst load: pairs with `abort`'s store of the flag and
                 // load of the key. Either `abort` sees the key and wakes us through the
                 // registry, or we see the flag here.
-                meta.key.store(key.to_bits(), Ordering::SeqCst);
+                record.key.store(key.to_bits(), Ordering::SeqCst);
                 // An abort handle made before now found no key: give its cell our waker,
                 // then re-check its flag. The fence pairs with the one after the cell's
                 // install in `AbortSlot::handle` (`abort.rs`).
@@ -383,25 +553,41 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
 /// ```
 pub struct JoinError {
     repr: Repr,
+    id: Id,
 }
 
 enum Repr {
     Cancelled,
-    /// The payload behind a mutex only so that `JoinError` is `Sync` as well as `Send`.
-    Panic(Mutex<Payload>),
+    /// The payload behind a mutex only so that `JoinError` is `Sync` as well as `Send`;
+    /// boxed, so that a task's stored result stays two words (a panic is rare).
+    Panic(Box<Mutex<Payload>>),
 }
 
 impl JoinError {
-    pub(crate) fn cancelled() -> JoinError {
+    pub(crate) fn cancelled(id: Id) -> JoinError {
         JoinError {
             repr: Repr::Cancelled,
+            id,
         }
     }
 
-    pub(crate) fn panic(payload: Payload) -> JoinError {
+    pub(crate) fn panic(payload: Payload, id: Id) -> JoinError {
         JoinError {
-            repr: Repr::Panic(Mutex::new(payload)),
+            repr: Repr::Panic(Box::new(Mutex::new(payload))),
+            id,
         }
+    }
+
+    /// The id of the task that failed.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
+    /// let handle = ex.spawn(async { panic!("boom") });
+    /// let id = handle.id();
+    /// assert_eq!(ex.block_on(handle).unwrap_err().id(), id);
+    /// ```
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// Whether the task was cancelled (aborted, or dropped by shutdown).

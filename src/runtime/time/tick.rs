@@ -25,6 +25,12 @@
 //!   (or about to park) unparks it: register, re-check, then wait ([`Ticker::park_while_idle`],
 //!   [`Ticker::enter`]).
 //!
+//! The ticker also serves the task dump and the slow-poll watch: each tick it moves the
+//! coarse clock of task stamps (`runtime/task/record.rs`) and scans the executors' poll slots
+//! (`runtime/task/poll_watch.rs`); and every busy worker counts as active (it enters at the start
+//! of a stretch of polls and leaves when it runs out of work), so the clock moves and a stuck
+//! poll is seen whenever some worker polls.
+//!
 //! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go
 //! through `crate::util::sync`, so the loom model `ticker_park_is_never_lost` (`loom_model.rs`)
 //! runs this code. The epoch is a std atomic: a static read before every item, and no part
@@ -187,13 +193,28 @@ pub(crate) fn for_each_while(
 ///
 /// If the thread cannot be started (the OS refused a thread); the next loop tries again.
 pub(crate) fn ensure_started() {
-    STARTED.get_or_init(|| {
+    try_start().expect("filch: cannot start the data-parallel loops' tick thread");
+}
+
+/// Starts the ticker if it is not running yet; the OS's error if it refuses the thread (a
+/// later call tries again). For `Builder::build`, which returns errors rather than panics.
+pub(crate) fn try_start() -> std::io::Result<()> {
+    // std's: a static. Held only while starting, so that two callers start one thread.
+    static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    if STARTED.get().is_some() {
+        return Ok(());
+    }
+    let _starting = STARTING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if STARTED.get().is_none() {
         let ticker = ticker();
         thread::Builder::new()
             .name("filch-par-tick".to_owned())
-            .spawn(move || run(ticker))
-            .expect("filch: cannot start the data-parallel loops' tick thread");
-    });
+            .spawn(move || run(ticker))?;
+        let _ = STARTED.set(());
+    }
+    Ok(())
 }
 
 /// The ticker's loop: bump every [`TICK`] while helpers are active, park when idle.
@@ -202,6 +223,8 @@ fn run(ticker: &Ticker) {
     loop {
         thread::sleep(TICK);
         bump();
+        crate::runtime::task::record::refresh(std::time::Instant::now());
+        crate::runtime::task::poll_watch::scan_all();
         if ticker.is_active() {
             idle = 0;
             continue;
@@ -210,7 +233,9 @@ fn run(ticker: &Ticker) {
         if idle < IDLE_TICKS {
             continue;
         }
+        crate::runtime::task::record::mark_stale();
         ticker.park_while_idle();
+        crate::runtime::task::record::refresh(std::time::Instant::now());
         idle = 0;
     }
 }

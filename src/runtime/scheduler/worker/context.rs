@@ -151,6 +151,10 @@ impl TaskHome for State {
         });
     }
 
+    fn poll_watch(&self) -> Option<&crate::runtime::task::poll_watch::PollWatch> {
+        self.poll_watch.as_deref()
+    }
+
     fn take_drop_panic(&self, tag: usize) -> Option<Payload> {
         let mut kept = self.drop_panics.lock();
         let at = kept.iter().position(|(t, _)| *t == tag)?;

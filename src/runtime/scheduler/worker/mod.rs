@@ -151,6 +151,10 @@ struct LoopState {
     rng: u64,
     /// When the current stretch of polls began (`WorkerStats::busy`), if one is going on.
     busy_since: Option<Instant>,
+    /// Held from the start of a stretch of polls until the worker runs out of work: keeps
+    /// the loop ticker, the coarse clock of task stamps and the slow-poll watcher, awake
+    /// (`runtime/time/tick.rs`). One shared add and one fence per stretch, none per poll.
+    ticking: Option<crate::runtime::time::tick::Active<'static>>,
     /// Polls not yet added to the worker's counters: reported with the busy time, at the
     /// end of each stretch and every [`FAIRNESS_INTERVAL`] polls, rather than one shared
     /// atomic add per poll.
@@ -173,6 +177,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         searching: false,
         rng: 0x9E37_79B9_7F4A_7C15 ^ ((index as u64 + 1) << 17),
         busy_since: None,
+        ticking: None,
         unreported_polls: 0,
         dry_searches: 0,
     };
@@ -321,6 +326,7 @@ impl WorkerLocal {
             return Some(task);
         }
         self.end_busy(st);
+        st.ticking = None;
         if !st.searching {
             return None;
         }
@@ -560,7 +566,13 @@ impl WorkerLocal {
     #[inline]
     fn run_task(&self, st: &mut LoopState, task: Runnable) {
         if st.busy_since.is_none() {
-            st.busy_since = Some(Instant::now());
+            let now = Instant::now();
+            st.busy_since = Some(now);
+            // The coarse clock of task stamps moves with this reading (`runtime/task/record.rs`).
+            crate::runtime::task::record::refresh(now);
+            if st.ticking.is_none() {
+                st.ticking = Some(crate::runtime::time::tick::Active::enter());
+            }
         }
         let meta = task.metadata();
         self.set_first_poll(meta.last_worker().is_none());

@@ -42,6 +42,10 @@ use crate::util::sync::{fence, Ordering};
 
 /// The schedule function of every task spawned onto the workers.
 pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
+    // The dump's wake stamp (`runtime/task/record.rs`): tasks that never waited have no record.
+    if let Some(record) = runnable.metadata().record() {
+        record.scheduled(crate::runtime::task::record::coarse_now());
+    }
     context::with_worker(|worker| match worker {
         // On one of the task's own workers: that worker's state reference keeps the executor
         // alive for the whole call, even if the runnable (and with it the task's reference

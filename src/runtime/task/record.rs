@@ -1,0 +1,261 @@
+//! What the task dump reads about a task ([`TaskRecord`]), and the coarse clock its stamps
+//! come from ([`coarse_now`]).
+//!
+//! A record is made when a task first waits for a wake-up (with its registration in the
+//! live-task registry, `live_tasks.rs`), or at the spawn of a task made by
+//! `filch::task::Builder` or `spawn_blocking` (which register at once). Until then a task is
+//! in a queue or in its first poll, and is in no dump. The record is a separate allocation
+//! so that a task that never waits (the common tiny task) stays as small as before: its
+//! metadata grows by the record's pointer's word only (which replaced the registry key it
+//! held before), and no field of the record is touched for it. The record lives until the
+//! task's metadata is dropped.
+//!
+//! What each costs: per poll of a task with a record, two relaxed loads of the coarse clock
+//! (a static read by every worker, written once per tick), one load and three relaxed
+//! stores to the record (only the polling thread writes them); per wake, one clock load,
+//! one load and one store (the schedule function is called at most once at a time per
+//! task, async-task's state orders the calls). No clock is read per poll. A task without a
+//! record pays one clock load (kept for the record its first wait makes).
+//!
+//! **The coarse clock.** [`coarse_now`] is the milliseconds since the process's first use
+//! of it, as last written by the loop ticker (`runtime/time/tick.rs`, every tick while a worker is
+//! busy or a loop runs) or by a worker when it starts a stretch of polls (it reads the
+//! real clock then anyway). It lags the real clock by at most about one tick (1 ms plus the
+//! OS's wake-up delay) while the ticker runs. When the ticker parks (no worker busy for a
+//! while) it marks the clock stale ([`mark_stale`]), and until someone writes it again
+//! [`coarse_now`] reads the real clock instead: a wake delivered by a parked worker's OS
+//! poll, or from a thread that is no worker, after a long idle stretch gets a true stamp.
+//! Blocking-pool jobs stamp with the real clock (their threads do not keep the ticker up).
+//! The dump reads the real clock for its "now".
+//!
+//! Precision of the stamps (stated in `TaskInfo`'s docs): a poll's time is the difference
+//! of two coarse readings, so a poll shorter than a tick counts as 0 or 1 ms, with a
+//! probability that makes the sum exact in expectation, and a long poll is measured to
+//! within a tick.
+
+use std::panic::Location;
+// std's, not `crate::util::sync`'s: the clock lives in a static.
+use std::sync::atomic::AtomicU64 as StaticU64;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::util::sync::{AtomicU32, AtomicU64, Ordering};
+
+/// The coarse clock's origin.
+static BASE: OnceLock<Instant> = OnceLock::new();
+
+/// Milliseconds since [`BASE`], as last written, with [`STALE`] set while the ticker
+/// sleeps (module docs).
+static COARSE_MS: StaticU64 = StaticU64::new(STALE);
+
+/// The bit of [`COARSE_MS`] that says "stale: read the real clock".
+const STALE: u64 = 1 << 63;
+
+/// The coarse clock's origin, set at its first use.
+pub(crate) fn base() -> Instant {
+    *BASE.get_or_init(Instant::now)
+}
+
+/// The milliseconds since [`base`] at `now`.
+pub(crate) fn to_ms(now: Instant) -> u64 {
+    u64::try_from(now.saturating_duration_since(base()).as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Moves the coarse clock to `now` (if that is later than what it holds) and clears its
+/// stale mark.
+pub(crate) fn refresh(now: Instant) {
+    let ms = to_ms(now) & !STALE;
+    // Relaxed: a clock reading, published with nothing else. The load first: most calls
+    // find the clock already there, and a read keeps the line shared.
+    let mut seen = COARSE_MS.load(Ordering::Relaxed);
+    while seen & STALE != 0 || seen < ms {
+        let new = ms.max(seen & !STALE);
+        match COARSE_MS.compare_exchange_weak(seen, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return,
+            Err(current) => seen = current,
+        }
+    }
+}
+
+/// Marks the coarse clock stale: the ticker is about to sleep, and nothing moves the clock
+/// until someone calls [`refresh`].
+pub(crate) fn mark_stale() {
+    // Relaxed: as in `refresh`.
+    COARSE_MS.fetch_or(STALE, Ordering::Relaxed);
+}
+
+/// The coarse clock (module docs): one relaxed load, or a read of the real clock while it
+/// is marked stale.
+#[inline]
+pub(crate) fn coarse_now() -> u64 {
+    // Relaxed: a clock reading; see `refresh`.
+    let coarse = COARSE_MS.load(Ordering::Relaxed);
+    if coarse & STALE == 0 {
+        coarse
+    } else {
+        real_now()
+    }
+}
+
+/// The real clock, in the coarse clock's unit.
+#[cold]
+pub(crate) fn real_now() -> u64 {
+    to_ms(Instant::now())
+}
+
+/// `running_on` of a task that no thread polls now.
+const NOT_RUNNING: u32 = u32::MAX;
+/// `running_on` of a task polled by a thread that is no worker (a blocking job's).
+pub(crate) const OFF_WORKER: u32 = u32::MAX - 1;
+/// The wake stamp of a task never scheduled since its record was made.
+const NEVER: u32 = u32::MAX;
+
+/// A coarse stamp as kept in a record: the milliseconds modulo 2^32 (a difference of two is
+/// right while they are less than 49 days apart, [`since`]).
+fn stamp(ms: u64) -> u32 {
+    // Truncation intended: stamps wrap (see above). `NEVER` is skipped.
+    match ms as u32 {
+        NEVER => 0,
+        stamp => stamp,
+    }
+}
+
+/// The milliseconds from `stamp` to the coarse reading `now`.
+pub(crate) fn since(now: u64, stamp: u32) -> u64 {
+    u64::from(self::stamp(now).wrapping_sub(stamp))
+}
+
+/// The dump's view of one task (module docs). The counters and stamps are written only by
+/// the thread that polls (or schedules) the task, with relaxed stores; the dump reads them
+/// without stopping it, so one snapshot may mix a poll's start with the previous poll's end.
+/// A stamp and what it goes with share one word, so a poll costs three stores and a load
+/// (the busy time, only for a poll that spanned a tick), and a schedule call a load and a
+/// store. 56 bytes: every task that waits has one.
+pub(crate) struct TaskRecord {
+    /// The task's name (`filch::task::Builder::name`).
+    pub(crate) name: Option<Box<str>>,
+    /// Where the task is registered (`Key::to_bits`), or `Key::NONE` (see `TaskMeta`).
+    pub(crate) key: AtomicU64,
+    /// Polls started.
+    polls: AtomicU64,
+    /// [`pack`]: the stamp of the last poll's start while `running_on` is a worker (or
+    /// [`OFF_WORKER`]), else of the last poll's end (at first: of the record's making); and
+    /// `running_on`, the worker polling the task now, or [`NOT_RUNNING`].
+    poll: AtomicU64,
+    /// [`pack`]: the stamp of the last schedule call ([`NEVER`] if none yet), and the count
+    /// of schedule calls (the spawn's first, then one per wake that queued it) modulo 2^32,
+    /// compared with the low half of `polls`.
+    wake: AtomicU64,
+    /// Coarse milliseconds spent in polls that ended (saturating).
+    busy_ms: AtomicU32,
+    /// Whether the task is a blocking-pool job.
+    pub(crate) blocking: bool,
+}
+
+/// A stamp ([`stamp`]) and a 32-bit value in one word.
+fn pack(stamp: u32, value: u32) -> u64 {
+    (u64::from(stamp) << 32) | u64::from(value)
+}
+
+/// The inverse of [`pack`].
+fn unpack(word: u64) -> (u32, u32) {
+    // Truncations intended: the two halves.
+    ((word >> 32) as u32, word as u32)
+}
+
+/// A record's fields at one moment (for the dump).
+pub(crate) struct RecordView {
+    pub(crate) running_on: Option<u32>,
+    pub(crate) scheduled: bool,
+    pub(crate) polls: u64,
+    pub(crate) busy: Duration,
+    /// Stamps ([`stamp`]); `None` if never polled / never scheduled.
+    pub(crate) last_poll: Option<u32>,
+    pub(crate) made: u32,
+    pub(crate) last_wake: Option<u32>,
+}
+
+impl TaskRecord {
+    /// The record of a task that has been polled `polls` times and scheduled `wakes` times,
+    /// the last poll having started at coarse time `started` (if any).
+    pub(crate) fn new(
+        name: Option<Box<str>>,
+        blocking: bool,
+        polls: u64,
+        wakes: u32,
+        started: Option<u64>,
+    ) -> TaskRecord {
+        let now = coarse_now();
+        let busy = started.map_or(0, |s| now.saturating_sub(s));
+        let wake_stamp = if wakes > 0 { stamp(now) } else { NEVER };
+        TaskRecord {
+            name,
+            key: AtomicU64::new(u64::MAX),
+            polls: AtomicU64::new(polls),
+            poll: AtomicU64::new(pack(stamp(now), NOT_RUNNING)),
+            wake: AtomicU64::new(pack(wake_stamp, wakes)),
+            busy_ms: AtomicU32::new(u32::try_from(busy).unwrap_or(u32::MAX)),
+            blocking,
+        }
+    }
+
+    /// A poll of the task starts on worker `worker` (or [`OFF_WORKER`]), at coarse `now`.
+    #[inline]
+    pub(crate) fn poll_started(&self, worker: u32, now: u64) {
+        // Relaxed, and load-then-store rather than read-modify-write: only the polling
+        // thread writes these (module docs); the dump's reads pair with nothing.
+        self.polls
+            .store(self.polls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.poll.store(pack(stamp(now), worker), Ordering::Relaxed);
+    }
+
+    /// The poll that started at coarse `started` ends at coarse `now`.
+    #[inline]
+    pub(crate) fn poll_ended(&self, started: u64, now: u64) {
+        // Relaxed: as in `poll_started`. Most polls end within the tick they began in, and
+        // skip the busy time's update.
+        if now != started {
+            let took = u32::try_from(now.saturating_sub(started)).unwrap_or(u32::MAX);
+            let busy = self.busy_ms.load(Ordering::Relaxed);
+            self.busy_ms
+                .store(busy.saturating_add(took), Ordering::Relaxed);
+        }
+        self.poll
+            .store(pack(stamp(now), NOT_RUNNING), Ordering::Relaxed);
+    }
+
+    /// The task was scheduled (spawned or woken) at coarse `now`.
+    #[inline]
+    pub(crate) fn scheduled(&self, now: u64) {
+        // Relaxed: as in `poll_started`; schedule calls of one task never overlap.
+        let (_, wakes) = unpack(self.wake.load(Ordering::Relaxed));
+        self.wake
+            .store(pack(stamp(now), wakes.wrapping_add(1)), Ordering::Relaxed);
+    }
+
+    /// The fields now (Relaxed loads: a snapshot for people, see the struct's docs).
+    pub(crate) fn view(&self) -> RecordView {
+        let polls = self.polls.load(Ordering::Relaxed);
+        let (poll_stamp, running) = unpack(self.poll.load(Ordering::Relaxed));
+        let (wake_stamp, wakes) = unpack(self.wake.load(Ordering::Relaxed));
+        RecordView {
+            running_on: (running != NOT_RUNNING).then_some(running),
+            // Each schedule call leads to one poll: more calls than polls started means
+            // one is queued. Truncation intended: `wakes` counts modulo 2^32.
+            scheduled: wakes != polls as u32,
+            polls,
+            busy: Duration::from_millis(u64::from(self.busy_ms.load(Ordering::Relaxed))),
+            // A poll started (the first one counts at its start).
+            last_poll: (polls > 0).then_some(poll_stamp),
+            made: poll_stamp,
+            last_wake: (wake_stamp != NEVER).then_some(wake_stamp),
+        }
+    }
+}
+
+/// Where a task was spawned: `#[track_caller]` runs from every public spawn entry point
+/// down to the task's metadata.
+pub(crate) type SpawnedAt = &'static Location<'static>;
+
+#[cfg(all(test, not(loom)))]
+mod tests;

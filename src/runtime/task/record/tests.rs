@@ -1,0 +1,41 @@
+//! White-box tests of `runtime/task/record.rs`.
+
+use std::mem::size_of;
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+
+use crate::runtime::scheduler::state::State;
+use crate::runtime::task::cold_tail::wants_cold_tail;
+use crate::runtime::task::{Payload, TaskFuture, TaskMeta, TaskOutput};
+
+use super::TaskRecord;
+
+/// Every task that waits has a record: keep it at 56 bytes (one 64-byte malloc chunk).
+#[test]
+fn a_record_stays_at_56_bytes() {
+    assert_eq!(size_of::<TaskRecord>(), 56);
+}
+
+/// A task that captures two `Arc`s and returns nothing (the benchmarks' `spawn_many`
+/// task) stays small enough for glibc's fastbins (`runtime/task/cold_tail.rs`): the id and spawn
+/// location cost the metadata two words, and the dump's record lives out of line.
+#[test]
+fn a_tiny_task_stays_small() {
+    assert_eq!(size_of::<TaskMeta<State>>(), 48);
+    let (a, b) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let future = async move {
+        a.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        drop(b);
+    };
+    fn sizes<F: std::future::Future>(_: &F) -> (usize, usize) {
+        (
+            size_of::<TaskFuture<F, State>>(),
+            size_of::<Result<TaskOutput<F::Output>, Payload>>(),
+        )
+    }
+    let (future_size, result_size) = sizes(&future);
+    assert!(
+        !wants_cold_tail(size_of::<TaskMeta<State>>(), future_size, result_size),
+        "a tiny task grew past the small-task size: future {future_size}, result {result_size}"
+    );
+}
