@@ -332,35 +332,71 @@ impl<T> Drop for TaskOutput<T> {
 pub(crate) struct TaskFuture<F, H: TaskHome> {
     /// Dropped by `drop_future`, never moved: structurally pinned.
     future: ManuallyDrop<F>,
-    /// Whether `future` is still there (not yet dropped).
-    live: bool,
-    meta: &'static TaskMeta<H>,
-    registered: bool,
+    /// The task's metadata (a `&'static TaskMeta<H>`, see [`TaskFuture::new`]), with two
+    /// flags in the low bits its alignment leaves free: [`LIVE`] (the future is still
+    /// there, not yet dropped) and [`REGISTERED`] (the task is in the live-task registry).
+    /// Two `bool` fields would cost a tiny task a word, and with it glibc's fastbin-sized
+    /// allocation (`cold_tail.rs`).
+    meta: *const TaskMeta<H>,
 }
+
+// SAFETY: `meta` stands for a `&'static TaskMeta<H>` (see the field), which is `Send` when
+// the metadata is `Sync`; the flags are plain bits of the address.
+unsafe impl<F: Send, H: TaskHome> Send for TaskFuture<F, H> where TaskMeta<H>: Sync {}
+// SAFETY: as for `Send`: a shared `TaskFuture` gives out only `&'static TaskMeta<H>`.
+unsafe impl<F: Sync, H: TaskHome> Sync for TaskFuture<F, H> where TaskMeta<H>: Sync {}
+
+/// [`TaskFuture::meta`]'s flag: the user's future is still there.
+const LIVE: usize = 1;
+/// [`TaskFuture::meta`]'s flag: the task is registered in the live-task registry.
+const REGISTERED: usize = 2;
 
 impl<F, H: TaskHome> TaskFuture<F, H> {
     /// Wraps `future`. `meta` is the task's own metadata, which async-task keeps until
     /// after the future is dropped (see the SAFETY comment at the spawn).
     pub(crate) fn new(future: F, meta: &'static TaskMeta<H>) -> TaskFuture<F, H> {
+        const { assert!(std::mem::align_of::<TaskMeta<H>>() > (LIVE | REGISTERED)) };
         TaskFuture {
             future: ManuallyDrop::new(future),
-            live: true,
-            meta,
-            registered: false,
+            meta: std::ptr::from_ref(meta).map_addr(|a| a | LIVE),
         }
+    }
+
+    /// The task's metadata.
+    #[inline]
+    fn meta(&self) -> &'static TaskMeta<H> {
+        // SAFETY: `meta` is the `&'static TaskMeta<H>` given to `new`, with flags in bits
+        // its alignment keeps clear (checked in `new`); clearing them gives it back.
+        unsafe { &*self.meta.map_addr(|a| a & !(LIVE | REGISTERED)) }
+    }
+
+    /// Whether `flag` ([`LIVE`] or [`REGISTERED`]) is set.
+    #[inline]
+    fn flag(&self, flag: usize) -> bool {
+        self.meta.addr() & flag != 0
+    }
+
+    /// Sets or clears `flag`.
+    #[inline]
+    fn set_flag(&mut self, flag: usize, on: bool) {
+        self.meta = self
+            .meta
+            .map_addr(|a| if on { a | flag } else { a & !flag });
     }
 
     /// Drops the user's future if it is still there, catching its destructor's panic.
     fn drop_future(&mut self) -> Option<Payload> {
-        if !std::mem::replace(&mut self.live, false) {
+        if !self.flag(LIVE) {
             return None;
         }
+        self.set_flag(LIVE, false);
+        let meta = self.meta();
         let future = &mut self.future;
-        let _id = CurrentId::enter(self.meta.id.as_u64());
-        // SAFETY: `live` was true and is false from now on, so the future is dropped exactly
+        let _id = CurrentId::enter(meta.id.as_u64());
+        // SAFETY: `LIVE` was set and is clear from now on, so the future is dropped exactly
         // once, in place (it is pinned), and never used again.
         let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
-        self.meta.abort_slot.finish();
+        meta.abort_slot.finish();
         panic
     }
 }
@@ -369,14 +405,15 @@ impl<F, H: TaskHome> Drop for TaskFuture<F, H> {
     fn drop(&mut self) {
         // Dropped without completing (shutdown dropped the runnable): keep a destructor's
         // panic for the JoinHandle.
+        let meta = self.meta();
         if let Some(payload) = self.drop_future() {
-            self.meta.keep_drop_panic(payload);
+            meta.keep_drop_panic(payload);
         }
-        if let Some(record) = self.meta.record() {
+        if let Some(record) = meta.record() {
             // Relaxed: this thread wrote the key, or received the task from the thread that
             // did through a queue (which orders the two).
             let key = Key::from_bits(record.key.swap(Key::NONE.to_bits(), Ordering::Relaxed));
-            self.meta.home().live_tasks().remove(key);
+            meta.home().live_tasks().remove(key);
         }
     }
 }
@@ -388,8 +425,8 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         // SAFETY: `future` is never moved out of `self`: it is polled through the pinned
         // reference below and dropped in place by `drop_future`.
         let this = unsafe { self.get_unchecked_mut() };
-        assert!(this.live, "filch: a task polled after it completed");
-        let meta = this.meta;
+        assert!(this.flag(LIVE), "filch: a task polled after it completed");
+        let meta = this.meta();
         let id = meta.id;
         if meta.is_aborted() {
             // A panic of the future's destructor is the task's outcome; else cancelled.
@@ -408,7 +445,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         traced.end(meta);
         let result = match polled {
             Ok(Poll::Pending) => {
-                if !this.registered {
+                if !this.flag(REGISTERED) {
                     this.register(cx, traced.started);
                 }
                 return Poll::Pending;
@@ -496,14 +533,14 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
     /// worker still polls it once more (it took the task before it saw the shutdown), that
     /// poll comes here again and wakes it again, until the schedule function drops it.
     fn register(&mut self, cx: &mut Context<'_>, started: u64) {
-        let meta = self.meta;
+        let meta = self.meta();
         let home = meta.home();
         let record = match meta.record() {
             // Relaxed: this thread wrote the key, or received the task from the thread that
             // did through a queue (which orders the two).
             Some(record) if Key::from_bits(record.key.load(Ordering::Relaxed)) != Key::NONE => {
                 // Registered at its spawn (`TaskMeta::register_at_spawn`).
-                self.registered = true;
+                self.set_flag(REGISTERED, true);
                 return;
             }
             // Made by an earlier try that found the registry closed, or at the spawn.
@@ -516,7 +553,7 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
             .register(home.registry_shard(), meta.tag(), cx.waker().clone())
         {
             Some(key) => {
-                self.registered = true;
+                self.set_flag(REGISTERED, true);
                 // SeqCst store, then SeqCst load: pairs with `abort`'s store of the flag and
                 // load of the key. Either `abort` sees the key and wakes us through the
                 // registry, or we see the flag here.

@@ -39,14 +39,17 @@ use std::sync::atomic::AtomicU64 as StaticU64;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crossbeam_utils::CachePadded;
+
 use crate::util::sync::{AtomicU32, AtomicU64, Ordering};
 
 /// The coarse clock's origin.
 static BASE: OnceLock<Instant> = OnceLock::new();
 
 /// Milliseconds since [`BASE`], as last written, with [`STALE`] set while the ticker
-/// sleeps (module docs).
-static COARSE_MS: StaticU64 = StaticU64::new(STALE);
+/// sleeps (module docs). Its own cache line: every poll and wake of a task with a record
+/// reads it, and no other static's writes should take that line away.
+static COARSE_MS: CachePadded<StaticU64> = CachePadded::new(StaticU64::new(STALE));
 
 /// The bit of [`COARSE_MS`] that says "stale: read the real clock".
 const STALE: u64 = 1 << 63;

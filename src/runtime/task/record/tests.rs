@@ -1,6 +1,6 @@
 //! White-box tests of `runtime/task/record.rs`.
 
-use std::mem::size_of;
+use std::mem::{size_of, size_of_val};
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
@@ -34,6 +34,13 @@ fn a_tiny_task_stays_small() {
         )
     }
     let (future_size, result_size) = sizes(&future);
+    // The wrapper costs the user's future one word (the metadata pointer, which carries the
+    // wrapper's flags): a tiny task's allocation stays at 112 bytes, in glibc's fastbins.
+    assert!(
+        future_size <= size_of_val(&future) + 8,
+        "TaskFuture costs a tiny future {} bytes",
+        future_size - size_of_val(&future)
+    );
     assert!(
         !wants_cold_tail(size_of::<TaskMeta<State>>(), future_size, result_size),
         "a tiny task grew past the small-task size: future {future_size}, result {result_size}"
