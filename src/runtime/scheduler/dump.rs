@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::runtime::scheduler::state::State;
 use crate::runtime::task::id::Id;
-use crate::runtime::task::record::{since, to_ms, OFF_WORKER};
+use crate::runtime::task::record::{since, to_ms};
 use crate::runtime::task::TaskMeta;
 
 /// A snapshot of an executor's live tasks, from [`Executor::dump`](crate::Executor::dump) or
@@ -164,11 +164,10 @@ pub(crate) fn collect(state: &State) -> TaskDump {
             return;
         };
         let view = record.view();
-        let task_state = match view.running_on {
+        // A running poll runs on the task's last worker (set before each poll on a worker).
+        let task_state = match meta.last_worker() {
             _ if record.blocking => TaskState::Blocking,
-            Some(worker) if worker < OFF_WORKER => TaskState::Running {
-                worker: worker as usize,
-            },
+            Some(worker) if view.running => TaskState::Running { worker },
             _ if view.scheduled => TaskState::Scheduled,
             _ => TaskState::Idle,
         };

@@ -50,6 +50,7 @@ pub struct Id(NonZeroU64);
 
 impl Id {
     /// A fresh id.
+    #[inline]
     pub(crate) fn next() -> Id {
         let raw = BLOCK_IDS.with(|block| {
             let (mut next, mut end) = block.get();
@@ -65,6 +66,7 @@ impl Id {
     }
 
     /// The id `raw` (non-zero: made by [`Id::next`]).
+    #[inline]
     pub(crate) fn from_u64(raw: u64) -> Id {
         Id(NonZeroU64::new(raw).expect("filch: a task id of zero"))
     }
@@ -100,6 +102,7 @@ pub(crate) struct CurrentId {
 }
 
 impl CurrentId {
+    #[inline]
     pub(crate) fn enter(id: u64) -> CurrentId {
         CurrentId {
             previous: CURRENT.replace(id),
@@ -108,6 +111,7 @@ impl CurrentId {
 }
 
 impl Drop for CurrentId {
+    #[inline]
     fn drop(&mut self) {
         CURRENT.set(self.previous);
     }

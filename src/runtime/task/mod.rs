@@ -53,7 +53,7 @@ use crate::runtime::task::id::CurrentId;
 use crate::runtime::task::id::Id;
 use crate::runtime::task::live_tasks::{Key, LiveTasks};
 use crate::runtime::task::poll_watch::PollWatch;
-use crate::runtime::task::record::{coarse_now, real_now, SpawnedAt, TaskRecord, OFF_WORKER};
+use crate::runtime::task::record::{coarse_now, SpawnedAt, TaskRecord};
 use crate::runtime::task::task_count::{Counted, CountedRef};
 use crate::util::sync::{fence, AtomicBool, AtomicPtr, AtomicU32, Mutex, Ordering};
 use crate::util::wake_all::drop_quietly;
@@ -117,6 +117,7 @@ pub(crate) struct TaskMeta<H: TaskHome> {
 
 impl<H: TaskHome> TaskMeta<H> {
     /// The metadata of a new task of `home`; counts the task as alive.
+    #[inline]
     pub(crate) fn new(home: &Arc<H>, spawned_at: SpawnedAt) -> TaskMeta<H> {
         TaskMeta {
             home: CountedRef::new(home),
@@ -309,21 +310,42 @@ impl<H: TaskHome> Drop for TaskMeta<H> {
 
 /// The output a task stores: its result, dropped inside a panic guard if nobody takes it
 /// (with the task's id as the current one).
-pub(crate) struct TaskOutput<T>(Option<Result<T, JoinError>>, Id);
+pub(crate) struct TaskOutput<T> {
+    /// Dropped by `Drop` unless `into_result` moved it out (which forgets the wrapper).
+    result: ManuallyDrop<Result<T, JoinError>>,
+    id: Id,
+}
 
 impl<T> TaskOutput<T> {
-    /// The result (the `JoinHandle` takes it exactly once).
-    pub(crate) fn into_result(mut self) -> Result<T, JoinError> {
-        self.0.take().expect("filch: a task output taken twice")
+    fn new(result: Result<T, JoinError>, id: Id) -> TaskOutput<T> {
+        TaskOutput {
+            result: ManuallyDrop::new(result),
+            id,
+        }
+    }
+
+    /// The result (the `JoinHandle` takes it exactly once: this consumes the output).
+    pub(crate) fn into_result(self) -> Result<T, JoinError> {
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped (ManuallyDrop), so the result is moved out once
+        // and not dropped again.
+        unsafe { ManuallyDrop::take(&mut this.result) }
     }
 }
 
 impl<T> Drop for TaskOutput<T> {
+    #[inline]
     fn drop(&mut self) {
-        if let Some(result) = self.0.take() {
-            let _id = CurrentId::enter(self.1.as_u64());
-            drop_quietly(result);
+        // A result without a destructor to run (a detached `()` task's): nothing to see the
+        // id, nothing to drop.
+        if !std::mem::needs_drop::<T>() && self.result.is_ok() {
+            return;
         }
+        // SAFETY: `drop` runs once, and `into_result` (the only other taker) forgets the
+        // wrapper: the result is taken exactly once.
+        let result = unsafe { ManuallyDrop::take(&mut self.result) };
+        let _id = CurrentId::enter(self.id.as_u64());
+        drop_quietly(result);
     }
 }
 
@@ -384,15 +406,25 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
             .map_addr(|a| if on { a | flag } else { a & !flag });
     }
 
-    /// Drops the user's future if it is still there, catching its destructor's panic.
+    /// Drops the user's future if it is still there, catching its destructor's panic, with
+    /// the task's id as the current one.
     fn drop_future(&mut self) -> Option<Payload> {
+        if !self.flag(LIVE) {
+            return None;
+        }
+        let _id = CurrentId::enter(self.meta().id.as_u64());
+        self.drop_future_as_current()
+    }
+
+    /// [`drop_future`](Self::drop_future) inside a poll, where the task's id is the current
+    /// one already.
+    fn drop_future_as_current(&mut self) -> Option<Payload> {
         if !self.flag(LIVE) {
             return None;
         }
         self.set_flag(LIVE, false);
         let meta = self.meta();
         let future = &mut self.future;
-        let _id = CurrentId::enter(meta.id.as_u64());
         // SAFETY: `LIVE` was set and is clear from now on, so the future is dropped exactly
         // once, in place (it is pinned), and never used again.
         let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
@@ -435,22 +467,37 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
                 |panic| JoinError::panic(panic, id),
             );
             meta.home().task_completed();
-            return Poll::Ready(TaskOutput(Some(Err(error)), id));
+            return Poll::Ready(TaskOutput::new(Err(error), id));
         }
         let _id = CurrentId::enter(id.as_u64());
-        let mut traced = Traced::begin(meta);
+        // The dump's stamps (`record.rs`): a clock load, and for a task with a record (one
+        // that waited before) three stores; the slow-poll watch only with a threshold.
+        let record = meta.record();
+        let started = coarse_now();
+        if let Some(record) = record {
+            record.poll_started(started);
+        }
+        let watch = match meta.home().poll_watch() {
+            Some(watch) => watch_begin(watch, meta),
+            None => None,
+        };
         // SAFETY: `future` is pinned along with `self` (see above) and still live.
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
         let polled = catch_unwind(AssertUnwindSafe(|| future.poll(cx)));
-        traced.end(meta);
+        if let Some(record) = record {
+            record.poll_ended(started, coarse_now());
+        }
+        if let Some(poll) = watch {
+            watch_end(poll, meta, record);
+        }
         let result = match polled {
             Ok(Poll::Pending) => {
                 if !this.flag(REGISTERED) {
-                    this.register(cx, traced.started);
+                    this.register(cx, started);
                 }
                 return Poll::Pending;
             }
-            Ok(Poll::Ready(output)) => match this.drop_future() {
+            Ok(Poll::Ready(output)) => match this.drop_future_as_current() {
                 None => Ok(output),
                 Some(panic) => {
                     drop_quietly(output);
@@ -459,68 +506,37 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
             },
             Err(payload) => {
                 // The poll's panic wins; a second one from the destructor is dropped.
-                if let Some(second) = this.drop_future() {
+                if let Some(second) = this.drop_future_as_current() {
                     drop_quietly(second);
                 }
                 Err(JoinError::panic(payload, id))
             }
         };
         meta.home().task_completed();
-        Poll::Ready(TaskOutput(Some(result), id))
+        Poll::Ready(TaskOutput::new(result, id))
     }
 }
 
-/// One poll's bookkeeping for the dump and the slow-poll watch: the record's stamps
-/// (`record.rs`; no clock read) and, with a threshold, the worker's slot
-/// (`poll_watch.rs`; two clock reads).
-struct Traced {
-    /// The coarse clock at the poll's start.
-    started: u64,
-    watch: Option<crate::runtime::task::poll_watch::InFlight>,
+/// The slow-poll watch's start of a poll (`poll_watch.rs`): only a poll on a worker is
+/// watched. Out of line: the common poll has no threshold.
+#[inline(never)]
+fn watch_begin<H: TaskHome>(
+    watch: &PollWatch,
+    meta: &TaskMeta<H>,
+) -> Option<crate::runtime::task::poll_watch::InFlight> {
+    watch.begin(meta.last_worker()?, meta.id, meta.spawned_at)
 }
 
-impl Traced {
-    #[inline]
-    fn begin<H: TaskHome>(meta: &TaskMeta<H>) -> Traced {
-        let worker = meta.last_worker();
-        let record = meta.record();
-        // A blocking-pool thread reads the real clock: it does not keep the coarse one
-        // moving (`record.rs`), and a job is slow anyway.
-        let started = if record.is_some_and(|r| r.blocking) {
-            real_now()
-        } else {
-            coarse_now()
-        };
-        if let Some(record) = record {
-            // Worker indices fit in 32 bits (`set_last_worker`).
-            let on = worker.map_or(OFF_WORKER, |w| w as u32);
-            record.poll_started(on, started);
-        }
-        let watch = match (meta.home().poll_watch(), worker) {
-            (Some(watch), Some(worker)) => watch.begin(worker, meta.id, meta.spawned_at),
-            _ => None,
-        };
-        Traced { started, watch }
-    }
-
-    #[inline]
-    fn end<H: TaskHome>(&mut self, meta: &TaskMeta<H>) {
-        let record = meta.record();
-        if let Some(record) = record {
-            let now = if record.blocking {
-                real_now()
-            } else {
-                coarse_now()
-            };
-            record.poll_ended(self.started, now);
-        }
-        // The watch is looked up only for a poll it saw begin (a threshold is set).
-        if let Some(poll) = self.watch.take() {
-            if let Some(watch) = meta.home().poll_watch() {
-                let name = || record.and_then(|r| r.name.as_deref().map(str::to_owned));
-                watch.end(poll, meta.id, name, meta.spawned_at);
-            }
-        }
+/// The slow-poll watch's end of a poll that [`watch_begin`] saw start.
+#[inline(never)]
+fn watch_end<H: TaskHome>(
+    poll: crate::runtime::task::poll_watch::InFlight,
+    meta: &TaskMeta<H>,
+    record: Option<&TaskRecord>,
+) {
+    if let Some(watch) = meta.home().poll_watch() {
+        let name = || record.and_then(|r| r.name.as_deref().map(str::to_owned));
+        watch.end(poll, meta.id, name, meta.spawned_at);
     }
 }
 

@@ -25,7 +25,9 @@
 //! while) it marks the clock stale ([`mark_stale`]), and until someone writes it again
 //! [`coarse_now`] reads the real clock instead: a wake delivered by a parked worker's OS
 //! poll, or from a thread that is no worker, after a long idle stretch gets a true stamp.
-//! Blocking-pool jobs stamp with the real clock (their threads do not keep the ticker up).
+//! Blocking-pool jobs stamp with the same clock: their threads do not keep the ticker up,
+//! but a clock nobody keeps up is marked stale and reads the real one, and a clock that is
+//! kept up is as good for them as for a worker.
 //! The dump reads the real clock for its "now".
 //!
 //! Precision of the stamps (stated in `TaskInfo`'s docs): a poll's time is the difference
@@ -102,25 +104,22 @@ pub(crate) fn coarse_now() -> u64 {
 
 /// The real clock, in the coarse clock's unit.
 #[cold]
-pub(crate) fn real_now() -> u64 {
+fn real_now() -> u64 {
     to_ms(Instant::now())
 }
 
-/// `running_on` of a task that no thread polls now.
-const NOT_RUNNING: u32 = u32::MAX;
-/// `running_on` of a task polled by a thread that is no worker (a blocking job's).
-pub(crate) const OFF_WORKER: u32 = u32::MAX - 1;
-/// The wake stamp of a task never scheduled since its record was made.
-const NEVER: u32 = u32::MAX;
+/// The `poll` word's value half while a poll of the task runs (the thread that polls it is
+/// the task's last worker, `TaskMeta::last_worker`, or a blocking-pool thread).
+const RUNNING: u32 = 1;
+/// The `poll` word's value half while no thread polls the task.
+const NOT_RUNNING: u32 = 0;
 
 /// A coarse stamp as kept in a record: the milliseconds modulo 2^32 (a difference of two is
 /// right while they are less than 49 days apart, [`since`]).
+#[inline]
 fn stamp(ms: u64) -> u32 {
-    // Truncation intended: stamps wrap (see above). `NEVER` is skipped.
-    match ms as u32 {
-        NEVER => 0,
-        stamp => stamp,
-    }
+    // Truncation intended: stamps wrap (see above).
+    ms as u32
 }
 
 /// The milliseconds from `stamp` to the coarse reading `now`.
@@ -141,13 +140,15 @@ pub(crate) struct TaskRecord {
     pub(crate) key: AtomicU64,
     /// Polls started.
     polls: AtomicU64,
-    /// [`pack`]: the stamp of the last poll's start while `running_on` is a worker (or
-    /// [`OFF_WORKER`]), else of the last poll's end (at first: of the record's making); and
-    /// `running_on`, the worker polling the task now, or [`NOT_RUNNING`].
+    /// [`pack`]: the stamp of the last poll's start while one runs ([`RUNNING`]), else of
+    /// the last poll's end (at first: of the record's making); and [`RUNNING`] or
+    /// [`NOT_RUNNING`]. Which thread runs the poll is the task's last worker's: the record
+    /// does not repeat it.
     poll: AtomicU64,
-    /// [`pack`]: the stamp of the last schedule call ([`NEVER`] if none yet), and the count
-    /// of schedule calls (the spawn's first, then one per wake that queued it) modulo 2^32,
-    /// compared with the low half of `polls`.
+    /// [`pack`]: the stamp of the last schedule call, and the count of schedule calls (the
+    /// spawn's first, then one per wake that queued it) modulo 2^32, compared with the low
+    /// half of `polls`. No call yet while the count and `polls` are both 0 (each call leads
+    /// to a poll, so a count that wrapped to 0 comes with polls).
     wake: AtomicU64,
     /// Coarse milliseconds spent in polls that ended (saturating).
     busy_ms: AtomicU32,
@@ -168,7 +169,7 @@ fn unpack(word: u64) -> (u32, u32) {
 
 /// A record's fields at one moment (for the dump).
 pub(crate) struct RecordView {
-    pub(crate) running_on: Option<u32>,
+    pub(crate) running: bool,
     pub(crate) scheduled: bool,
     pub(crate) polls: u64,
     pub(crate) busy: Duration,
@@ -190,26 +191,26 @@ impl TaskRecord {
     ) -> TaskRecord {
         let now = coarse_now();
         let busy = started.map_or(0, |s| now.saturating_sub(s));
-        let wake_stamp = if wakes > 0 { stamp(now) } else { NEVER };
         TaskRecord {
             name,
             key: AtomicU64::new(u64::MAX),
             polls: AtomicU64::new(polls),
             poll: AtomicU64::new(pack(stamp(now), NOT_RUNNING)),
-            wake: AtomicU64::new(pack(wake_stamp, wakes)),
+            wake: AtomicU64::new(pack(stamp(now), wakes)),
             busy_ms: AtomicU32::new(u32::try_from(busy).unwrap_or(u32::MAX)),
             blocking,
         }
     }
 
-    /// A poll of the task starts on worker `worker` (or [`OFF_WORKER`]), at coarse `now`.
+    /// A poll of the task starts, at coarse `now`.
     #[inline]
-    pub(crate) fn poll_started(&self, worker: u32, now: u64) {
+    pub(crate) fn poll_started(&self, now: u64) {
         // Relaxed, and load-then-store rather than read-modify-write: only the polling
         // thread writes these (module docs); the dump's reads pair with nothing.
         self.polls
             .store(self.polls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-        self.poll.store(pack(stamp(now), worker), Ordering::Relaxed);
+        self.poll
+            .store(pack(stamp(now), RUNNING), Ordering::Relaxed);
     }
 
     /// The poll that started at coarse `started` ends at coarse `now`.
@@ -242,7 +243,7 @@ impl TaskRecord {
         let (poll_stamp, running) = unpack(self.poll.load(Ordering::Relaxed));
         let (wake_stamp, wakes) = unpack(self.wake.load(Ordering::Relaxed));
         RecordView {
-            running_on: (running != NOT_RUNNING).then_some(running),
+            running: running == RUNNING,
             // Each schedule call leads to one poll: more calls than polls started means
             // one is queued. Truncation intended: `wakes` counts modulo 2^32.
             scheduled: wakes != polls as u32,
@@ -251,7 +252,7 @@ impl TaskRecord {
             // A poll started (the first one counts at its start).
             last_poll: (polls > 0).then_some(poll_stamp),
             made: poll_stamp,
-            last_wake: (wake_stamp != NEVER).then_some(wake_stamp),
+            last_wake: (wakes != 0 || polls != 0).then_some(wake_stamp),
         }
     }
 }

@@ -42,21 +42,24 @@ use crate::util::sync::{fence, Ordering};
 
 /// The schedule function of every task spawned onto the workers.
 pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
-    // The dump's wake stamp (`runtime/task/record.rs`): tasks that never waited have no record.
-    if let Some(record) = runnable.metadata().record() {
-        record.scheduled(crate::runtime::task::record::coarse_now());
-    }
-    context::with_worker(|worker| match worker {
-        // On one of the task's own workers: that worker's state reference keeps the executor
-        // alive for the whole call, even if the runnable (and with it the task's reference
-        // to the executor) is dropped inside it.
-        Some(worker) if std::ptr::eq(&*worker.state, runnable.metadata().home()) => {
-            schedule_on_worker(worker, runnable, info)
+    // The dump's wake stamp (`runtime/task/record.rs`): tasks that never waited have no
+    // record. Inside the closure, which `with_worker` inlines: no frame of its own.
+    context::with_worker(|worker| {
+        if let Some(record) = runnable.metadata().record() {
+            record.scheduled(crate::runtime::task::record::coarse_now());
         }
-        // Elsewhere: hold our own reference for the same reason.
-        _ => {
-            let state = runnable.metadata().home_arc();
-            schedule_remote(&state, runnable)
+        match worker {
+            // On one of the task's own workers: that worker's state reference keeps the executor
+            // alive for the whole call, even if the runnable (and with it the task's reference
+            // to the executor) is dropped inside it.
+            Some(worker) if std::ptr::eq(&*worker.state, runnable.metadata().home()) => {
+                schedule_on_worker(worker, runnable, info)
+            }
+            // Elsewhere: hold our own reference for the same reason.
+            _ => {
+                let state = runnable.metadata().home_arc();
+                schedule_remote(&state, runnable)
+            }
         }
     })
 }

@@ -46,3 +46,31 @@ fn a_tiny_task_stays_small() {
         "a tiny task grew past the small-task size: future {future_size}, result {result_size}"
     );
 }
+
+/// The record's states follow its calls: made at a spawn (no wake yet), scheduled, running,
+/// idle; a stamp of any value, `u32::MAX` included, is a real one.
+#[test]
+fn a_record_follows_its_schedule_calls_and_polls() {
+    let record = TaskRecord::new(None, false, 0, 0, None);
+    let view = record.view();
+    assert!(view.last_wake.is_none() && view.last_poll.is_none());
+    assert!(!view.scheduled && !view.running);
+
+    let at = u64::from(u32::MAX);
+    record.scheduled(at);
+    let view = record.view();
+    assert_eq!(view.last_wake, Some(u32::MAX));
+    assert!(view.scheduled && !view.running);
+
+    record.poll_started(at + 1);
+    let view = record.view();
+    assert!(view.running && !view.scheduled);
+    assert_eq!((view.polls, view.last_poll), (1, Some(0)));
+
+    record.poll_ended(at + 1, at + 4);
+    let view = record.view();
+    assert!(!view.running && !view.scheduled);
+    assert_eq!(view.busy, std::time::Duration::from_millis(3));
+    assert_eq!(view.last_poll, Some(3));
+    assert_eq!(view.last_wake, Some(u32::MAX));
+}
