@@ -346,6 +346,9 @@ fn benches(c: &mut Criterion) {
 criterion_group!(executor, benches);
 
 fn main() {
+    if let Ok(spec) = std::env::var("FILCH_BENCH_COUNT") {
+        return count_run(&spec);
+    }
     executor();
     Criterion::default().configure_from_args().final_summary();
     let groups: Vec<&str> = WORKLOADS
@@ -359,4 +362,39 @@ fn main() {
         &["tokio", "async-executor"],
     );
     print_spawn_tree_peaks(bench_workers());
+}
+
+/// `FILCH_BENCH_COUNT=WORKLOAD:N` (or `WORKLOAD:N:RUNTIME`, default `filch-last`): runs
+/// `WORKLOAD` `N` times on one runtime, after one run to warm up, and nothing else. A fixed
+/// amount of work, for `valgrind --tool=cachegrind`, whose instruction counts compare two
+/// builds without the VM's timing noise:
+///
+/// ```text
+/// FILCH_BENCH_COUNT=yield_many:2 valgrind --tool=cachegrind --cache-sim=no BINARY
+/// ```
+fn count_run(spec: &str) {
+    let mut parts = spec.split(':');
+    let workload = parts.next().unwrap_or_default();
+    assert!(
+        WORKLOADS.contains(&workload),
+        "FILCH_BENCH_COUNT: unknown workload {workload:?} (one of {WORKLOADS:?})"
+    );
+    let count: usize = parts
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("FILCH_BENCH_COUNT: WORKLOAD:N, N a number");
+    let label = parts.next().unwrap_or("filch-last");
+    let runtime = runtimes(bench_workers())
+        .into_iter()
+        .find(|rt| rt.label() == label)
+        .unwrap_or_else(|| panic!("FILCH_BENCH_COUNT: unknown runtime {label:?}"));
+    let started = std::time::Instant::now();
+    for _ in 0..=count {
+        runtime.run(workload);
+    }
+    println!(
+        "{label} {workload}: {} runs in {:?}",
+        count + 1,
+        started.elapsed()
+    );
 }
