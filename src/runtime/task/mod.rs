@@ -277,10 +277,13 @@ impl<H: TaskHome> TaskMeta<H> {
 
     /// Takes the panic of a future dropped outside a poll, if there was one.
     pub(crate) fn take_drop_panic(&self) -> Option<Payload> {
-        // Relaxed: see the field.
-        if !self.has_drop_panic.swap(false, Ordering::Relaxed) {
+        // Relaxed: see the field. A load, then a store only if set: the callers never race
+        // (see the field), and every task's end calls this, where a swap would be a locked
+        // read-modify-write for a flag that is almost never set.
+        if !self.has_drop_panic.load(Ordering::Relaxed) {
             return None;
         }
+        self.has_drop_panic.store(false, Ordering::Relaxed);
         self.home().take_drop_panic(self.tag())
     }
 
@@ -461,13 +464,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         let meta = this.meta();
         let id = meta.id;
         if meta.is_aborted() {
-            // A panic of the future's destructor is the task's outcome; else cancelled.
-            let error = this.drop_future().map_or_else(
-                || JoinError::cancelled(id),
-                |panic| JoinError::panic(panic, id),
-            );
-            meta.home().task_completed();
-            return Poll::Ready(TaskOutput::new(Err(error), id));
+            return Poll::Ready(this.poll_aborted());
         }
         let _id = CurrentId::enter(id.as_u64());
         // The dump's stamps (`record.rs`): a clock load, and for a task with a record (one
@@ -541,6 +538,25 @@ fn watch_end<H: TaskHome>(
 }
 
 impl<F, H: TaskHome> TaskFuture<F, H> {
+    /// The poll of an aborted task: drops the future; a panic of its destructor is the
+    /// task's outcome, else it is cancelled. Out of line, as [`register`](Self::register):
+    /// the common poll's frame stays small.
+    #[cold]
+    #[inline(never)]
+    fn poll_aborted(&mut self) -> TaskOutput<F::Output>
+    where
+        F: Future,
+    {
+        let meta = self.meta();
+        let id = meta.id;
+        let error = self.drop_future().map_or_else(
+            || JoinError::cancelled(id),
+            |panic| JoinError::panic(panic, id),
+        );
+        meta.home().task_completed();
+        TaskOutput::new(Err(error), id)
+    }
+
     /// The task's first wait for a wake-up: from now on only the registry can reach it, at
     /// shutdown or for an abort. (A task that completes in its first poll never pays for the
     /// registry.) `cx.waker()` is the task's own waker.
@@ -548,6 +564,8 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
     /// A task that finds the registry closed stays unregistered: it wakes itself, and if a
     /// worker still polls it once more (it took the task before it saw the shutdown), that
     /// poll comes here again and wakes it again, until the schedule function drops it.
+    #[cold]
+    #[inline(never)]
     fn register(&mut self, cx: &mut Context<'_>, started: u64) {
         let meta = self.meta();
         let home = meta.home();

@@ -262,6 +262,10 @@ impl<'a> WorkerLoop<'a> {
         let worker = self.worker;
         let state = &*worker.state;
         let parker = self.parker;
+        // The worker stops keeping the ticker up only here, not at each dry search: a worker
+        // that finds work again before it parks pays no enter and leave (two read-modify-writes
+        // of a counter every worker shares).
+        self.st.ticking = None;
         // Tasks woken on this thread from here on (by the IO events it delivers while it
         // waits in the driver) go through the inboxes, whose push wakes it.
         worker.set_parked(true);
@@ -326,7 +330,6 @@ impl WorkerLocal {
             return Some(task);
         }
         self.end_busy(st);
-        st.ticking = None;
         if !st.searching {
             return None;
         }
