@@ -464,7 +464,13 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         let meta = this.meta();
         let id = meta.id;
         if meta.is_aborted() {
-            return Poll::Ready(this.poll_aborted());
+            // A panic of the future's destructor is the task's outcome; else cancelled.
+            let error = this.drop_future().map_or_else(
+                || JoinError::cancelled(id),
+                |panic| JoinError::panic(panic, id),
+            );
+            meta.home().task_completed();
+            return Poll::Ready(TaskOutput::new(Err(error), id));
         }
         let _id = CurrentId::enter(id.as_u64());
         // The dump's stamps (`record.rs`): a clock load, and for a task with a record (one
@@ -538,25 +544,6 @@ fn watch_end<H: TaskHome>(
 }
 
 impl<F, H: TaskHome> TaskFuture<F, H> {
-    /// The poll of an aborted task: drops the future; a panic of its destructor is the
-    /// task's outcome, else it is cancelled. Out of line, as [`register`](Self::register):
-    /// the common poll's frame stays small.
-    #[cold]
-    #[inline(never)]
-    fn poll_aborted(&mut self) -> TaskOutput<F::Output>
-    where
-        F: Future,
-    {
-        let meta = self.meta();
-        let id = meta.id;
-        let error = self.drop_future().map_or_else(
-            || JoinError::cancelled(id),
-            |panic| JoinError::panic(panic, id),
-        );
-        meta.home().task_completed();
-        TaskOutput::new(Err(error), id)
-    }
-
     /// The task's first wait for a wake-up: from now on only the registry can reach it, at
     /// shutdown or for an abort. (A task that completes in its first poll never pays for the
     /// registry.) `cx.waker()` is the task's own waker.
@@ -564,8 +551,6 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
     /// A task that finds the registry closed stays unregistered: it wakes itself, and if a
     /// worker still polls it once more (it took the task before it saw the shutdown), that
     /// poll comes here again and wakes it again, until the schedule function drops it.
-    #[cold]
-    #[inline(never)]
     fn register(&mut self, cx: &mut Context<'_>, started: u64) {
         let meta = self.meta();
         let home = meta.home();

@@ -28,7 +28,7 @@
 //! The ticker also serves the task dump and the slow-poll watch: each tick it moves the
 //! coarse clock of task stamps (`runtime/task/record.rs`) and scans the executors' poll slots
 //! (`runtime/task/poll_watch.rs`); and every busy worker counts as active (it enters at the start
-//! of a stretch of polls and leaves when it runs out of work), so the clock moves and a stuck
+//! of a stretch of polls and leaves when it parks), so the clock moves and a stuck
 //! poll is seen whenever some worker polls.
 //!
 //! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go

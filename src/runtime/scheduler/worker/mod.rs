@@ -151,9 +151,10 @@ struct LoopState {
     rng: u64,
     /// When the current stretch of polls began (`WorkerStats::busy`), if one is going on.
     busy_since: Option<Instant>,
-    /// Held from the start of a stretch of polls until the worker runs out of work: keeps
-    /// the loop ticker, the coarse clock of task stamps and the slow-poll watcher, awake
-    /// (`runtime/time/tick.rs`). One shared add and one fence per stretch, none per poll.
+    /// Held from the start of a stretch of polls until the worker parks: keeps the loop
+    /// ticker, the coarse clock of task stamps and the slow-poll watcher, awake
+    /// (`runtime/time/tick.rs`). One shared add and one fence per wake from a park, none per
+    /// poll or per dry search.
     ticking: Option<crate::runtime::time::tick::Active<'static>>,
     /// Polls not yet added to the worker's counters: reported with the busy time, at the
     /// end of each stretch and every [`FAIRNESS_INTERVAL`] polls, rather than one shared
