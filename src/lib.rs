@@ -150,8 +150,6 @@
 mod util;
 // The runtime: tasks, parking, the drivers, the scheduler and its workers.
 mod runtime;
-// The data-parallel loops, on the workers.
-mod par;
 // The public entry points: `Builder`, `Executor`, `Handle` and the free functions.
 mod executor;
 // The public modules on top.
@@ -159,6 +157,8 @@ mod executor;
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub mod hyper;
 pub mod net;
+// rayon's API on the workers, and the awaited data-parallel loops.
+pub mod par;
 pub mod signal;
 pub mod task;
 pub mod time;
@@ -170,7 +170,7 @@ pub mod axum;
 pub use executor::global::{block_on, spawn, spawn_blocking, spawn_pinned, WORKERS_ENV};
 pub use executor::loops::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
 pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
-pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
+pub use par::loops::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
 pub use runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
 pub use runtime::scheduler::pinned::spawn_local;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::executor::global::current_or_global_state;
 use crate::executor::{Executor, Handle};
-use crate::par::{self, On, ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
+use crate::par::loops::{self as par, On, ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 
 /// Declares each loop (its docs, signature, bounds, `par/` constructor and an example of the
 /// method on `on`, a `Handle` or an `&Executor`) as a free function and as a method of

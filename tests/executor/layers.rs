@@ -33,9 +33,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("the driver stack", &["runtime::driver"]),
     ("the scheduler", &["runtime::scheduler"]),
-    ("loops", &["par"]),
+    ("loops", &["par::loops"]),
     ("entry points", &["executor"]),
-    ("public modules", &["task", "time"]),
+    ("public modules", &["par", "task", "time"]),
     ("IO objects", &["net", "signal", "hyper"]),
     ("servers", &["axum"]),
 ];

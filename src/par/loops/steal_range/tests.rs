@@ -3,7 +3,7 @@
 //! and the shape of owner batches and steals (with the real batch controller).
 
 use super::*;
-use crate::par::batch::{MAX_BATCH, SHRINK};
+use crate::par::loops::batch::{MAX_BATCH, SHRINK};
 use crate::util::sync::{AtomicU8, Mutex};
 use std::thread;
 use std::time::Duration;

@@ -1,0 +1,1 @@
+//! Parallel iterators (rayon's `rayon::iter`).

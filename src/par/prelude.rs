@@ -1,0 +1,1 @@
+//! Everything `use rayon::prelude::*` brings.

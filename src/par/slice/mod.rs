@@ -1,0 +1,1 @@
+//! Parallel slices (rayon's `rayon::slice`).

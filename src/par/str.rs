@@ -1,0 +1,1 @@
+//! Parallel string iterators (rayon's `rayon::str`).
