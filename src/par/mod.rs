@@ -16,6 +16,7 @@ pub(crate) mod loops;
 
 mod join;
 mod pool;
+mod run;
 mod scope;
 
 pub mod iter;
@@ -24,8 +25,11 @@ pub mod slice;
 pub mod str;
 
 pub use join::{join, join_context, FnContext};
-pub use pool::{current_num_threads, current_thread_index};
+pub use pool::{
+    current_num_threads, current_thread_index, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder,
+};
+pub use run::{run, Run};
 pub use scope::{in_place_scope, scope, spawn, Scope};
 
-#[allow(unused_imports)] // INTERIM: used by the parallel iterators.
+#[allow(unused_imports)] // The parallel iterators (issue 35) use them.
 pub(crate) use join::{at_piece_boundary, wants_split};
