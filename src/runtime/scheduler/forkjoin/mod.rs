@@ -104,4 +104,3 @@ pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
     occupy::on_worker(worker, root, |t| wait::run_claimed(t, piece));
     true
 }
-
