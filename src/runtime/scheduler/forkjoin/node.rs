@@ -44,7 +44,6 @@ use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::thread::Cancelled;
 use crate::runtime::task::Payload;
 use crate::util::sync::thread::{self, Thread};
 use crate::util::sync::{fence, AtomicBool, AtomicU8, AtomicUsize, Mutex, Ordering};
@@ -394,3 +393,8 @@ impl std::fmt::Debug for Node {
             .finish_non_exhaustive()
     }
 }
+
+/// The payload of the unwind that stops a cancelled call at its next piece. Never shown:
+/// `par::run` drops it (nobody awaits the call any more).
+#[derive(Debug)]
+pub(crate) struct Cancelled;

@@ -29,6 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::sync::Arc;
 
+pub(crate) use super::node::Cancelled;
 use super::node::{Node, Root};
 use super::wait;
 use crate::runtime::scheduler::state::State;
@@ -143,10 +144,7 @@ impl FjThread {
         if tick::now().wrapping_sub(self.started_epoch) >= 2
             && !self.state.forkjoin.standins.is_active(self.index)
         {
-            self.state
-                .forkjoin
-                .standins
-                .activate(&self.state, self.index);
+            super::serve::activate(&self.state, self.index);
         }
     }
 
@@ -276,7 +274,7 @@ impl FjThread {
         };
         let node = Node::half(self.lineage(), Arc::clone(&self.root), half);
         frame.published.set(Arc::into_raw(Arc::clone(&node)));
-        self.state.forkjoin.offer(&self.state, node);
+        super::publish::offer(&self.state, node);
     }
 
     /// Takes back the published half `node` of this thread's frame, or waits until the
@@ -294,8 +292,3 @@ impl FjThread {
 
 /// The `seen_epoch` of a thread whose call was cancelled: never the epoch.
 const CANCELLED: u64 = u64::MAX;
-
-/// The payload of the unwind that stops a cancelled call at its next piece. Never shown:
-/// `par::run` drops it (nobody awaits the call any more).
-#[derive(Debug)]
-pub(crate) struct Cancelled;
