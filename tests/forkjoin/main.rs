@@ -6,3 +6,7 @@
 mod common;
 
 mod join_basics;
+mod rayon_builder;
+mod rayon_join;
+mod rayon_scope;
+mod rayon_spawn;
