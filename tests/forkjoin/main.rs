@@ -5,8 +5,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod between_executors;
 mod join_basics;
 mod rayon_builder;
 mod rayon_join;
 mod rayon_scope;
 mod rayon_spawn;
+mod rayon_thread_pool;
