@@ -5,9 +5,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Barrier};
 
-use filch::par::{join, Scope, ThreadPool, ThreadPoolBuilder};
+use filch::par::{join, scope, Scope, ThreadPool, ThreadPoolBuilder};
 
 use crate::common::{executor, panic_message, watchdog, Tally};
 
@@ -59,6 +59,41 @@ fn install_ping_pong_between_one_worker_pools() {
             // Each level adds its left result and 1.
             assert_eq!(pools[0].install(|| ping(depth, &pools)), depth + 1);
         }
+    });
+}
+
+/// A closure spawned into a scope by a thread whose own work does not descend from the scope
+/// (a worker of another executor that got the scope through a std thread) still runs: the
+/// scope's owner, the one worker of its pool, finds it among the scope's work.
+#[test]
+fn scope_spawn_from_outside_the_scopes_lineage() {
+    watchdog(60, "scope_spawn_from_outside_the_scopes_lineage", || {
+        let p = executor(1);
+        let q = executor(2);
+        let hits = AtomicUsize::new(0);
+        let barrier = Barrier::new(2);
+        p.install(|| {
+            scope(|s| {
+                std::thread::scope(|ts| {
+                    ts.spawn(|| {
+                        q.install(|| {
+                            // `b` runs on q's other worker (`a` waits for it): its lineage
+                            // is its own half, outside `s`.
+                            join(
+                                || barrier.wait(),
+                                || {
+                                    barrier.wait();
+                                    s.spawn(|_| {
+                                        hits.fetch_add(1, Ordering::SeqCst);
+                                    });
+                                },
+                            )
+                        });
+                    });
+                });
+            });
+        });
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
     });
 }
 
