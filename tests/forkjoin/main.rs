@@ -8,6 +8,7 @@ mod common;
 mod between_executors;
 mod join_basics;
 mod rayon_builder;
+mod rayon_integration;
 mod rayon_join;
 mod rayon_scope;
 mod rayon_spawn;
