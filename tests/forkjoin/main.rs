@@ -7,6 +7,7 @@ mod common;
 
 mod between_executors;
 mod join_basics;
+mod lineage;
 mod rayon_builder;
 mod rayon_integration;
 mod rayon_join;
