@@ -14,3 +14,4 @@ mod rayon_join;
 mod rayon_scope;
 mod rayon_spawn;
 mod rayon_thread_pool;
+mod tokio_block_in_place;
