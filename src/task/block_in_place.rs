@@ -2,6 +2,7 @@
 
 use crate::runtime::coop;
 use crate::runtime::scheduler::forkjoin::occupy::Blocking;
+use crate::runtime::scheduler::forkjoin::standin;
 use crate::runtime::scheduler::worker::context;
 
 /// Runs the blocking (or long) function `f` on the current thread, and, on a worker, hands
@@ -11,8 +12,9 @@ use crate::runtime::scheduler::worker::context;
 /// worker's pinned tasks, bound to its thread, wait for `f`.
 ///
 /// The task that calls it stays in its poll meanwhile, so its own other futures (in a
-/// `join!` or `select!`) wait too. Off the workers (a blocking-pool thread, `block_on`'s
-/// thread), `f` just runs. As with tokio's, `f` may re-enter the async world with
+/// `join!` or `select!`) wait too. On a stand-in (the task was polled by the thread that
+/// took an occupied worker's place), another thread takes the stand-in's place in turn. Off
+/// the workers (a blocking-pool thread, `block_on`'s thread), `f` just runs. As with tokio's, `f` may re-enter the async world with
 /// [`Handle::block_on`](crate::Handle::block_on), and runs with no cooperative budget (a
 /// future it polls by other means is never made to yield by filch's resources).
 ///
@@ -38,6 +40,7 @@ where
             let _blocking = Blocking::enter(worker);
             coop::unconstrained(f)
         }
-        None => coop::unconstrained(f),
+        // A stand-in (which polled this task) hands its slot to another thread first.
+        None => standin::hand_off_while(|| coop::unconstrained(f)),
     })
 }

@@ -13,7 +13,8 @@
 
 use std::future::{poll_fn, Future};
 use std::pin::pin;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{mpsc, Arc, Barrier};
 use std::task::Poll;
 use std::thread;
 use std::time::Duration;
@@ -26,6 +27,54 @@ use crate::common::{executor, watchdog};
 /// tokio's `rt()`: a multi-threaded runtime with the default number of workers.
 fn rt() -> Executor {
     Executor::builder().build().unwrap()
+}
+
+// origin: tokio tests/rt_threaded.rs::blocking
+#[test]
+fn blocking() {
+    watchdog(120, "blocking", || {
+        // used for notifying the main thread
+        const NUM: usize = 1_000;
+
+        for _ in 0..10 {
+            let (tx, rx) = mpsc::channel();
+
+            let rt = rt();
+            let cnt = Arc::new(AtomicUsize::new(0));
+
+            // there are four tasks that block in place: with fewer workers than that, the
+            // hand-off must have happened (for some of them, on a stand-in)
+            let block = Arc::new(Barrier::new(5));
+            for _ in 0..4 {
+                let block = block.clone();
+                drop(rt.spawn(async move {
+                    block_in_place(move || {
+                        block.wait();
+                        block.wait();
+                    })
+                }));
+            }
+            block.wait();
+
+            for _ in 0..NUM {
+                let cnt = cnt.clone();
+                let tx = tx.clone();
+
+                drop(rt.spawn(async move {
+                    let num = cnt.fetch_add(1, Relaxed) + 1;
+
+                    if num == NUM {
+                        tx.send(()).unwrap();
+                    }
+                }));
+            }
+
+            rx.recv().unwrap();
+
+            // Wait for the pool to shutdown
+            block.wait();
+        }
+    });
 }
 
 // origin: tokio tests/rt_threaded.rs::coop_and_block_in_place
@@ -423,4 +472,41 @@ fn one_worker_timer_and_task_progress_while_blocked_in_place() {
             rt.block_on(sleeper).unwrap();
         },
     );
+}
+
+// Not tokio's: two tasks of a 1-worker executor block in place at once (the second on the
+// worker's stand-in, which polled it), and a third task, which ends both blocking calls, still
+// runs, its timer too; tokio's hands the worker off again at each call.
+// origin: tokio tests/rt_threaded.rs::blocking (on one worker, two blocked at once)
+#[test]
+fn one_worker_two_blocked_in_place_at_once() {
+    watchdog(60, "one_worker_two_blocked_in_place_at_once", || {
+        let rt = executor(1);
+        let (started_tx, started_rx) = mpsc::channel();
+        let mut ends = Vec::new();
+        let mut blocked = Vec::new();
+        for i in 0..2u32 {
+            let (tx, rx) = mpsc::channel::<u32>();
+            ends.push(tx);
+            let started_tx = started_tx.clone();
+            blocked.push(rt.spawn(async move {
+                block_in_place(|| {
+                    started_tx.send(()).unwrap();
+                    rx.recv().unwrap() + i
+                })
+            }));
+            // Each is inside its blocking call before the next is spawned.
+            started_rx.recv().unwrap();
+        }
+        let ender = rt.spawn(async move {
+            filch::time::sleep(Duration::from_millis(10)).await;
+            for tx in ends {
+                tx.send(10).unwrap();
+            }
+        });
+        for (i, task) in blocked.into_iter().enumerate() {
+            assert_eq!(rt.block_on(task).unwrap(), 10 + i as u32);
+        }
+        rt.block_on(ender).unwrap();
+    });
 }

@@ -17,17 +17,25 @@
 //!   pinned tasks (bound to the worker's own thread: they wait for the occupancy to end);
 //!   tasks it wakes or spawns go to the injector.
 //!
+//! A task that the stand-in polls may itself call `block_in_place` ([`hand_off_while`]):
+//! the stand-in then hands the slot to a new thread of its own (*hand-off*: the new thread
+//! becomes the slot's *server*), runs the blocking call, finishes that poll, and exits;
+//! as tokio's `block_in_place` on a thread that took over a core hands that core on again.
+//!
 //! **Invariants:** a slot's stand-in is booked in the notifier only while the slot is
 //! `Active`: a release marks the slot, then wakes the stand-in if it is booked and waits
 //! until it left its park (`parking` clear), so the worker never finds its booking taken when
 //! it parks again. The release and the stand-in's re-check pair through SeqCst (the
 //! `active` flag, then the notifier's fences): either the re-check sees the release, or the
-//! release sees the booking. At most one stand-in thread per worker, so at most `workers`
-//! such threads per executor.
+//! release sees the booking. Only the slot's server serves it or parks as the worker: a
+//! thread that handed the slot off leaves `serve` at its next look and exits. So a slot
+//! has one thread, plus one for each task inside `block_in_place` on a thread that was its
+//! stand-in.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::thread;
+use std::thread::{self, ThreadId};
 
 use crossbeam_deque::Steal;
 
@@ -53,8 +61,11 @@ struct SlotState {
     phase: Phase,
     /// Set while the stand-in is inside its park (booked, or about to be, in the notifier).
     parking: bool,
-    /// The stand-in's thread, once started.
-    thread: Option<thread::JoinHandle<()>>,
+    /// The slot's threads: its server, once started, and those that handed it off and
+    /// have not been joined yet.
+    threads: Vec<thread::JoinHandle<()>>,
+    /// The thread that serves the slot (or waits to be activated), once started.
+    server: Option<ThreadId>,
     /// Set at shutdown: the thread exits.
     exit: bool,
 }
@@ -80,7 +91,8 @@ impl StandIns {
                     state: Mutex::new(SlotState {
                         phase: Phase::Dormant,
                         parking: false,
-                        thread: None,
+                        threads: Vec::new(),
+                        server: None,
                         exit: false,
                     }),
                     changed: Condvar::new(),
@@ -104,13 +116,8 @@ impl StandIns {
         if st.exit || state.is_shut_down() || st.phase == Phase::Active {
             return;
         }
-        if st.thread.is_none() {
-            let name = format!("{}-standin", state.threads.worker_name(index));
-            let owner = Arc::clone(state);
-            match state.threads.spawn(name, move || run(&owner, index)) {
-                Ok(thread) => st.thread = Some(thread),
-                Err(_) => return,
-            }
+        if st.server.is_none() && !start_server(state, index, &mut st) {
+            return;
         }
         st.phase = Phase::Active;
         // SeqCst: module invariants.
@@ -143,6 +150,20 @@ impl StandIns {
         slot.changed.notify_all();
     }
 
+    /// Hands worker `index`'s slot, which the calling thread serves, to a new thread (module
+    /// docs); `false` if the slot is not `Active` any more or the thread cannot start (the
+    /// caller then goes on serving it).
+    fn hand_off(&self, state: &Arc<State>, index: usize) -> bool {
+        let slot = &self.slots[index];
+        let mut st = slot.state.lock();
+        if st.exit || state.is_shut_down() || st.phase != Phase::Active {
+            return false;
+        }
+        // The threads that handed off earlier and have exited since.
+        st.threads.retain(|thread| !thread.is_finished());
+        start_server(state, index, &mut st)
+    }
+
     /// Stops every stand-in thread and joins those that are not the calling thread
     /// (shutdown, once the workers exited).
     pub(crate) fn shutdown(&self) {
@@ -153,10 +174,10 @@ impl StandIns {
             st.phase = Phase::Dormant;
             // SeqCst: module invariants.
             slot.active.store(false, Ordering::SeqCst);
-            let thread = st.thread.take();
+            let threads = std::mem::take(&mut st.threads);
             drop(st);
             slot.changed.notify_all();
-            if let Some(thread) = thread {
+            for thread in threads {
                 if thread.thread().id() != me {
                     // The thread catches the panics of what it runs; an error here could only
                     // come from a bug, with nothing to recover.
@@ -167,17 +188,75 @@ impl StandIns {
     }
 }
 
+/// Starts a thread that serves worker `index`'s slot (its new server); `false` if it cannot
+/// start. `st` is the slot's state, locked.
+fn start_server(state: &Arc<State>, index: usize, st: &mut SlotState) -> bool {
+    let name = format!("{}-standin", state.threads.worker_name(index));
+    let owner = Arc::clone(state);
+    match state.threads.spawn(name, move || run(&owner, index)) {
+        Ok(thread) => {
+            st.server = Some(thread.thread().id());
+            st.threads.push(thread);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+thread_local! {
+    /// The executor and the slot that the current thread serves as a stand-in, while it
+    /// does (`serve`); cleared by a hand-off.
+    static SERVING: Cell<Option<(*const Arc<State>, usize)>> = const { Cell::new(None) };
+}
+
+/// Runs `f`, a blocking call of the task that this thread polls (`task::block_in_place`);
+/// if the thread is a stand-in, it hands its slot to a new thread first (module docs), and
+/// serves no more once that poll returned.
+pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
+    if let Some((state, index)) = SERVING.with(Cell::get) {
+        // SAFETY: `serve` set the pointer to its `&Arc<State>` argument, and clears it before
+        // it returns; this runs inside a poll that `serve` makes, on its thread.
+        let state = unsafe { &*state };
+        if state.forkjoin.standins.hand_off(state, index) {
+            SERVING.with(|serving| serving.set(None));
+        }
+    }
+    f()
+}
+
+/// Marks the current thread as serving worker `index`'s slot of `state` until dropped.
+struct Serving;
+
+impl Serving {
+    fn enter(state: &Arc<State>, index: usize) -> Serving {
+        SERVING.with(|serving| serving.set(Some((std::ptr::from_ref(state), index))));
+        Serving
+    }
+
+    /// Whether the thread still serves its slot (it did not hand it off).
+    fn still(&self) -> bool {
+        SERVING.with(Cell::get).is_some()
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        SERVING.with(|serving| serving.set(None));
+    }
+}
+
 /// The body of worker `index`'s stand-in thread: waits to be activated, serves, and so on
-/// until shutdown.
+/// until shutdown, or until it handed the slot off.
 fn run(state: &Arc<State>, index: usize) {
     let _enter = context::enter(Arc::clone(state));
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
     let slot = &state.forkjoin.standins.slots[index];
+    let me = thread::current().id();
     loop {
         {
             let mut st = slot.state.lock();
             loop {
-                if st.exit {
+                if st.exit || st.server != Some(me) {
                     return;
                 }
                 match st.phase {
@@ -195,6 +274,7 @@ fn run(state: &Arc<State>, index: usize) {
 /// Serves worker `index`'s slot until released or shut down (module docs).
 fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>, slot: &Slot) {
     let mut booked = None;
+    let serving = Serving::enter(state, index);
     loop {
         // SeqCst: module invariants.
         if !slot.active.load(Ordering::SeqCst) || state.is_shut_down() {
@@ -202,6 +282,10 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>, slot: &Slot)
         }
         if let Some(task) = find_task(state, index) {
             poll(task);
+            if !serving.still() {
+                // The task handed the slot off (`hand_off_while`): its new server serves it.
+                return;
+            }
             continue;
         }
         let woke = catch_unwind(AssertUnwindSafe(|| {
