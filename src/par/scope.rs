@@ -19,9 +19,11 @@ use crate::runtime::scheduler::worker::context;
 /// A scope, into which closures that borrow from outside it are spawned; see [`scope`].
 pub struct Scope<'scope> {
     core: ScopeCore,
-    /// Invariant in `'scope`, and `Send + Sync`, as rayon's.
-    _marker: PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>,
+    _marker: ScopeMarker<'scope>,
 }
+
+/// Makes [`Scope`] invariant in `'scope`, and `Send + Sync`, as rayon's.
+type ScopeMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
 
 impl std::fmt::Debug for Scope<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
