@@ -477,7 +477,7 @@ fn static_scope() {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
         let mut range = 0..100;
-        let sum = range.clone().sum();
+        let sum: usize = range.clone().sum();
         let iter = &mut range;
 
         COUNTER.store(0, Ordering::Relaxed);
