@@ -6,7 +6,8 @@
 //!   heartbeat and demand rule that publishes them;
 //! - `join.rs`: the join protocol; `scope.rs`: a scope's spawns and wait;
 //! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
-//! - `board.rs`: the pieces on offer ([`Board`]);
+//! - `board.rs`: the pieces on offer ([`Board`]); `offer.rs`: putting a piece there and
+//!   waking who may take it, and a worker's turn at the board;
 //! - `wait.rs`: waiting for a node, running only what descends from it;
 //! - `occupy.rs`: a worker while its thread does fork-join work;
 //! - `inject.rs`: calls that start outside the workers, and whole calls;
@@ -28,18 +29,15 @@ pub(crate) mod join;
 mod loom_model;
 pub(crate) mod node;
 pub(crate) mod occupy;
+mod offer;
 pub(crate) mod scope;
 pub(crate) mod standin;
 pub(crate) mod thread;
 pub(crate) mod wait;
 
-use std::sync::Arc;
-
-use crate::runtime::scheduler::state::State;
-use crate::runtime::scheduler::worker::local::WorkerLocal;
 use crate::util::sync::{AtomicUsize, Ordering};
 use board::Board;
-use node::Node;
+pub(crate) use offer::run_from_board;
 
 /// What an executor's threads share for fork-join.
 pub(crate) struct ForkJoin {
@@ -72,16 +70,6 @@ impl ForkJoin {
         self.waiting.fetch_add(1, Ordering::Relaxed);
         Waiting(self)
     }
-
-    /// Puts `node` on the board, wakes the waiters it may be for (its ancestors') and an idle
-    /// worker.
-    pub(crate) fn offer(&self, state: &State, node: Arc<Node>) {
-        self.board.publish(Arc::clone(&node));
-        node.wake_ancestors();
-        state.idle.notify_work();
-        // After shutdown no worker takes a whole call: the drain drops it.
-        crate::runtime::scheduler::worker::schedule::after_shared_push(state);
-    }
 }
 
 /// A thread counted as waiting ([`ForkJoin::start_waiting`]).
@@ -93,15 +81,3 @@ impl Drop for Waiting<'_> {
         self.0.waiting.fetch_sub(1, Ordering::Relaxed);
     }
 }
-
-/// The worker loop's step: takes the oldest piece on the board, if any, and runs it on
-/// `worker` (this thread's). Returns whether it ran one.
-pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
-    let Some(piece) = worker.state.forkjoin.board.take_oldest() else {
-        return false;
-    };
-    let root = Arc::clone(piece.root());
-    occupy::on_worker(worker, root, |t| wait::run_claimed(t, piece));
-    true
-}
-
