@@ -8,7 +8,7 @@
 //!   (`join.rs`, `scope.rs`); the calls borrow from the caller's stack and return once every
 //!   piece they started has finished.
 //! - Pools: [`current_num_threads`], [`current_thread_index`] (`pool.rs`).
-//! - Parallel iterators ([`iter`], [`slice`], [`str`], [`prelude`]).
+//! - Parallel iterators ([`iter`], [`slice`](mod@slice), [`str`](mod@str), [`prelude`]).
 //! - The awaited loops ([`par_range`](crate::par_range) and the others, `loops/`), which
 //!   never block the awaiting task's worker.
 
