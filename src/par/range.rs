@@ -250,9 +250,9 @@ mod tests {
     #[test]
     fn split_past_the_positive_range_wraps_to_the_right_value() {
         let (left, right) = RangeProducer { range: -100i8..100 }.split_at(150);
+        assert_eq!(left.range.len(), 150);
         let sum: i32 = left.range.chain(right.range).map(i32::from).sum();
         assert_eq!(sum, -100);
-        assert_eq!(left.range.len(), 150);
     }
 
     #[test]

@@ -5,4 +5,12 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-mod smoke;
+mod iter_test;
+
+/// Runs `f` inside `block_on` of an executor with one worker, so that the pieces of the
+/// parallel calls in `f` run one after the other (for tests whose expectations, such as
+/// how early a search stops, hold only then).
+fn on_one_worker<R>(f: impl FnOnce() -> R) -> R {
+    let ex = common::executor(1);
+    ex.block_on(async move { f() })
+}

@@ -211,11 +211,26 @@ impl<T: Clone> Iterator for RepeatNIter<T> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.count, Some(self.count))
     }
+
+    fn nth(&mut self, n: usize) -> Option<T> {
+        // Skipped items are never made (no clone to drop).
+        if n >= self.count {
+            self.count = 0;
+            self.item = None;
+            return None;
+        }
+        self.count -= n;
+        self.next()
+    }
 }
 
 impl<T: Clone> DoubleEndedIterator for RepeatNIter<T> {
     fn next_back(&mut self) -> Option<T> {
         self.next()
+    }
+
+    fn nth_back(&mut self, n: usize) -> Option<T> {
+        self.nth(n)
     }
 }
 

@@ -80,9 +80,14 @@ impl Plan {
 
     /// The length of the next chunk of a piece with `len` items left, and a timer for it.
     pub(super) fn chunk(&self, len: usize) -> (usize, Option<Instant>) {
-        let n = self.next.min(len);
-        // A rest shorter than `min_len` goes with this chunk rather than alone.
-        let n = if len - n < self.min { len } else { n };
+        let mut n = self.next.min(len);
+        if len - n < self.min {
+            // A rest shorter than `min_len` does not go alone: it joins this chunk when the
+            // two fit in `max_len` (or in `2 × min_len - 1`, when `max_len` is smaller, as
+            // no split can do better), else this chunk leaves exactly `min_len` behind.
+            let widest = self.max.max(self.min.saturating_mul(2) - 1);
+            n = if len <= widest { len } else { len - self.min };
+        }
         let timer = (n >= TIMED_FROM).then(Instant::now);
         (n, timer)
     }
