@@ -5,7 +5,18 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod clones;
+mod collect;
+mod debug;
+mod drain_vec;
+mod intersperse;
+mod issue671;
+mod issue671_unzip;
+mod iter_panic;
 mod iter_test;
+mod octillion;
+mod par_bridge_recursion;
+mod producer_split_at;
 
 /// Runs `f` inside `block_on` of an executor with one worker, so that the pieces of the
 /// parallel calls in `f` run one after the other (for tests whose expectations, such as

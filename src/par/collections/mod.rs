@@ -65,6 +65,15 @@ macro_rules! gathered_iter {
             borrows: std::marker::PhantomData<($(&$lt (),)*)>,
         }
 
+        impl<$($lt,)* $($g),*> Clone for $name<$($lt,)* $($g),*>
+        where
+            crate::par::vec::IntoIter<$item>: Clone,
+        {
+            fn clone(&self) -> Self {
+                $name { inner: self.inner.clone(), borrows: std::marker::PhantomData }
+            }
+        }
+
         impl<$($lt,)* $($g),*> $name<$($lt,)* $($g),*> {
             fn gathered(items: Vec<$item>) -> Self
             where

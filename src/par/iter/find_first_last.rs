@@ -209,3 +209,6 @@ impl<T> Reducer<Option<T>> for FindReducer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -67,6 +67,7 @@ mod interleave;
 mod intersperse;
 mod len;
 mod map;
+mod multizip;
 mod noop;
 mod once;
 mod panic_fuse;
@@ -109,6 +110,7 @@ pub use self::into::{
 };
 pub use self::len::{MaxLen, MinLen};
 pub use self::map::{Map, MapInit, MapWith};
+pub use self::multizip::MultiZip;
 pub use self::once::{once, Once};
 pub use self::panic_fuse::PanicFuse;
 pub use self::par_bridge::{IterBridge, ParallelBridge};

@@ -114,3 +114,6 @@ where
         right_result.expect("the unzip produced its right half")
     });
 }
+
+#[cfg(test)]
+mod tests;
