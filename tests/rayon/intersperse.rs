@@ -36,7 +36,11 @@ fn check_intersperse_unindexed() {
     let s2 = v.join(";");
     // rayon splits with `par_split`; a filter makes the words unindexed the same way.
     let words: Vec<&str> = s.split(',').collect();
-    let par: String = words.into_par_iter().filter(|_| true).intersperse(";").collect();
+    let par: String = words
+        .into_par_iter()
+        .filter(|_| true)
+        .intersperse(";")
+        .collect();
     assert_eq!(par, s2);
 }
 

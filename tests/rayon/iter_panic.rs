@@ -24,7 +24,7 @@ fn iter_panic() {
 #[cfg_attr(not(panic = "unwind"), ignore)]
 fn iter_panic_fuse() {
     // One worker, so that how far the other pieces get is deterministic.
-    crate::on_one_worker(|| {
+    crate::on_one_worker(move || {
         fn count(iter: impl ParallelIterator + UnwindSafe) -> usize {
             let count = AtomicUsize::new(0);
             let result = panic::catch_unwind(|| {

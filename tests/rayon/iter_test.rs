@@ -483,7 +483,7 @@ fn check_cmp_short_circuit() {
     let mut b = a.clone();
     b[42] = 1;
 
-    crate::on_one_worker(|| {
+    crate::on_one_worker(move || {
         let expected = ::std::cmp::Ordering::Less;
         assert_eq!(a.par_iter().cmp(&b), expected);
 
@@ -512,7 +512,7 @@ fn check_partial_cmp_short_circuit() {
     let mut b = a.clone();
     b[42] = 1;
 
-    crate::on_one_worker(|| {
+    crate::on_one_worker(move || {
         let expected = Some(::std::cmp::Ordering::Less);
         assert_eq!(a.par_iter().partial_cmp(&b), expected);
 
@@ -541,7 +541,7 @@ fn check_partial_cmp_nan_short_circuit() {
     let mut b = a.clone();
     b[42] = f64::NAN;
 
-    crate::on_one_worker(|| {
+    crate::on_one_worker(move || {
         let expected = None;
         assert_eq!(a.par_iter().partial_cmp(&b), expected);
 
@@ -1934,7 +1934,7 @@ fn check_chunks_uneven() {
 #[cfg(debug_assertions)]
 fn check_repeat_unbounded() {
     // One worker, so that the count overflows rather than splitting forever.
-    crate::on_one_worker(|| {
+    crate::on_one_worker(move || {
         println!("counted {} repeats", repeat(()).count());
     });
 }
@@ -2116,14 +2116,16 @@ fn walk_tree_postfix() {
 #[test]
 fn walk_flat_tree_prefix() {
     let v: Vec<_> =
-        filch::par::iter::walk_tree_prefix(0, |&e| if e < 99 { Some(e + 1) } else { None }).collect();
+        filch::par::iter::walk_tree_prefix(0, |&e| if e < 99 { Some(e + 1) } else { None })
+            .collect();
     assert!(v.into_iter().eq(0..100));
 }
 
 #[test]
 fn walk_flat_tree_postfix() {
     let v: Vec<_> =
-        filch::par::iter::walk_tree_postfix(99, |&e| if e > 0 { Some(e - 1) } else { None }).collect();
+        filch::par::iter::walk_tree_postfix(99, |&e| if e > 0 { Some(e - 1) } else { None })
+            .collect();
     assert!(v.into_iter().eq(0..100));
 }
 
@@ -2206,7 +2208,12 @@ fn par_iter_collect_cows() {
     let b: Cow<'_, OsStr> = words().map(OsStr::new).collect();
     assert_eq!(a, b);
 
-    let a: Cow<'_, OsStr> = Cow::Owned(s.split_whitespace().map(OsStr::new).map(OsStr::to_owned).collect());
+    let a: Cow<'_, OsStr> = Cow::Owned(
+        s.split_whitespace()
+            .map(OsStr::new)
+            .map(OsStr::to_owned)
+            .collect(),
+    );
     let b: Cow<'_, OsStr> = words().map(OsStr::new).map(OsStr::to_owned).collect();
     assert_eq!(a, b);
 }

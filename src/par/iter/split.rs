@@ -7,26 +7,26 @@ use super::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProd
 use super::ParallelIterator;
 
 /// A parallel iterator over the pieces of `data` that `splitter` makes: the bridge calls
-/// `splitter(piece)` to split a piece in two (`(left, Some(right))`) or to keep it whole
-/// (`(piece, None)`), and yields the pieces it keeps whole, in order.
+/// `splitter(piece)` to split a piece in two (`(left, Some(right))`), which may refuse
+/// (`(piece, None)`), and yields the pieces, in order. It splits as far as the work needs,
+/// so a piece the splitter could still split may be yielded whole.
 ///
 /// ```
 /// use filch::par::prelude::*;
 /// use filch::par::iter::split;
 ///
-/// // Ranges halved down to at most 100 numbers each.
-/// let pieces: Vec<std::ops::Range<u32>> = split(0..1000u32, |r| {
-///     if r.len() <= 100 {
+/// // Ranges halved (not below 100 numbers), each summed sequentially.
+/// let total: u64 = split(0..1000u64, |r| {
+///     if r.end - r.start <= 100 {
 ///         (r, None)
 ///     } else {
-///         let mid = r.start + r.len() as u32 / 2;
+///         let mid = r.start + (r.end - r.start) / 2;
 ///         (r.start..mid, Some(mid..r.end))
 ///     }
 /// })
-/// .collect();
-/// assert!(pieces.iter().all(|r| r.len() <= 100));
-/// assert_eq!(pieces.iter().map(|r| r.len()).sum::<usize>(), 1000);
-/// assert!(pieces.windows(2).all(|w| w[0].end == w[1].start));
+/// .map(|r| r.sum::<u64>())
+/// .sum();
+/// assert_eq!(total, 499_500);
 /// ```
 pub fn split<D, S>(data: D, splitter: S) -> Split<D, S>
 where

@@ -8,7 +8,9 @@
 //! the right collection and leaves the left result in a slot for `LeftSide` to return.
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
-use super::{Either, IndexedParallelIterator, ParallelExtend, ParallelIterator};
+use super::{
+    Either, FromParallelIterator, IndexedParallelIterator, ParallelExtend, ParallelIterator,
+};
 
 /// How one item feeds the two sides.
 trait UnzipOp<T>: Sync + Send {
@@ -390,5 +392,56 @@ where
             pi.into_par_iter(),
             PartitionMap { predicate: |x| x },
         );
+    }
+}
+
+/// A collection made by one call of `from_par_iter`, which `unzip` reaches through
+/// `ParallelExtend` (the only door it has into a side's collection).
+struct FromOnce<C>(Option<C>);
+
+impl<C> Default for FromOnce<C> {
+    fn default() -> Self {
+        FromOnce(None)
+    }
+}
+
+impl<T: Send, C: FromParallelIterator<T>> ParallelExtend<T> for FromOnce<C> {
+    fn par_extend<I: super::IntoParallelIterator<Item = T>>(&mut self, pi: I) {
+        self.0 = Some(C::from_par_iter(pi));
+    }
+}
+
+impl<C> FromOnce<C> {
+    fn made(self) -> C {
+        self.0.expect("`unzip` extends each side once")
+    }
+}
+
+/// Pairs collected into two collections at once.
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + FromParallelIterator<A>,
+    FromB: Send + FromParallelIterator<B>,
+{
+    fn from_par_iter<I: super::IntoParallelIterator<Item = (A, B)>>(pi: I) -> Self {
+        let (a, b): (FromOnce<FromA>, FromOnce<FromB>) = execute(pi.into_par_iter(), Unzip);
+        (a.made(), b.made())
+    }
+}
+
+/// `Either`s collected into two collections: the lefts and the rights.
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + FromParallelIterator<L>,
+    B: Send + FromParallelIterator<R>,
+{
+    fn from_par_iter<I: super::IntoParallelIterator<Item = Either<L, R>>>(pi: I) -> Self {
+        let (a, b): (FromOnce<A>, FromOnce<B>) =
+            execute(pi.into_par_iter(), PartitionMap { predicate: |x| x });
+        (a.made(), b.made())
     }
 }

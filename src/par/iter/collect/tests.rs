@@ -3,7 +3,6 @@
 //! the items written.
 // origin: rayon src/iter/collect/test.rs
 
-
 #![allow(unused_assignments)]
 
 use super::collect_with_consumer;

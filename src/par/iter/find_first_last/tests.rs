@@ -8,7 +8,14 @@ use super::*;
 
 /// A consumer over all positions of an iterator of unknown length.
 fn unindexed<'p, P>(predicate: &'p P, best: &'p AtomicU64, side: Side) -> FindConsumer<'p, P> {
-    FindConsumer { predicate, best, side, stride: UNINDEXED_STRIDE, lo: Cell::new(0), hi: u64::MAX }
+    FindConsumer {
+        predicate,
+        best,
+        side,
+        stride: UNINDEXED_STRIDE,
+        lo: Cell::new(0),
+        hi: u64::MAX,
+    }
 }
 
 #[test]
@@ -32,7 +39,10 @@ fn same_range_first_consumers_return_correct_answer() {
     assert!(!right_folder.full());
     assert!(Consumer::<i32>::full(&far_right_consumer));
     let right_folder = right_folder.consume(2).consume(3);
-    assert_eq!(reducer.reduce(left_folder.complete(), right_folder.complete()), Some(0));
+    assert_eq!(
+        reducer.reduce(left_folder.complete(), right_folder.complete()),
+        Some(0)
+    );
 }
 
 #[test]
@@ -53,16 +63,29 @@ fn same_range_last_consumers_return_correct_answer() {
     assert!(!left_folder.full());
     assert!(Consumer::<i32>::full(&far_left_consumer));
     let left_folder = left_folder.consume(0).consume(1);
-    assert_eq!(reducer.reduce(left_folder.complete(), right_folder.complete()), Some(2));
+    assert_eq!(
+        reducer.reduce(left_folder.complete(), right_folder.complete()),
+        Some(2)
+    );
 }
 
 #[test]
 fn indexed_positions_split_exactly() {
     let find_op = |x: &i32| *x > 0;
     let best = AtomicU64::new(u64::MAX);
-    let consumer = FindConsumer { predicate: &find_op, best: &best, side: Side::First, stride: 1, lo: Cell::new(0), hi: 1000 };
+    let consumer = FindConsumer {
+        predicate: &find_op,
+        best: &best,
+        side: Side::First,
+        stride: 1,
+        lo: Cell::new(0),
+        hi: 1000,
+    };
     let (left, right, _) = Consumer::<i32>::split_at(consumer, 300);
-    assert_eq!((left.lo.get(), left.hi, right.lo.get(), right.hi), (0, 300, 300, 1000));
+    assert_eq!(
+        (left.lo.get(), left.hi, right.lo.get(), right.hi),
+        (0, 300, 300, 1000)
+    );
     // A match on the right does not stop the left; one on the left stops the right.
     let right = right.into_folder().consume(5);
     assert!(!Consumer::<i32>::full(&left));
