@@ -19,6 +19,7 @@ pub(crate) mod loops;
 mod join;
 mod math;
 mod pool;
+mod run;
 mod scope;
 
 pub mod array;
@@ -35,7 +36,10 @@ pub mod string;
 pub mod vec;
 
 pub use join::{join, join_context, FnContext};
-pub use pool::{current_num_threads, current_thread_index};
+pub use pool::{
+    current_num_threads, current_thread_index, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder,
+};
+pub use run::{run, Run};
 pub use scope::{in_place_scope, scope, spawn, Scope};
 
 pub(crate) use join::{at_piece_boundary, wants_split};
