@@ -60,8 +60,8 @@ fn find_first_octillion_flat() {
 }
 
 /// Runs `f` on an executor of two workers, under the watchdog. With the pieces run one
-/// after the other, these searches would walk half an octillion items: they need a second
-/// worker to take the right half.
+/// after the other these searches would walk half an octillion items: they need the
+/// second worker to take the right half while the first folds the left.
 fn two_threads<F: Send + FnOnce() -> R + 'static, R: Send + 'static>(f: F) -> R {
     crate::common::watchdog(60, "octillion", move || {
         let ex = crate::common::executor(2);
@@ -78,7 +78,6 @@ fn two_threads<F: Send + FnOnce() -> R + 'static, R: Send + 'static>(f: F) -> R 
     ),
     ignore
 )]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
 fn find_last_octillion() {
     // It would be nice if `find_last` could prioritize the later splits,
     // basically flipping the `join` args, without needing indexed `rev`.
@@ -96,7 +95,6 @@ fn find_last_octillion() {
     ),
     ignore
 )]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
 fn find_last_octillion_inclusive() {
     let x = two_threads(|| octillion_inclusive().find_last(|_| true));
     assert_eq!(x, Some(OCTILLION));
@@ -111,7 +109,7 @@ fn find_last_octillion_inclusive() {
     ),
     ignore
 )]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
+#[ignore = "filch, as rayon, finds with 64-bit positions, which nested flat_maps over 10^27 items wear out; then no piece stops the others and the walk never ends (rayon gets through with fewer, larger pieces)"]
 fn find_last_octillion_flat() {
     let x = two_threads(|| octillion_flat().find_last(|_| true));
     assert_eq!(x, Some(OCTILLION - 1));
@@ -119,7 +117,6 @@ fn find_last_octillion_flat() {
 
 #[test]
 #[cfg_attr(any(target_os = "emscripten", target_family = "wasm"), ignore)]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
 fn find_any_octillion() {
     let x = two_threads(|| octillion().find_any(|x| *x > OCTILLION / 2));
     assert!(x.is_some());
@@ -127,7 +124,6 @@ fn find_any_octillion() {
 
 #[test]
 #[cfg_attr(any(target_os = "emscripten", target_family = "wasm"), ignore)]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
 fn find_any_octillion_flat() {
     let x = two_threads(|| octillion_flat().find_any(|x| *x > OCTILLION / 2));
     assert!(x.is_some());
@@ -135,7 +131,6 @@ fn find_any_octillion_flat() {
 
 #[test]
 #[cfg_attr(any(target_os = "emscripten", target_family = "wasm"), ignore)]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
 fn filter_find_any_octillion() {
     let x = two_threads(|| {
         octillion()
@@ -147,7 +142,6 @@ fn filter_find_any_octillion() {
 
 #[test]
 #[cfg_attr(any(target_os = "emscripten", target_family = "wasm"), ignore)]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
 fn filter_find_any_octillion_flat() {
     let x = two_threads(|| {
         octillion_flat()
@@ -159,7 +153,6 @@ fn filter_find_any_octillion_flat() {
 
 #[test]
 #[cfg_attr(any(target_os = "emscripten", target_family = "wasm"), ignore)]
-#[ignore = "needs two workers running pieces at once (the fork-join core), not the interim sequential join"]
 fn fold_find_any_octillion_flat() {
     let x = two_threads(|| octillion_flat().fold(|| (), |_, _| ()).find_any(|_| true));
     assert!(x.is_some());

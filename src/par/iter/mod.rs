@@ -89,6 +89,12 @@ mod zip;
 
 pub use ::either::Either;
 
+/// How many source items a folder that drops or multiplies items (`filter`, `filter_map`,
+/// `flat_map_iter`, the gates of `take_any` …) feeds its base between two checks of the
+/// base's `full()`: a base that a short-circuit filled elsewhere (`find_any` …) then stops
+/// the fold soon even when no item gets through.
+const FULL_CHECK_BATCH: usize = 1024;
+
 pub(crate) use delegate::{delegate_indexed, delegate_unindexed};
 
 pub use self::blocks::{ExponentialBlocks, UniformBlocks};
