@@ -221,7 +221,9 @@ impl<T, F: Folder<T>, G: Gate<T>> Folder<T> for GateConsumer<'_, F, G> {
         loop {
             let mut taken = 0;
             let batch = iter.by_ref().take(FULL_CHECK_BATCH).inspect(|_| taken += 1);
-            self.base = self.base.consume_iter(batch.filter(|item| gate.admit(item)));
+            self.base = self
+                .base
+                .consume_iter(batch.filter(|item| gate.admit(item)));
             if taken < FULL_CHECK_BATCH || self.base.full() {
                 return self;
             }

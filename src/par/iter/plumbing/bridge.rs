@@ -265,7 +265,11 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let leaf = Leaf { base: consumer.into_folder(), call, count: 0 };
+    let leaf = Leaf {
+        base: consumer.into_folder(),
+        call,
+        count: 0,
+    };
     producer.fold_with(leaf).base.complete()
 }
 
@@ -305,8 +309,14 @@ impl<T, F: Folder<T>> Folder<T> for Leaf<'_, F> {
     }
 
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        let Leaf { base, call, mut count } = self;
-        let items = iter.into_iter().take_while(|_| Self::tick(&mut count, call));
+        let Leaf {
+            base,
+            call,
+            mut count,
+        } = self;
+        let items = iter
+            .into_iter()
+            .take_while(|_| Self::tick(&mut count, call));
         let base = base.consume_iter(items);
         Leaf { base, call, count }
     }
