@@ -140,7 +140,7 @@ fn range_inclusive() {
 
 #[test]
 fn repeat_n() {
-    let v: Vec<_> = std::iter::repeat(1).take(5).collect();
+    let v: Vec<_> = std::iter::repeat_n(1, 5).collect();
     check(&v, || filch::par::iter::repeat_n(1, 5));
 }
 
