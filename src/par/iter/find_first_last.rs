@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::ParallelIterator;
 
+/// Items a folder searches between two looks at `best`.
+const FIND_BATCH: usize = 1024;
+
 /// Positions per item when the length is unknown: a piece can be split by index this many
 /// times fewer than its range's width before the range wears out.
 const UNINDEXED_STRIDE: u64 = 1 << 20;
@@ -183,6 +186,39 @@ impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, T, P> {
             }
         }
         self
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        // In batches: the search within a batch is a plain `find` (or the last match of
+        // it), and whether a better piece has a match is checked between batches.
+        let mut iter = iter.into_iter();
+        let predicate = self.consumer.predicate;
+        loop {
+            if self.full() {
+                return self;
+            }
+            let mut taken = 0;
+            let mut batch = iter.by_ref().take(FIND_BATCH).inspect(|_| taken += 1);
+            let found = match self.consumer.side {
+                Side::First => batch.find(|item| predicate(item)),
+                Side::Last => batch.filter(|item| predicate(item)).last(),
+            };
+            if let Some(item) = found {
+                let (side, position) = (self.consumer.side, self.position);
+                let published =
+                    self.consumer
+                        .best
+                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |best| {
+                            side.better(position, best).then_some(position)
+                        });
+                if published.is_ok() || published == Err(position) {
+                    self.item = Some(item);
+                }
+            }
+            if taken < FIND_BATCH {
+                return self;
+            }
+        }
     }
 
     fn complete(self) -> Option<T> {
