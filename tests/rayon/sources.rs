@@ -101,7 +101,10 @@ fn std_collections() {
     let n = 1000u32;
     let mut hm: HashMap<u32, u32> = (0..n).map(|i| (i, i)).collect();
     hm.par_iter_mut().for_each(|(_, v)| *v += 1);
-    assert_eq!(hm.par_iter().map(|(_, v)| *v).sum::<u32>(), (1..=n).sum::<u32>());
+    assert_eq!(
+        hm.par_iter().map(|(_, v)| *v).sum::<u32>(),
+        (1..=n).sum::<u32>()
+    );
     assert_eq!(hm.clone().into_par_iter().count(), n as usize);
     assert_eq!(hm.par_drain().count(), n as usize);
     assert!(hm.is_empty());
@@ -135,7 +138,10 @@ fn std_collections() {
 
     let mut heap: BinaryHeap<u32> = (0..n).collect();
     assert_eq!(heap.par_iter().count(), n as usize);
-    assert_eq!(heap.clone().into_par_iter().sum::<u32>(), (0..n).sum::<u32>());
+    assert_eq!(
+        heap.clone().into_par_iter().sum::<u32>(),
+        (0..n).sum::<u32>()
+    );
     assert_eq!(heap.par_drain().count(), n as usize);
     assert!(heap.is_empty());
 

@@ -11,7 +11,7 @@
 //! Results are always right: the reducer keeps the left (or right) match whatever the
 //! positions.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::util::sync::{AtomicU64, Ordering};
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::ParallelIterator;

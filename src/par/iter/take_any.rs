@@ -2,8 +2,8 @@
 //! held back by a gate that all pieces share (a count, or a flag), in no particular order
 //! across pieces (each piece keeps its items in order).
 
+use crate::util::sync::{AtomicBool, AtomicUsize, Ordering};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::{ParallelIterator, FULL_CHECK_BATCH};

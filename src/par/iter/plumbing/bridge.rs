@@ -24,7 +24,7 @@
 //! `join_context`, which resumes the first one with its payload. A stopping piece completes
 //! an empty folder, whose result the unwinding drops.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::util::sync::{AtomicBool, Ordering};
 
 use super::splitter::{eager_depth, Plan};
 use super::{Consumer, Folder, Producer, ProducerCallback, Reducer};
@@ -66,7 +66,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let call = Call::default();
+    let call = Call::new();
     let plan = Plan::new(len, producer.min_len(), producer.max_len());
     indexed_piece(&call, plan, len, producer, consumer)
 }
@@ -79,12 +79,11 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let call = Call::default();
+    let call = Call::new();
     unindexed_piece(&call, eager_depth(), producer, consumer)
 }
 
 /// What the pieces of one bridged call share.
-#[derive(Default)]
 struct Call {
     /// Set when a piece unwinds; never cleared. Relaxed on both sides: it only stops work
     /// early, and the panic itself travels to the caller through `join_context`, which
@@ -93,6 +92,12 @@ struct Call {
 }
 
 impl Call {
+    fn new() -> Call {
+        Call {
+            stopping: AtomicBool::new(false),
+        }
+    }
+
     fn stopping(&self) -> bool {
         self.stopping.load(Ordering::Relaxed)
     }
