@@ -15,7 +15,9 @@
 //! [`wants_split`] says so; otherwise the left half is folded whole and the right half is a
 //! piece of its own, on offer in the join while the left one folds. So a long piece offers
 //! work at each halving, and its right part can be taken while its left part folds. A
-//! producer that cannot split is folded whole.
+//! producer that cannot split is folded whole. An unindexed fold cannot be cut into
+//! chunks, so its folder (`Leaf`) reaches a piece boundary every [`LEAF_TICK`] items and
+//! stops there if the call is stopping.
 //!
 //! **Invariant:** once a closure of the call has panicked, no piece of the call starts a
 //! chunk or a split: a guard around each piece sets the call's `stopping` flag while the
