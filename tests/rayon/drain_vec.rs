@@ -1,3 +1,4 @@
+//! `Vec::par_drain` yields its range and removes it, run or dropped, empty or not.
 // origin: rayon tests/drain_vec.rs
 
 use filch::par::prelude::*;

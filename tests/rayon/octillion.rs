@@ -1,3 +1,4 @@
+//! Searches over 10²⁷ items (`u128` ranges, nested `flat_map`s) end early.
 // origin: rayon tests/octillion.rs
 
 use filch::par::prelude::*;

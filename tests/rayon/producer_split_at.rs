@@ -1,3 +1,5 @@
+//! Every producer splits at every index into parts that yield the right items, from both
+//! ends.
 // origin: rayon tests/producer_split_at.rs
 
 use filch::par::iter::plumbing::*;

@@ -193,27 +193,29 @@ fn drains() {
 
 #[test]
 fn bridged_iterators() {
-    let mut v: Vec<u32> = (0..10_000u32)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .par_bridge()
-        .collect();
-    v.sort_unstable();
-    assert_eq!(v, (0..10_000).collect::<Vec<_>>());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for i in 0..1000u64 {
-            tx.send(i).unwrap();
-        }
+    crate::common::watchdog(120, "bridged iterators", || {
+        let mut v: Vec<u32> = (0..10_000u32)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .par_bridge()
+            .collect();
+        v.sort_unstable();
+        assert_eq!(v, (0..10_000).collect::<Vec<_>>());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for i in 0..1000u64 {
+                tx.send(i).unwrap();
+            }
+        });
+        assert_eq!(
+            rx.into_iter().par_bridge().map(|x| x * 2).sum::<u64>(),
+            999_000
+        );
+        assert_eq!(
+            (0..u64::MAX).par_bridge().find_any(|&x| x == 500),
+            Some(500)
+        );
     });
-    assert_eq!(
-        rx.into_iter().par_bridge().map(|x| x * 2).sum::<u64>(),
-        999_000
-    );
-    assert_eq!(
-        (0..u64::MAX).par_bridge().find_any(|&x| x == 500),
-        Some(500)
-    );
 }
 
 #[test]
