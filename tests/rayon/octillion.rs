@@ -64,7 +64,7 @@ fn find_first_octillion_flat() {
 /// after the other these searches would walk half an octillion items: they need the
 /// second worker to take the right half while the first folds the left.
 fn two_threads<F: Send + FnOnce() -> R + 'static, R: Send + 'static>(f: F) -> R {
-    crate::common::watchdog(60, "octillion", move || {
+    crate::common::watchdog(300, "octillion", move || {
         let ex = crate::common::executor(2);
         ex.block_on(async move { f() })
     })
@@ -110,7 +110,7 @@ fn find_last_octillion_inclusive() {
     ),
     ignore
 )]
-#[ignore = "filch, as rayon, finds with 64-bit positions, which nested flat_maps over 10^27 items wear out; then no piece stops the others and the walk never ends (rayon gets through with fewer, larger pieces)"]
+#[ignore = "passes, but takes about a minute in a debug build: each step toward the last of 10^27 items runs a nested search of 10^18"]
 fn find_last_octillion_flat() {
     let x = two_threads(|| octillion_flat().find_last(|_| true));
     assert_eq!(x, Some(OCTILLION - 1));
