@@ -90,7 +90,7 @@ fn map_sum(n: usize) -> Workload {
 }
 
 fn map_filter_collect(n: usize) -> Workload {
-    let keep = |x: &u64| x % 3 != 0;
+    let keep = |x: &u64| !x.is_multiple_of(3);
     let expect = (0..n as u64).map(step).filter(keep).count();
     Box::new(move |pools, who, iters| {
         let n = black_box(n);

@@ -269,12 +269,11 @@ fn a_bridged_iterator_that_panics_stops_every_piece() {
     let pulled = AtomicUsize::new(0);
     let boom = payload_of(|| {
         (0..usize::MAX)
-            .map(|i| {
+            .inspect(|&i| {
                 pulled.fetch_add(1, Ordering::Relaxed);
                 if i == 1000 {
                     panic_any(Boom(i));
                 }
-                i
             })
             .par_bridge()
             .for_each(drop)
