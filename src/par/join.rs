@@ -119,7 +119,6 @@ where
 /// Whether a parallel iterator should split the rest of its piece now (and `join` the two
 /// halves) rather than go on folding it: workers want work beyond what is on offer.
 #[inline]
-#[allow(dead_code)] // The parallel iterators' (issue 35's) splitting calls it.
 pub(crate) fn wants_split() -> bool {
     with_current(|t| t.is_some_and(|t| t.wanted()))
 }
@@ -128,7 +127,6 @@ pub(crate) fn wants_split() -> bool {
 /// check of a `join` (it may publish a frame), which unwinds if the call was cancelled (its
 /// `par::run` future dropped).
 #[inline]
-#[allow(dead_code)] // The parallel iterators' (issue 35's) chunks call it.
 pub(crate) fn at_piece_boundary() {
     if with_current(|t| t.is_some_and(|t| t.check_in())) {
         std::panic::resume_unwind(Box::new(Cancelled));
