@@ -101,9 +101,9 @@ where
 
 /// `len` slots from `ptr`: a stretch of the slice or of the buffer, which one call holds at
 /// a time.
-struct Run<T> {
-    ptr: *mut T,
-    len: usize,
+pub(super) struct Run<T> {
+    pub(super) ptr: *mut T,
+    pub(super) len: usize,
 }
 
 impl<T> Clone for Run<T> {
@@ -121,7 +121,7 @@ unsafe impl<T: Send> Send for Run<T> {}
 
 impl<T> Run<T> {
     /// The first `mid` slots and the rest.
-    fn split_at(self, mid: usize) -> (Run<T>, Run<T>) {
+    pub(super) fn split_at(self, mid: usize) -> (Run<T>, Run<T>) {
         debug_assert!(mid <= self.len);
         let rest = Run {
             // `wrapping_add` needs no safety argument; `mid <= len` keeps it inside the run.
@@ -154,14 +154,14 @@ impl<T> Run<T> {
 
 /// Which of the two halves of a `join` have started (a half that never started still holds
 /// its input where it was given).
-struct Started([AtomicBool; 2]);
+pub(super) struct Started([AtomicBool; 2]);
 
 impl Started {
-    fn new() -> Started {
+    pub(super) fn new() -> Started {
         Started([AtomicBool::new(false), AtomicBool::new(false)])
     }
 
-    fn set(&self, half: usize) {
+    pub(super) fn set(&self, half: usize) {
         // Relaxed: read only after the `join` returned or unwound, which happens after both
         // halves ended (`join`'s contract); that synchronisation orders this store first.
         self.0[half].store(true, MemoryOrdering::Relaxed);
@@ -253,12 +253,12 @@ where
 
 /// On unwind out of a `join` of two sorts: moves each half's elements to the caller's place,
 /// from where they are (the half's place if it started, else where its input was).
-struct HalvesToPlace<'a, T> {
+pub(super) struct HalvesToPlace<'a, T> {
     /// Each half's input and its place.
-    halves: [(Run<T>, Run<T>); 2],
+    pub(super) halves: [(Run<T>, Run<T>); 2],
     /// Where each half's elements go.
-    place: [Run<T>; 2],
-    started: &'a Started,
+    pub(super) place: [Run<T>; 2],
+    pub(super) started: &'a Started,
 }
 
 impl<T> HalvesToPlace<'_, T> {
@@ -381,9 +381,10 @@ fn split_for_merge<T>(
 
 /// On unwind out of a `join` of two merges: moves the inputs of a merge that never started
 /// into its part of `dest` (a merge that started has moved its own).
-struct MergesToDest<'a, T> {
-    merges: [(Run<T>, Run<T>, Run<T>); 2],
-    started: &'a Started,
+pub(super) struct MergesToDest<'a, T> {
+    /// Each merge's two inputs and its output.
+    pub(super) merges: [(Run<T>, Run<T>, Run<T>); 2],
+    pub(super) started: &'a Started,
 }
 
 impl<T> MergesToDest<'_, T> {

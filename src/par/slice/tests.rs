@@ -1,11 +1,14 @@
 //! White-box tests of the sorts' parts: partitions, pivot choice, the bounded insertion
-//! sort, heapsort, the quicksort's heapsort fallback, the merge sort's fast paths and its
-//! parallel merge, and the cached-key sort's index widths.
+//! sort, heapsort, the quicksort's heapsort fallback, the merge sort's fast paths, its
+//! parallel merge and its unwinding guards (for a `join` that never starts its second half
+//! after the first panicked), and the cached-key sort's index widths.
 
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use super::mergesort::{par_mergesort, MERGE_LEN, SORT_LEN};
+use super::mergesort::{
+    par_mergesort, HalvesToPlace, MergesToDest, Run, Started, MERGE_LEN, SORT_LEN,
+};
 use super::quicksort::{
     choose_pivot, heapsort, par_quicksort, par_quicksort_with_budget, partial_insertion_sort,
     partition, partition_equal, SEQUENTIAL_LEN,
@@ -285,4 +288,88 @@ fn comparator_results_are_honoured_both_ways() {
         other => other,
     });
     assert_eq!(down, expected);
+}
+
+/// The strings `"0"`, `"1"`, … as an owned `Vec`, and a run over them.
+fn strings(n: usize) -> Vec<String> {
+    (0..n).map(|i| i.to_string()).collect()
+}
+
+fn run_of(v: &mut Vec<String>, from: usize, len: usize) -> Run<String> {
+    Run {
+        ptr: v.as_mut_ptr().wrapping_add(from),
+        len,
+    }
+}
+
+/// Takes back `n` moved-in elements of `v` (its capacity) and forgets those moved out.
+fn take_back(v: &mut Vec<String>, n: usize) -> Vec<String> {
+    // SAFETY (the tests below): the first `n` slots of `v`'s capacity hold the elements the
+    // guard moved in, initialised once; the caller's source `Vec` is emptied without drops.
+    unsafe { v.set_len(n) };
+    std::mem::take(v)
+}
+
+#[test]
+fn a_merge_that_never_started_has_its_inputs_moved_on_unwind() {
+    // A split merge of left = src[0..2] and right = src[2..4]: the first merge (src[0],
+    // src[2] into dest[0..2]) ran, the second (src[1], src[3] into dest[2..4]) never started.
+    let mut src = strings(4);
+    let mut dest: Vec<String> = Vec::with_capacity(4);
+    let (s, d) = (&mut src, &mut dest);
+    let (a_left, b_left) = (run_of(s, 0, 1), run_of(s, 1, 1));
+    let (a_right, b_right) = (run_of(s, 2, 1), run_of(s, 3, 1));
+    let (dest_a, dest_b) = run_of(d, 0, 4).split_at(2);
+    // SAFETY: the first merge's work: its inputs to its output, each element moved once.
+    unsafe {
+        std::ptr::copy_nonoverlapping(a_left.ptr, dest_a.ptr, 1);
+        std::ptr::copy_nonoverlapping(a_right.ptr, dest_a.ptr.add(1), 1);
+    }
+    let started = Started::new();
+    started.set(0);
+    drop(MergesToDest {
+        merges: [(a_left, a_right, dest_a), (b_left, b_right, dest_b)],
+        started: &started,
+    });
+    // SAFETY: every element of `src` was moved to `dest` once.
+    unsafe { src.set_len(0) };
+    assert_eq!(take_back(&mut dest, 4), ["0", "2", "1", "3"]);
+}
+
+#[test]
+fn halves_that_never_started_are_moved_to_the_place_on_unwind() {
+    for into_spare in [false, true] {
+        // A sort of home = v[0..4] with spare = buf[0..4]: the left half (v[0..2]) ran and
+        // left its elements in the halves' place (the other of home and spare); the right
+        // half never started, so its elements are still in home.
+        let mut v = strings(4);
+        let mut buf: Vec<String> = Vec::with_capacity(4);
+        let (home, spare) = (run_of(&mut v, 0, 4), run_of(&mut buf, 0, 4));
+        let (place, halves_place) = if into_spare {
+            (spare, home)
+        } else {
+            (home, spare)
+        };
+        let (home_l, home_r) = home.split_at(2);
+        let (halves_l, halves_r) = halves_place.split_at(2);
+        if halves_l.ptr != home_l.ptr {
+            // SAFETY: the left half's work: its elements to its place, moved once.
+            unsafe { std::ptr::copy_nonoverlapping(home_l.ptr, halves_l.ptr, 2) };
+        }
+        let started = Started::new();
+        started.set(0);
+        drop(HalvesToPlace {
+            halves: [(home_l, halves_l), (home_r, halves_r)],
+            place: [place.split_at(2).0, place.split_at(2).1],
+            started: &started,
+        });
+        let sorted = if into_spare {
+            // SAFETY: every element of `v` was moved to `buf` once.
+            unsafe { v.set_len(0) };
+            take_back(&mut buf, 4)
+        } else {
+            v
+        };
+        assert_eq!(sorted, ["0", "1", "2", "3"], "into_spare: {into_spare}");
+    }
 }
