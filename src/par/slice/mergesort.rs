@@ -411,34 +411,42 @@ impl<T> Drop for MergesToDest<'_, T> {
     }
 }
 
-/// Merges `left` and `right` into `dest` sequentially.
+/// Merges `left` and `right` into `dest` sequentially. From [`INTERLEAVE_LEN`] elements
+/// on, the merge is cut in four (as [`par_merge`] cuts it in two) and the four merges
+/// advance in turns, one element each: a merge step must compare before it knows which
+/// element to load next, so a merge alone waits on every load (a string's bytes, say), and
+/// independent merges overlap their waits.
 ///
 /// # Safety
 /// As [`par_merge`].
 unsafe fn merge<T>(left: Run<T>, right: Run<T>, dest: Run<T>, is_less: &impl Fn(&T, &T) -> bool) {
-    let mut state = Merging {
-        left: left.ptr,
-        left_end: left.ptr.wrapping_add(left.len),
-        right: right.ptr,
-        right_end: right.ptr.wrapping_add(right.len),
-        out: dest.ptr,
-    };
-    while state.left < state.left_end && state.right < state.right_end {
-        // SAFETY: both cursors are inside their runs, which hold initialised elements;
-        // `out` is the next empty slot of `dest` (it has room for every element not yet
-        // moved). The element is moved only after the comparison, so a panic leaves the
-        // state consistent for `Merging`'s drop.
-        unsafe {
-            let take_right = is_less(&*state.right, &*state.left);
-            let from = if take_right { state.right } else { state.left };
-            ptr::copy_nonoverlapping(from, state.out, 1);
-            state.out = state.out.add(1);
-            state.left = state.left.add(usize::from(!take_right));
-            state.right = state.right.add(usize::from(take_right));
+    let whole = Merging::new(left, right, dest);
+    if left.len + right.len < INTERLEAVE_LEN {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { whole.run(is_less) };
+        return;
+    }
+    // A panic in a cut drops the merges not yet cut too: each moves its inputs.
+    let (a, b) = whole.cut(is_less);
+    let (a1, a2) = a.cut(is_less);
+    let (b1, b2) = b.cut(is_less);
+    let mut merges = [a1, a2, b1, b2];
+    // SAFETY: each `step` runs only while both inputs of its merge are non-empty; `run`
+    // goes on with each merge's cursors.
+    unsafe {
+        while merges.iter().all(Merging::both_left) {
+            for m in &mut merges {
+                m.step(is_less);
+            }
+        }
+        for m in merges {
+            m.run(is_less);
         }
     }
-    // `state`'s drop moves what is left of either input.
 }
+
+/// Merges of at least this many elements run as four interleaved merges.
+const INTERLEAVE_LEN: usize = 256;
 
 /// The cursors of a sequential merge; dropped (on return or unwind), it moves what is left
 /// of both inputs to the rest of the output.
@@ -448,6 +456,90 @@ struct Merging<T> {
     right: *mut T,
     right_end: *mut T,
     out: *mut T,
+}
+
+impl<T> Merging<T> {
+    /// A merge of `left` and `right` into `dest` (disjoint from both, as long as both).
+    fn new(left: Run<T>, right: Run<T>, dest: Run<T>) -> Merging<T> {
+        Merging {
+            left: left.ptr,
+            left_end: left.ptr.wrapping_add(left.len),
+            right: right.ptr,
+            right_end: right.ptr.wrapping_add(right.len),
+            out: dest.ptr,
+        }
+    }
+
+    /// Cuts a merge that has not started in two, as [`par_merge`] does (where one input is
+    /// empty, the second merge is empty). If a comparison panics, `self`'s drop moves both
+    /// inputs.
+    fn cut(self, is_less: &impl Fn(&T, &T) -> bool) -> (Merging<T>, Merging<T>) {
+        // SAFETY: both pointer pairs delimit one run each (`Merging::new`), not yet used.
+        let (left, right) = unsafe {
+            (
+                Run {
+                    ptr: self.left,
+                    len: self.left_end.offset_from(self.left) as usize,
+                },
+                Run {
+                    ptr: self.right,
+                    len: self.right_end.offset_from(self.right) as usize,
+                },
+            )
+        };
+        let dest = Run {
+            ptr: self.out,
+            len: left.len + right.len,
+        };
+        let (cut_l, cut_r) = if left.len == 0 || right.len == 0 {
+            (left.len, right.len)
+        } else {
+            split_for_merge(left, right, is_less)
+        };
+        std::mem::forget(self);
+        let (left_a, left_b) = left.split_at(cut_l);
+        let (right_a, right_b) = right.split_at(cut_r);
+        let (dest_a, dest_b) = dest.split_at(cut_l + cut_r);
+        (
+            Merging::new(left_a, right_a, dest_a),
+            Merging::new(left_b, right_b, dest_b),
+        )
+    }
+
+    fn both_left(&self) -> bool {
+        self.left < self.left_end && self.right < self.right_end
+    }
+
+    /// Moves the lesser head (the left one among equals) to the output.
+    ///
+    /// # Safety
+    /// [`both_left`](Merging::both_left).
+    #[inline(always)]
+    unsafe fn step(&mut self, is_less: &impl Fn(&T, &T) -> bool) {
+        // SAFETY: both cursors are inside their runs, which hold initialised elements;
+        // `out` is the next empty slot of the output (it has room for every element not
+        // yet moved). The element moves only after the comparison, so a panic leaves the
+        // cursors consistent for `Merging`'s drop.
+        unsafe {
+            let take_right = is_less(&*self.right, &*self.left);
+            let from = if take_right { self.right } else { self.left };
+            ptr::copy_nonoverlapping(from, self.out, 1);
+            self.out = self.out.add(1);
+            self.left = self.left.add(usize::from(!take_right));
+            self.right = self.right.add(usize::from(take_right));
+        }
+    }
+
+    /// Runs the merge to its end (the drop moves the rest of the input that is left).
+    ///
+    /// # Safety
+    /// The inputs and the output are those of [`merge`]'s contract, or parts of them.
+    unsafe fn run(mut self, is_less: &impl Fn(&T, &T) -> bool) {
+        while self.both_left() {
+            // SAFETY: both inputs are non-empty.
+            unsafe { self.step(is_less) };
+        }
+    }
 }
 
 impl<T> Drop for Merging<T> {
