@@ -96,6 +96,25 @@ impl Builder {
         self
     }
 
+    /// Names the workers one by one (rayon's `ThreadPoolBuilder::thread_name`); the
+    /// blocking-pool threads keep `{prefix}-blocking-{n}`.
+    pub(crate) fn worker_names(mut self, names: Vec<String>) -> Builder {
+        self.threads.worker_names = Some(names.into());
+        self
+    }
+
+    /// Hooks run on each worker with its index, as it starts and as it exits (rayon's
+    /// `start_handler` and `exit_handler`).
+    pub(crate) fn worker_hooks(
+        mut self,
+        start: Option<crate::runtime::threads::WorkerHook>,
+        stop: Option<crate::runtime::threads::WorkerHook>,
+    ) -> Builder {
+        self.threads.worker_start = start;
+        self.threads.worker_stop = stop;
+        self
+    }
+
     /// Runs `f` on every worker and blocking-pool thread of the executor, on that thread,
     /// before it runs anything (tokio's `on_thread_start`). A panic in `f` is caught; the
     /// thread goes on.
@@ -344,14 +363,14 @@ impl Builder {
                 "filch: a slow-poll threshold must be longer than zero",
             ));
         }
-        if self.threads.prefix.contains('\0') {
+        if let Some(name) = std::iter::once(&self.threads.prefix)
+            .chain(self.threads.worker_names.iter().flat_map(|names| names.iter()))
+            .find(|name| name.contains('\0'))
+        {
             // std's thread builder would panic on it, for the workers and the blocking pool.
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!(
-                    "filch: a thread name cannot hold a NUL byte (thread_name({:?}) was given)",
-                    self.threads.prefix
-                ),
+                format!("filch: a thread name cannot hold a NUL byte ({name:?} was given)"),
             ));
         }
         // With `tokio-context`: the runtime given, else the process's (`tokio_context.rs`).
@@ -398,9 +417,8 @@ impl Builder {
         };
         for (index, deque) in deques.into_iter().enumerate() {
             let worker_state = Arc::clone(&state);
-            let name = format!("{}-{index}", threads.prefix);
             let body = move || crate::runtime::scheduler::worker::run(worker_state, index, deque);
-            match threads.spawn(name, body) {
+            match threads.spawn_worker(index, body) {
                 Ok(thread) => executor.threads.push(thread),
                 Err(e) => {
                     // The workers that will never run give up their holds (they counted

@@ -57,6 +57,21 @@ pub(crate) fn global() -> &'static Executor {
     })
 }
 
+/// Starts the global executor from `builder` (rayon's `build_global`): `Ok(true)` if this
+/// call started it, `Ok(false)` if it had started already (this builder then did nothing),
+/// or the error of the build.
+pub(crate) fn build_global(builder: Builder) -> std::io::Result<bool> {
+    // std's: a static. Held while building, so that a first use on another thread waits for
+    // this one rather than starting a default executor meanwhile.
+    static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _building = BUILDING.lock().unwrap_or_else(PoisonError::into_inner);
+    if GLOBAL.get().is_some() {
+        return Ok(false);
+    }
+    let executor = builder.build()?;
+    Ok(GLOBAL.set(executor).is_ok())
+}
+
 /// The executors of the `#[filch::main]` functions running now, oldest first (module docs,
 /// "The fallback"). std's lock: a static (`crate::util::sync`'s has no `const fn new` under loom).
 static MAINS: std::sync::Mutex<Vec<Weak<State>>> = std::sync::Mutex::new(Vec::new());

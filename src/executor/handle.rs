@@ -193,6 +193,27 @@ impl Handle {
         block_on::block_on(crate::runtime::coop::budgeted(future))
     }
 
+    /// Runs `op` on one of this executor's workers and returns its value; rayon's
+    /// `ThreadPool::install`. On a worker of this executor `op` runs right here; elsewhere the
+    /// calling thread waits for it. Inside `op`, `filch::par`'s calls (`join`, `scope`, the
+    /// parallel iterators) run on this executor's workers. A panic in `op` is resumed here.
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let data = vec![1u64, 2, 3, 4];
+    /// let (a, b) = ex.handle().install(|| {
+    ///     filch::par::join(|| data[..2].iter().sum::<u64>(), || data[2..].iter().sum::<u64>())
+    /// });
+    /// assert_eq!(a + b, 10);
+    /// ```
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        crate::runtime::scheduler::forkjoin::inject::install(&self.state, op)
+    }
+
     /// Makes this executor the current one on this thread until the guard is dropped (see
     /// [`Executor::enter`](crate::Executor::enter)).
     ///

@@ -153,6 +153,22 @@ impl Executor {
         self.handle.block_on(future)
     }
 
+    /// Runs `op` on one of this executor's workers and returns its value; rayon's
+    /// `ThreadPool::install` (see [`Handle::install`]).
+    ///
+    /// ```
+    /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+    /// let index = ex.install(filch::par::current_thread_index);
+    /// assert!(index.unwrap() < 2);
+    /// ```
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.handle.install(op)
+    }
+
     /// The counters of every worker.
     ///
     /// ```

@@ -1,12 +1,28 @@
-//! `join` and `join_context`: two closures that may run in parallel.
+//! [`join`] and [`join_context`]: two closures that may run in parallel, on the workers.
 //!
-//! INTERIM: a sequential stand-in with the final signatures, so that the parallel
-//! iterators can be written against them while the fork-join core is built.
+//! On a thread doing fork-join work the call takes the fast path of the core
+//! (`runtime/scheduler/forkjoin/join.rs`): the second closure runs inline after the first
+//! unless a worker wants work, in which case another worker may run it. A call from a task's
+//! poll starts fork-join work on that worker; a call from any other thread runs on a worker
+//! of the current executor (else the global one) while the calling thread waits
+//! (`forkjoin/inject.rs`).
 
-use std::cell::Cell;
 use std::marker::PhantomData;
 
+use crate::executor::global::current_or_global_state;
+use crate::runtime::scheduler::forkjoin::node::Root;
+use crate::runtime::scheduler::forkjoin::occupy::on_worker;
+use crate::runtime::scheduler::forkjoin::thread::{with_current, Cancelled};
+use crate::runtime::scheduler::forkjoin::{inject, join as core};
+use crate::runtime::scheduler::worker::context;
+
 /// What a closure of [`join_context`] learns about where it runs.
+///
+/// ```
+/// let (a, b) = filch::par::join_context(|ctx| ctx.migrated(), |ctx| ctx.migrated());
+/// // Called from outside the workers, both halves run on a worker: both migrated.
+/// assert!(a && b);
+/// ```
 #[derive(Debug)]
 pub struct FnContext {
     migrated: bool,
@@ -15,15 +31,41 @@ pub struct FnContext {
 }
 
 impl FnContext {
+    fn new(migrated: bool) -> FnContext {
+        FnContext {
+            migrated,
+            _not_send: PhantomData,
+        }
+    }
+
     /// Whether the closure runs on a thread other than the one that called
-    /// [`join_context`] (it was stolen).
+    /// [`join_context`]: it was stolen by another worker, or the call came from outside the
+    /// workers.
     #[inline]
     pub fn migrated(&self) -> bool {
         self.migrated
     }
 }
 
-/// Runs `a` and `b`, possibly in parallel, and returns both results.
+/// Runs `a` and `b`, possibly in parallel, and returns both results; rayon's `join`.
+///
+/// The closures may borrow from the caller's stack: `join` returns only once both have
+/// finished. If either panics, the panic is resumed here once both have returned (`a`'s if
+/// both did; `b` runs even when `a` panicked). On a worker, the calling thread runs only
+/// this call's own pieces while it waits, never an unrelated task.
+///
+/// ```
+/// fn sum(v: &[u64]) -> u64 {
+///     if v.len() <= 1024 {
+///         return v.iter().sum();
+///     }
+///     let (left, right) = v.split_at(v.len() / 2);
+///     let (a, b) = filch::par::join(|| sum(left), || sum(right));
+///     a + b
+/// }
+/// let v: Vec<u64> = (1..=100_000).collect();
+/// assert_eq!(sum(&v), 5_000_050_000);
+/// ```
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -34,7 +76,13 @@ where
     join_context(|_| a(), |_| b())
 }
 
-/// As [`join`], with a [`FnContext`] for each closure.
+/// As [`join`], each closure told by a [`FnContext`] whether it migrated to another
+/// thread; rayon's `join_context`.
+///
+/// ```
+/// let (a, b) = filch::par::join_context(|_| 1, |ctx| if ctx.migrated() { 2 } else { 2 });
+/// assert_eq!(a + b, 3);
+/// ```
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -42,42 +90,47 @@ where
     RA: Send,
     RB: Send,
 {
-    let ctx = || FnContext {
-        migrated: false,
-        _not_send: PhantomData,
-    };
-    let ra = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| a(ctx()))) {
-        Ok(ra) => ra,
-        Err(payload) => {
-            // rayon's rule: `b` still runs when `a` panicked, then `a`'s panic goes on.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b(ctx())));
-            std::panic::resume_unwind(payload);
-        }
-    };
-    (ra, b(ctx()))
-}
-
-thread_local! {
-    static SPLITS: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Whether a parallel iterator should split the rest of its piece now (and `join` the two
-/// halves), rather than go on folding it: true when another worker wants work.
-///
-/// INTERIM: true on every third call, so that the iterators' splitting paths run.
-#[allow(dead_code)]
-pub(crate) fn wants_split() -> bool {
-    SPLITS.with(|s| {
-        let n = s.get().wrapping_add(1);
-        s.set(n);
-        n % 3 == 0
+    let a = move |migrated| a(FnContext::new(migrated));
+    let b = move |migrated| b(FnContext::new(migrated));
+    with_current(move |t| match t {
+        Some(t) => core::join(t, a, b, false),
+        None => join_cold(a, b),
     })
 }
 
-/// Called by the parallel iterators between two pieces of work: unwinds if the call they
-/// belong to was cancelled (its `par::run` future dropped).
-///
-/// INTERIM: never unwinds.
+/// A join that starts fork-join work: on a worker (a task's poll), or outside the workers.
+#[cold]
+#[inline(never)]
+fn join_cold<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(bool) -> RA + Send,
+    B: FnOnce(bool) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    context::with_worker(move |worker| match worker {
+        Some(worker) => on_worker(worker, Root::new(), |t| core::join(t, a, b, false)),
+        None => inject::call(&current_or_global_state(), move |t| {
+            core::join(t, a, b, true)
+        }),
+    })
+}
+
+/// Whether a parallel iterator should split the rest of its piece now (and `join` the two
+/// halves) rather than go on folding it: workers want work beyond what is on offer.
 #[inline]
-#[allow(dead_code)]
-pub(crate) fn at_piece_boundary() {}
+#[allow(dead_code)] // The parallel iterators' (issue 35's) splitting calls it.
+pub(crate) fn wants_split() -> bool {
+    with_current(|t| t.is_some_and(|t| t.wanted()))
+}
+
+/// Called by the parallel iterators between two pieces of work: the heartbeat and demand
+/// check of a `join` (it may publish a frame), which unwinds if the call was cancelled (its
+/// `par::run` future dropped).
+#[inline]
+#[allow(dead_code)] // The parallel iterators' (issue 35's) chunks call it.
+pub(crate) fn at_piece_boundary() {
+    if with_current(|t| t.is_some_and(|t| t.check_in())) {
+        std::panic::resume_unwind(Box::new(Cancelled));
+    }
+}

@@ -8,24 +8,38 @@
 //!   (`join.rs`, `scope.rs`); the calls borrow from the caller's stack and return once every
 //!   piece they started has finished.
 //! - Pools: [`current_num_threads`], [`current_thread_index`] (`pool.rs`).
-//! - Parallel iterators ([`iter`], [`slice`], [`str`], [`prelude`]).
+//! - Parallel iterators ([`iter`], [`slice`], [`str`], [`prelude`]), and the iterator
+//!   types of the sources ([`range`], [`range_inclusive`], [`vec`], [`array`], [`option`],
+//!   [`result`], [`string`], [`collections`]), named as rayon names them.
 //! - The awaited loops ([`par_range`](crate::par_range) and the others, `loops/`), which
 //!   never block the awaiting task's worker.
 
 pub(crate) mod loops;
 
 mod join;
+mod math;
 mod pool;
+mod run;
 mod scope;
 
+pub mod array;
+pub mod collections;
 pub mod iter;
+pub mod option;
 pub mod prelude;
+pub mod range;
+pub mod range_inclusive;
+pub mod result;
 pub mod slice;
 pub mod str;
+pub mod string;
+pub mod vec;
 
 pub use join::{join, join_context, FnContext};
-pub use pool::{current_num_threads, current_thread_index};
+pub use pool::{
+    current_num_threads, current_thread_index, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder,
+};
+pub use run::{run, Run};
 pub use scope::{in_place_scope, scope, spawn, Scope};
 
-#[allow(unused_imports)] // INTERIM: used by the parallel iterators.
 pub(crate) use join::{at_piece_boundary, wants_split};

@@ -1,17 +1,311 @@
-//! The pool that `filch::par` runs on: an executor's workers.
+//! The pools that `filch::par` runs on: executors. [`current_num_threads`] and
+//! [`current_thread_index`]; [`ThreadPoolBuilder`], [`ThreadPool`] and
+//! [`ThreadPoolBuildError`], rayon's, where a pool is an [`Executor`].
 
-/// The number of workers of the current executor (else the global one's).
+use std::error::Error;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::executor::{Builder, Executor};
+use crate::runtime::scheduler::forkjoin::thread::with_current;
+use crate::runtime::scheduler::worker::context;
+
+/// The number of workers of the current executor (a worker's, or the one whose `block_on`,
+/// enter guard or blocking pool this thread is in), else of the global one (which this
+/// starts); rayon's `current_num_threads`.
+///
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(3).build().unwrap();
+/// assert_eq!(ex.block_on(async { filch::par::current_num_threads() }), 3);
+/// ```
 pub fn current_num_threads() -> usize {
-    crate::Handle::try_current()
-        .unwrap_or_else(|_| crate::executor::global::current_or_global())
-        .stats()
-        .workers
-        .len()
+    with_current(|t| t.map(|t| t.state.num_workers()))
+        .or_else(|| context::with_state(|state| state.map(|s| s.num_workers())))
+        .unwrap_or_else(|| crate::executor::global::current_or_global_state().num_workers())
 }
 
-/// This worker's index in its executor; `None` off the workers.
+/// This worker's index in its executor (`0..current_num_threads()`); `None` on a thread that
+/// is no worker; rayon's `current_thread_index`.
 ///
-/// INTERIM: always `None`.
+/// ```
+/// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();
+/// let index = ex.block_on(ex.spawn(async { filch::par::current_thread_index() })).unwrap();
+/// assert!(index.unwrap() < 2);
+/// assert_eq!(filch::par::current_thread_index(), None);
+/// ```
 pub fn current_thread_index() -> Option<usize> {
-    None
+    with_current(|t| t.map(|t| t.index))
+        .or_else(|| context::with_worker(|worker| worker.map(|w| w.index)))
+}
+
+/// Builds a [`ThreadPool`] (a filch [`Executor`]), or configures the global executor;
+/// rayon's `ThreadPoolBuilder`.
+///
+/// ```
+/// let pool = filch::par::ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .thread_name(|i| format!("crunch-{i}"))
+///     .build()
+///     .unwrap();
+/// let name = pool.install(|| std::thread::current().name().map(str::to_owned));
+/// assert!(name.unwrap().starts_with("crunch-"));
+/// ```
+#[derive(Default)]
+pub struct ThreadPoolBuilder {
+    num_threads: usize,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
+    start_handler: Option<crate::runtime::threads::WorkerHook>,
+    exit_handler: Option<crate::runtime::threads::WorkerHook>,
+}
+
+impl fmt::Debug for ThreadPoolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPoolBuilder")
+            .field("num_threads", &self.num_threads)
+            .field("thread_name", &self.thread_name.is_some())
+            .field("stack_size", &self.stack_size)
+            .field("start_handler", &self.start_handler.is_some())
+            .field("exit_handler", &self.exit_handler.is_some())
+            .finish()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with rayon's defaults: one thread per CPU.
+    pub fn new() -> ThreadPoolBuilder {
+        ThreadPoolBuilder::default()
+    }
+
+    /// The number of worker threads; 0 (the default) means one per available CPU (rayon's
+    /// meaning).
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.current_num_threads(), 3);
+    /// ```
+    pub fn num_threads(mut self, num_threads: usize) -> ThreadPoolBuilder {
+        self.num_threads = num_threads;
+        self
+    }
+
+    /// Names worker `i` `closure(i)`.
+    pub fn thread_name<F>(mut self, closure: F) -> ThreadPoolBuilder
+    where
+        F: FnMut(usize) -> String + 'static,
+    {
+        self.thread_name = Some(Box::new(closure));
+        self
+    }
+
+    /// The stack size of the worker threads, in bytes.
+    pub fn stack_size(mut self, stack_size: usize) -> ThreadPoolBuilder {
+        self.stack_size = Some(stack_size);
+        self
+    }
+
+    /// Runs `handler(i)` on worker `i` as it starts, before it runs anything.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let seen = Arc::clone(&started);
+    /// let pool = filch::par::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .start_handler(move |_| {
+    ///         seen.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool);
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn start_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.start_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Runs `handler(i)` on worker `i` as it exits (when the pool is dropped).
+    pub fn exit_handler<H>(mut self, handler: H) -> ThreadPoolBuilder
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.exit_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// The filch [`Builder`] these settings make.
+    fn into_builder(mut self) -> Builder {
+        let n = match self.num_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let mut builder = Builder::new().worker_threads(n);
+        if let Some(name) = self.thread_name.as_mut() {
+            builder = builder.worker_names((0..n).map(name).collect());
+        }
+        if let Some(bytes) = self.stack_size {
+            builder = builder.thread_stack_size(bytes);
+        }
+        builder.worker_hooks(self.start_handler, self.exit_handler)
+    }
+
+    /// Starts the pool.
+    pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
+        let executor = self.into_builder().build().map_err(ThreadPoolBuildError::io)?;
+        Ok(ThreadPool { executor })
+    }
+
+    /// Starts the global executor with these settings (they win over `FILCH_WORKERS`): the
+    /// pool of `filch::par`'s free functions, and of filch's, outside every executor. An
+    /// error if the global executor has started already (any free function used outside
+    /// every executor starts it), as rayon's.
+    ///
+    /// ```
+    /// filch::par::ThreadPoolBuilder::new().num_threads(2).build_global().unwrap();
+    /// assert_eq!(filch::par::current_num_threads(), 2);
+    /// assert!(filch::par::ThreadPoolBuilder::new().build_global().is_err());
+    /// ```
+    pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
+        match crate::executor::global::build_global(self.into_builder()) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ThreadPoolBuildError {
+                kind: BuildErrorKind::GlobalPoolAlreadyInitialized,
+            }),
+            Err(e) => Err(ThreadPoolBuildError::io(e)),
+        }
+    }
+}
+
+/// Why a [`ThreadPoolBuilder`] failed.
+#[derive(Debug)]
+pub struct ThreadPoolBuildError {
+    kind: BuildErrorKind,
+}
+
+#[derive(Debug)]
+enum BuildErrorKind {
+    GlobalPoolAlreadyInitialized,
+    Io(std::io::Error),
+}
+
+impl ThreadPoolBuildError {
+    fn io(e: std::io::Error) -> ThreadPoolBuildError {
+        ThreadPoolBuildError {
+            kind: BuildErrorKind::Io(e),
+        }
+    }
+}
+
+impl fmt::Display for ThreadPoolBuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            BuildErrorKind::GlobalPoolAlreadyInitialized => f.write_str(
+                "filch: the global executor has already started (build_global must come before \
+                 any use of it)",
+            ),
+            BuildErrorKind::Io(e) => write!(f, "filch: cannot start the pool: {e}"),
+        }
+    }
+}
+
+impl Error for ThreadPoolBuildError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match &self.kind {
+            BuildErrorKind::Io(e) => Some(e),
+            BuildErrorKind::GlobalPoolAlreadyInitialized => None,
+        }
+    }
+}
+
+/// rayon's thread pool: a filch [`Executor`], which it derefs to, so that its async API
+/// (`block_on`, `spawn` of futures, the awaited loops) is one call away.
+///
+/// ```
+/// let pool = filch::par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+/// let (a, b) = pool.join(|| 1 + 1, || 2 + 2);
+/// assert_eq!(a + b, 6);
+/// // The executor behind it:
+/// assert_eq!(pool.block_on(async { filch::spawn(async { 7 }).await.unwrap() }), 7);
+/// ```
+#[derive(Debug)]
+pub struct ThreadPool {
+    executor: Executor,
+}
+
+impl Deref for ThreadPool {
+    type Target = Executor;
+
+    fn deref(&self) -> &Executor {
+        &self.executor
+    }
+}
+
+impl ThreadPool {
+    /// Runs `op` on one of the pool's workers (see [`Executor::install`]).
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.executor.install(op)
+    }
+
+    /// [`join`](crate::par::join) on this pool.
+    pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.install(|| crate::par::join(a, b))
+    }
+
+    /// [`scope`](crate::par::scope) on this pool.
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::par::Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::par::scope(op))
+    }
+
+    /// [`in_place_scope`](crate::par::in_place_scope) with this pool's workers.
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::par::Scope<'scope>) -> R,
+    {
+        let _enter = self.executor.enter();
+        crate::par::in_place_scope(op)
+    }
+
+    /// Runs `op` on one of the pool's workers some time later ([`spawn`](crate::par::spawn)).
+    pub fn spawn<OP>(&self, op: OP)
+    where
+        OP: FnOnce() + Send + 'static,
+    {
+        let _enter = self.executor.enter();
+        crate::par::spawn(op);
+    }
+
+    /// The number of the pool's workers.
+    pub fn current_num_threads(&self) -> usize {
+        self.executor.worker_threads()
+    }
+
+    /// The index of the calling thread among the pool's workers; `None` on any other thread.
+    pub fn current_thread_index(&self) -> Option<usize> {
+        let ours = |state: &crate::runtime::scheduler::state::State| {
+            std::ptr::eq(state, &**self.executor.handle().state())
+        };
+        with_current(|t| t.filter(|t| ours(&t.state)).map(|t| t.index)).or_else(|| {
+            context::with_worker(|w| w.filter(|w| ours(&w.state)).map(|w| w.index))
+        })
+    }
 }

@@ -20,6 +20,10 @@ use crate::util::wake_all::call_quietly;
 /// A user hook run on an executor's threads.
 pub(crate) type Hook = Arc<dyn Fn() + Send + Sync + 'static>;
 
+/// A user hook run on an executor's workers, given the worker's index (rayon's
+/// `start_handler` and `exit_handler`).
+pub(crate) type WorkerHook = Arc<dyn Fn(usize) + Send + Sync + 'static>;
+
 /// How one executor starts its threads (module docs).
 #[derive(Clone)]
 pub(crate) struct ThreadConfig {
@@ -31,6 +35,12 @@ pub(crate) struct ThreadConfig {
     pub(crate) on_stop: Option<Hook>,
     /// The tokio runtime the threads are inside (`tokio-context`; empty without it).
     pub(crate) tokio: TokioContext,
+    /// The workers' names by index, if given one by one (rayon's `thread_name`); else
+    /// `{prefix}-{index}`.
+    pub(crate) worker_names: Option<Arc<[String]>>,
+    /// Run on each worker, with its index, after the start hook and before the stop hook.
+    pub(crate) worker_start: Option<WorkerHook>,
+    pub(crate) worker_stop: Option<WorkerHook>,
 }
 
 impl ThreadConfig {
@@ -41,7 +51,44 @@ impl ThreadConfig {
             on_start: None,
             on_stop: None,
             tokio: TokioContext::default(),
+            worker_names: None,
+            worker_start: None,
+            worker_stop: None,
         }
+    }
+
+    /// The name of worker `index`.
+    pub(crate) fn worker_name(&self, index: usize) -> String {
+        match self.worker_names.as_deref().and_then(|names| names.get(index)) {
+            Some(name) => name.clone(),
+            None => format!("{}-{index}", self.prefix),
+        }
+    }
+
+    /// Starts worker `index` (named by [`worker_name`](ThreadConfig::worker_name)) running
+    /// `body`, with the worker hooks around it.
+    pub(crate) fn spawn_worker(
+        &self,
+        index: usize,
+        body: impl FnOnce() + Send + 'static,
+    ) -> io::Result<thread::JoinHandle<()>> {
+        let (start, stop) = (self.worker_start.clone(), self.worker_stop.clone());
+        self.spawn(self.worker_name(index), move || {
+            if let Some(start) = &start {
+                call_quietly(|| start(index));
+            }
+            struct Stop(Option<WorkerHook>, usize);
+            impl Drop for Stop {
+                fn drop(&mut self) {
+                    if let Some(stop) = &self.0 {
+                        let index = self.1;
+                        call_quietly(|| stop(index));
+                    }
+                }
+            }
+            let _stop = Stop(stop, index);
+            body();
+        })
     }
 
     /// Starts a thread named `name` that runs the start hook, `body`, then the stop hook.
@@ -92,6 +139,9 @@ impl fmt::Debug for ThreadConfig {
             .field("stack_size", &self.stack_size)
             .field("on_start", &self.on_start.is_some())
             .field("on_stop", &self.on_stop.is_some())
+            .field("worker_names", &self.worker_names)
+            .field("worker_start", &self.worker_start.is_some())
+            .field("worker_stop", &self.worker_stop.is_some())
             .finish()
     }
 }

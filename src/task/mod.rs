@@ -14,9 +14,11 @@
 //! println!("task {id} said hi");
 //! ```
 
+mod block_in_place;
 mod builder;
 pub(crate) mod join_set;
 
+pub use block_in_place::block_in_place;
 pub use builder::Builder;
 pub use join_set::JoinSet;
 

@@ -37,17 +37,19 @@ pub(crate) use loom::sync::atomic::{
 /// The guard of a [`Mutex`] (std's, or loom's under `cfg(loom)`).
 pub(crate) use imp::MutexGuard;
 
-#[cfg(all(loom, feature = "test-util"))]
+#[cfg(loom)]
 pub(crate) use loom::sync::atomic::AtomicU8;
-/// The state word of the paused clock's counted `block_on` (`test-util`), and of tests.
-#[cfg(all(not(loom), any(feature = "test-util", test)))]
+/// The claim word of a fork-join piece, the state word of the paused clock's counted
+/// `block_on` (`test-util`), and of tests.
+#[cfg(not(loom))]
 pub(crate) use std::sync::atomic::AtomicU8;
 
-/// The paused clock's counted `block_on` (`test-util`) parks and unparks a thread, which
-/// loom must see too.
-#[cfg(all(feature = "test-util", loom))]
+/// Threads that park and unpark through this shim, which loom must see: the fork-join
+/// waits (`runtime/scheduler/forkjoin/`) and the paused clock's counted `block_on`
+/// (`test-util`).
+#[cfg(loom)]
 pub(crate) use loom::thread;
-#[cfg(all(feature = "test-util", not(loom)))]
+#[cfg(not(loom))]
 pub(crate) use std::thread;
 
 /// A mutual-exclusion lock that ignores poisoning (module docs): [`Mutex::lock`] returns the

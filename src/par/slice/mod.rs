@@ -12,9 +12,12 @@
 mod cached_key;
 mod insertion;
 mod mergesort;
+mod plain;
 mod quicksort;
 #[cfg(test)]
 mod tests;
+
+pub use plain::{Iter, IterMut};
 
 use std::cmp::Ordering;
 

@@ -343,6 +343,16 @@ impl Idle {
         unparked(self.state.load(Ordering::SeqCst)) == 0
     }
 
+    /// How many workers are searching for work now: a hint for fork-join, which publishes a
+    /// piece for stealing while searchers outnumber the pieces on offer
+    /// (`runtime/scheduler/forkjoin/thread.rs`). One relaxed load.
+    #[inline]
+    pub(crate) fn searching(&self) -> usize {
+        // Relaxed: a hint; a publication that misses a searcher is made at the next
+        // heartbeat, and the publisher's notification fences on its own.
+        searching(self.state.load(Ordering::Relaxed))
+    }
+
     /// `(searching, unparked)` (the loom models' end-of-run check).
     #[cfg(all(test, loom))]
     pub(crate) fn counts(&self) -> (usize, usize) {

@@ -7,6 +7,7 @@
 
 pub(crate) mod auto_advance;
 pub(crate) mod dump;
+pub(crate) mod forkjoin;
 pub(crate) mod join;
 #[cfg(all(test, loom, feature = "test-util"))]
 mod loom_model;

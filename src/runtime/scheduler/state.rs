@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::runtime::blocking::BlockingPool;
+use crate::runtime::scheduler::forkjoin::ForkJoin;
 use crate::runtime::driver::Driver;
 use crate::runtime::park::Idle;
 use crate::runtime::scheduler::pinned_queue::PinnedQueue;
@@ -77,6 +78,8 @@ pub(crate) struct State {
     /// The slow-poll watch, if `Builder::slow_poll_threshold` was set
     /// (`runtime/task/poll_watch.rs`).
     pub(crate) poll_watch: Option<Arc<PollWatch>>,
+    /// The fork-join pieces on offer, and who waits for them (`forkjoin/`).
+    pub(crate) forkjoin: ForkJoin,
 }
 
 impl State {
@@ -113,6 +116,7 @@ impl State {
             blocking,
             drop_panics: Mutex::new(Vec::new()),
             poll_watch: None,
+            forkjoin: ForkJoin::new(n),
         }
     }
 
@@ -157,9 +161,17 @@ impl State {
         }
     }
 
-    /// Whether any queue other than the workers' private ones holds work, or shutdown is set.
-    /// Used by a worker's re-check before it sleeps.
+    /// Whether any queue other than the workers' private ones holds work (a task, or a piece
+    /// of fork-join work on the board), or shutdown is set. Used by a worker's re-check before
+    /// it sleeps.
     pub(crate) fn has_work(&self) -> bool {
+        // Relaxed: called after the SeqCst fence in `Idle::park`.
+        self.has_tasks() || self.forkjoin.board.available() != 0
+    }
+
+    /// As [`State::has_work`], tasks only: the re-check of a worker's stand-in, which runs no
+    /// fork-join piece (`forkjoin/standin.rs`).
+    pub(crate) fn has_tasks(&self) -> bool {
         // Relaxed: called after the SeqCst fence in `Idle::park`.
         self.shutdown.load(Ordering::Relaxed)
             || !self.injector.is_empty()
@@ -222,6 +234,10 @@ impl State {
                 if !dropped {
                     break;
                 }
+            }
+            // Whole fork-join calls that no worker will run: dropping one tells its caller.
+            for call in self.forkjoin.board.take_calls() {
+                drop(call);
             }
             // Release: pairs with the Acquire swap above of the next drainer.
             self.draining.store(false, Ordering::Release);

@@ -70,6 +70,12 @@ pub(crate) struct WorkerLocal {
     /// task wakes itself (`runtime/coop.rs`). Its raw pointer also keeps `WorkerLocal` on its
     /// thread (neither `Send` nor `Sync`).
     pub(crate) coop: ThreadCoop,
+    /// Set while the thread does fork-join work (`runtime/scheduler/forkjoin/occupy.rs`): it
+    /// runs no task meanwhile, so the tasks it wakes or spawns go to the injector, where
+    /// others take them, rather than to its private queues.
+    occupied: Cell<bool>,
+    /// The loop ticker's epoch when fork-join work last started here.
+    forkjoin_epoch: Cell<u64>,
 }
 
 impl WorkerLocal {
@@ -86,7 +92,28 @@ impl WorkerLocal {
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
             coop: ThreadCoop::current(),
+            occupied: Cell::new(false),
+            forkjoin_epoch: Cell::new(u64::MAX),
         }
+    }
+
+    /// Whether fork-join work starting now is the first to start on this worker since the
+    /// loop ticker's last tick (`forkjoin/thread.rs`, `FjThread::new`).
+    pub(crate) fn first_forkjoin_this_tick(&self) -> bool {
+        let now = crate::runtime::time::tick::now();
+        self.forkjoin_epoch.replace(now) != now
+    }
+
+    /// Whether the thread does fork-join work now (see `occupied`).
+    #[inline]
+    pub(crate) fn is_occupied(&self) -> bool {
+        self.occupied.get()
+    }
+
+    /// Marks the start or the end of fork-join work (`forkjoin/occupy.rs`); returns the
+    /// previous value.
+    pub(crate) fn set_occupied(&self, occupied: bool) -> bool {
+        self.occupied.replace(occupied)
     }
 
     pub(crate) fn set_parked(&self, parked: bool) {

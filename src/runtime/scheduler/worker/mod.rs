@@ -243,6 +243,12 @@ impl<'a> WorkerLoop<'a> {
                     }
                 }
                 None if state.is_shut_down() => return,
+                // Out of tasks: a piece of fork-join work on offer (step 5's end).
+                None if worker.run_piece(self.st) => {
+                    if state.is_shut_down() {
+                        return;
+                    }
+                }
                 // Out of tasks (step 6): first what the OS has ready (without blocking, and
                 // only if no other worker holds the driver), then park. The tasks the turn
                 // wakes are placed as from a running worker.
@@ -348,6 +354,11 @@ impl WorkerLocal {
             if let Some(task) = self.find_task(st) {
                 st.dry_searches = 0;
                 return Some(task);
+            }
+            if self.state.forkjoin.board.available() != 0 {
+                // A piece on offer: the loop takes it (`run_piece`).
+                st.dry_searches = 0;
+                return None;
             }
         }
         None
@@ -593,6 +604,27 @@ impl WorkerLocal {
         st.last_pending = !self.take_completed();
         st.unreported_polls += 1;
         st.until_maintenance -= 1;
+    }
+
+    /// Takes a piece of fork-join work from the board and runs it, if one is on offer
+    /// (`forkjoin/`); counted as busy time, not as a poll.
+    #[inline(never)]
+    fn run_piece(&self, st: &mut LoopState) -> bool {
+        if self.state.forkjoin.board.available() == 0 {
+            return false;
+        }
+        self.end_search(st);
+        let started = Instant::now();
+        if st.ticking.is_none() {
+            // The heartbeat of the piece's joins: the ticker's epoch moves while it runs.
+            st.ticking = Some(crate::runtime::time::tick::Active::enter());
+        }
+        let ran = crate::runtime::scheduler::forkjoin::run_from_board(self);
+        if ran {
+            self.counters().add_busy(started.elapsed());
+            st.handoffs = 0;
+        }
+        ran
     }
 
     /// Drops every task left in this worker's private queues after shutdown, then helps

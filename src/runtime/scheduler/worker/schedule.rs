@@ -26,7 +26,8 @@
 //!   policy picks, except in a turn taken inside a poll (`context::should_return_now`):
 //!   there it is this worker's, since that poll returns at once and the task's last worker
 //!   may be inside a long poll (a loop's item) for its whole length.
-//! - On any other thread: the global injector.
+//! - On a worker that does fork-join work (`runtime/scheduler/forkjoin/occupy.rs`), and on any
+//!   other thread: the global injector.
 //!
 //! Shutdown (the protocol is `State::shutdown`'s doc, `runtime/scheduler/shutdown.rs`): this
 //! module's part is to drop instead of queue a task scheduled once the flag is set, and the
@@ -69,6 +70,11 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     let state = &*worker.state;
     if state.is_shut_down() {
         return discard(state, runnable);
+    }
+    if worker.is_occupied() {
+        // The thread does fork-join work and runs no task until it ends: the task goes where
+        // every worker (and the worker's stand-in) looks.
+        return schedule_remote(state, runnable);
     }
     let here = worker.index;
     let last = runnable.metadata().last_worker();

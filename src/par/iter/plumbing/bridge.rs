@@ -1,0 +1,244 @@
+//! The bridges: one call of a parallel iterator, from its producer and consumer to its
+//! result, split into pieces that other workers can take.
+//!
+//! An indexed piece ([`bridge_producer_consumer`]) first splits in half while the policy
+//! says to split eagerly (`splitter.rs`); then it folds its items in chunks, each split off
+//! the front of both the producer and the consumer, folded into its own folder and reduced
+//! into the results so far (left to right, so in index order). Before each chunk it checks,
+//! in this order: the consumer is not full and the call is not stopping (else it ends with
+//! what it has); [`at_piece_boundary`] (which unwinds when the call was cancelled); and
+//! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
+//! split in half and the halves are [`join_context`]ed, each a piece of its own.
+//!
+//! An unindexed piece ([`bridge_unindexed`]) halves its producer eagerly a few times, and
+//! after that whenever [`wants_split`] says so; otherwise it folds the first half of what is
+//! left and checks again before the rest, so a long piece still offers work at each halving.
+//! A producer that cannot split is folded whole.
+//!
+//! **Invariant:** once a closure of the call has panicked, no piece of the call starts a
+//! chunk or a split: a guard around each piece sets the call's `stopping` flag while the
+//! panic unwinds through it, and every piece checks the flag before each chunk. The pieces
+//! already folding finish their chunk; the panic then reaches the caller through
+//! `join_context`, which resumes the first one with its payload. A stopping piece completes
+//! an empty folder, whose result the unwinding drops.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::splitter::{eager_depth, Plan};
+use super::{Consumer, Folder, Producer, ProducerCallback, Reducer};
+use super::{UnindexedConsumer, UnindexedProducer};
+use crate::par::iter::IndexedParallelIterator;
+use crate::par::{at_piece_boundary, join_context, wants_split};
+
+/// Drives an indexed parallel iterator into `consumer`: [`bridge_producer_consumer`] with
+/// the iterator's producer and length.
+pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
+where
+    I: IndexedParallelIterator,
+    C: Consumer<I::Item>,
+{
+    struct Callback<C> {
+        len: usize,
+        consumer: C,
+    }
+
+    impl<T, C: Consumer<T>> ProducerCallback<T> for Callback<C> {
+        type Output = C::Result;
+
+        fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
+            bridge_producer_consumer(self.len, producer, self.consumer)
+        }
+    }
+
+    let len = par_iter.len();
+    par_iter.with_producer(Callback { len, consumer })
+}
+
+/// Drives the `len` items of `producer` into `consumer`, in pieces that other workers may
+/// take, and returns the consumer's result (the pieces' results reduced in index order).
+///
+/// A panic in any piece stops the handing out of new pieces and chunks of this call, and is
+/// resumed here once the pieces already running have returned.
+pub fn bridge_producer_consumer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let call = Call::default();
+    let plan = Plan::new(len, producer.min_len(), producer.max_len());
+    indexed_piece(&call, plan, len, producer, consumer)
+}
+
+/// Drives an unindexed producer into `consumer`, in pieces that other workers may take.
+///
+/// Panics stop the call as in [`bridge_producer_consumer`].
+pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    let call = Call::default();
+    unindexed_piece(&call, eager_depth(), producer, consumer)
+}
+
+/// What the pieces of one bridged call share.
+#[derive(Default)]
+struct Call {
+    /// Set when a piece unwinds; never cleared. Relaxed on both sides: it only stops work
+    /// early, and the panic itself travels to the caller through `join_context`, which
+    /// synchronises the pieces.
+    stopping: AtomicBool,
+}
+
+impl Call {
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::Relaxed)
+    }
+
+    /// A guard that marks the call as stopping if dropped while unwinding; forgotten on the
+    /// way out of a piece that returned.
+    fn guard(&self) -> StopOnUnwind<'_> {
+        StopOnUnwind(&self.stopping)
+    }
+}
+
+/// Sets the call's `stopping` flag when dropped (only unwinding drops it: a piece that
+/// returns disarms it).
+struct StopOnUnwind<'a>(&'a AtomicBool);
+
+impl StopOnUnwind<'_> {
+    fn disarm(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for StopOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The results of a piece's chunks so far, reduced, and the reducer that joins them to what
+/// follows (the one of the last split, whose right part holds the rest).
+struct Done<R, D>(Option<(R, D)>);
+
+impl<R, D: Reducer<R>> Done<R, D> {
+    /// Adds `result`, the part right after what is done, with the reducer of its split.
+    fn push(&mut self, result: R, reducer: D) {
+        let acc = match self.0.take() {
+            None => result,
+            Some((done, prev)) => prev.reduce(done, result),
+        };
+        self.0 = Some((acc, reducer));
+    }
+
+    /// Everything done followed by `tail`, the rest of the piece.
+    fn finish(self, tail: R) -> R {
+        match self.0 {
+            None => tail,
+            Some((done, reducer)) => reducer.reduce(done, tail),
+        }
+    }
+}
+
+/// Folds one piece of an indexed call (see the module docs).
+fn indexed_piece<P, C>(
+    call: &Call,
+    mut plan: Plan,
+    len: usize,
+    producer: P,
+    consumer: C,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let guard = call.guard();
+    let result = if plan.split_eagerly(len) && !call.stopping() {
+        at_piece_boundary();
+        split_indexed(call, plan, len, producer, consumer)
+    } else {
+        let (mut len, mut producer, mut consumer) = (len, producer, consumer);
+        let mut done = Done(None);
+        let tail = loop {
+            if consumer.full() || call.stopping() {
+                break consumer.into_folder().complete();
+            }
+            at_piece_boundary();
+            if plan.may_split(len) && wants_split() {
+                break split_indexed(call, plan, len, producer, consumer);
+            }
+            let (n, timer) = plan.chunk(len);
+            if n == len {
+                break producer.fold_with(consumer.into_folder()).complete();
+            }
+            let (chunk, rest) = producer.split_at(n);
+            let (chunk_consumer, rest_consumer, reducer) = consumer.split_at(n);
+            let result = chunk.fold_with(chunk_consumer.into_folder()).complete();
+            plan.folded(n, timer);
+            done.push(result, reducer);
+            (len, producer, consumer) = (len - n, rest, rest_consumer);
+        };
+        done.finish(tail)
+    };
+    guard.disarm();
+    result
+}
+
+/// Splits an indexed piece in half and runs the halves as two pieces, maybe in parallel.
+fn split_indexed<P, C>(call: &Call, plan: Plan, len: usize, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mid = len / 2;
+    let (left_producer, right_producer) = producer.split_at(mid);
+    let (left_consumer, right_consumer, reducer) = consumer.split_at(mid);
+    let (left, right) = join_context(
+        |_| indexed_piece(call, plan, mid, left_producer, left_consumer),
+        |_| indexed_piece(call, plan, len - mid, right_producer, right_consumer),
+    );
+    reducer.reduce(left, right)
+}
+
+/// Folds one piece of an unindexed call (see the module docs); `eager` is how many more
+/// times it halves without being asked.
+fn unindexed_piece<P, C>(call: &Call, eager: u32, producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    let guard = call.guard();
+    let mut producer = producer;
+    let mut done = Done(None);
+    let mut eager = eager;
+    let tail = loop {
+        if consumer.full() || call.stopping() {
+            break consumer.into_folder().complete();
+        }
+        at_piece_boundary();
+        let wanted = eager > 0 || wants_split();
+        let (left, right) = producer.split();
+        let Some(right) = right else {
+            break left.fold_with(consumer.into_folder()).complete();
+        };
+        let left_consumer = consumer.split_off_left();
+        let reducer = consumer.to_reducer();
+        if wanted {
+            let depth = eager.saturating_sub(1);
+            let (l, r) = join_context(
+                |_| unindexed_piece(call, depth, left, left_consumer),
+                |_| unindexed_piece(call, depth, right, consumer),
+            );
+            break reducer.reduce(l, r);
+        }
+        // Nobody wants work: fold the first half here, and ask again before the second.
+        let result = left.fold_with(left_consumer.into_folder()).complete();
+        done.push(result, reducer);
+        producer = right;
+        eager = 0;
+    };
+    let result = done.finish(tail);
+    guard.disarm();
+    result
+}

@@ -1,0 +1,165 @@
+//! The bridge's policy: how long its chunks are and when it splits eagerly. The one place to
+//! tune; the driving itself is in `bridge.rs`.
+//!
+//! A piece of an indexed iterator folds its items in chunks. The first chunk holds
+//! [`FIRST_CHUNK`] items (at least `min_len`), and each chunk doubles the next while the
+//! chunks stay under [`CHUNK_TARGET`] of work (measured from [`TIMED_FROM`] items on, one
+//! clock read per chunk); a chunk over twice the target halves the next. Chunks never hold
+//! fewer than `min_len` items (but the last) nor more than `max_len`. Between two chunks the
+//! bridge may split the rest in half for another worker, so a short chunk keeps a piece
+//! shareable and a long one keeps the per-chunk cost (a split of producer and consumer, a
+//! reduction, the clock) small against the work.
+//!
+//! A call also splits at once, before any chunk, when there are several workers and it is
+//! long: its pieces are halved while longer than a `1 / (EAGER_PIECES_PER_THREAD × workers)`
+//! share of the call and than [`EAGER_MIN_PIECE`] items, so every worker can take a share
+//! without waiting for a chunk boundary. Unindexed iterators, whose length is unknown, are
+//! halved [`eager_depth`] times instead.
+
+use std::time::{Duration, Instant};
+
+/// The length of a piece's first chunk, in items (raised to `min_len`).
+pub(super) const FIRST_CHUNK: usize = 1;
+
+/// The work a chunk aims at: chunks double while shorter, and halve when over twice as long.
+pub(super) const CHUNK_TARGET: Duration = Duration::from_micros(16);
+
+/// Chunks shorter than this many items are not timed (they double blindly): reading the
+/// clock costs about as much as folding a few cheap items.
+pub(super) const TIMED_FROM: usize = 8;
+
+/// A call on `n` workers is split at once into about `EAGER_PIECES_PER_THREAD × n` pieces.
+pub(super) const EAGER_PIECES_PER_THREAD: usize = 4;
+
+/// No piece is split eagerly below this many items (splitting later, on demand, still is).
+pub(super) const EAGER_MIN_PIECE: usize = 1024;
+
+/// How one indexed piece folds: its chunk length and its bounds. Copied into both halves of
+/// a split.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plan {
+    /// The length of the next chunk.
+    next: usize,
+    /// The producer's `min_len` (at least 1).
+    min: usize,
+    /// The producer's `max_len` (at least `min`).
+    max: usize,
+    /// Pieces longer than this split at once.
+    eager_above: usize,
+}
+
+impl Plan {
+    /// The plan of a call over `len` items whose producer asks for pieces of `min..=max`.
+    pub(super) fn new(len: usize, min: usize, max: usize) -> Plan {
+        let min = min.max(1);
+        let max = max.max(min);
+        let workers = crate::par::current_num_threads();
+        let eager_above = if workers > 1 {
+            let share = len / EAGER_PIECES_PER_THREAD.saturating_mul(workers);
+            share.max(EAGER_MIN_PIECE)
+        } else {
+            usize::MAX
+        };
+        Plan {
+            next: FIRST_CHUNK.clamp(min, max),
+            min,
+            max,
+            eager_above,
+        }
+    }
+
+    /// Whether a piece of `len` items should split before folding anything.
+    pub(super) fn split_eagerly(&self, len: usize) -> bool {
+        len > self.eager_above && self.may_split(len)
+    }
+
+    /// Whether a piece of `len` items may split: each half keeps at least `min_len` items.
+    pub(super) fn may_split(&self, len: usize) -> bool {
+        len / 2 >= self.min
+    }
+
+    /// The length of the next chunk of a piece with `len` items left, and a timer for it.
+    pub(super) fn chunk(&self, len: usize) -> (usize, Option<Instant>) {
+        let mut n = self.next.min(len);
+        if len - n < self.min {
+            // A rest shorter than `min_len` does not go alone: it joins this chunk when the
+            // two fit in `max_len` (or in `2 × min_len - 1`, when `max_len` is smaller, as
+            // no split can do better), else this chunk leaves exactly `min_len` behind.
+            let widest = self.max.max(self.min.saturating_mul(2) - 1);
+            n = if len <= widest { len } else { len - self.min };
+        }
+        let timer = (n >= TIMED_FROM).then(Instant::now);
+        (n, timer)
+    }
+
+    /// Records that a chunk of `n` items was folded (in `took`, when timed).
+    pub(super) fn folded(&mut self, n: usize, timer: Option<Instant>) {
+        let took = timer.map(|t| t.elapsed());
+        let next = match took {
+            Some(took) if took > 2 * CHUNK_TARGET => n / 2,
+            Some(took) if took >= CHUNK_TARGET => n,
+            _ => n.saturating_mul(2),
+        };
+        self.next = next.clamp(self.min, self.max);
+    }
+}
+
+/// How many times an unindexed call halves its producer before folding (when several
+/// workers can take the halves): enough for about `EAGER_PIECES_PER_THREAD` pieces per
+/// worker.
+pub(super) fn eager_depth() -> u32 {
+    let workers = crate::par::current_num_threads();
+    if workers > 1 {
+        EAGER_PIECES_PER_THREAD
+            .saturating_mul(workers)
+            .next_power_of_two()
+            .trailing_zeros()
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_respect_min_and_max_and_never_leave_a_short_rest() {
+        let mut plan = Plan {
+            next: 1,
+            min: 4,
+            max: 16,
+            eager_above: usize::MAX,
+        };
+        plan.next = plan.next.clamp(plan.min, plan.max);
+        let mut left = 100;
+        let mut lens = Vec::new();
+        while left > 0 {
+            let (n, _) = plan.chunk(left);
+            assert!(n >= plan.min.min(left) && (n <= plan.max || n == left));
+            lens.push(n);
+            plan.folded(n, None);
+            left -= n;
+        }
+        assert_eq!(lens.iter().sum::<usize>(), 100);
+        assert_eq!(lens[0], 4);
+        assert!(lens.iter().all(|&n| n >= 4));
+    }
+
+    #[test]
+    fn untimed_chunks_double_and_slow_ones_halve() {
+        let mut plan = Plan {
+            next: 1,
+            min: 1,
+            max: usize::MAX,
+            eager_above: usize::MAX,
+        };
+        plan.folded(1, None);
+        assert_eq!(plan.next, 2);
+        plan.folded(2, None);
+        assert_eq!(plan.next, 4);
+        let long_ago = Instant::now() - 4 * CHUNK_TARGET;
+        plan.folded(64, Some(long_ago));
+        assert_eq!(plan.next, 32);
+    }
+}

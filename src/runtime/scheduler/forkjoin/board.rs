@@ -1,0 +1,130 @@
+//! [`Board`]: the pieces of fork-join work that an executor's threads offer for stealing.
+//!
+//! One board per executor. A thread publishes a piece only when some worker wants work or a
+//! heartbeat passed (`thread.rs`), so the board holds few pieces and is touched rarely; a
+//! lock around a queue is enough. Pieces are kept in the order they were published:
+//! - an idle worker takes the *oldest* available piece (`take_oldest`): the biggest one, since
+//!   each thread publishes its oldest unpublished frame first (Cilk's steal-the-top);
+//! - a thread waiting for a node takes a piece that *descends* from it (`take_descendant`):
+//!   the oldest for a join's owner (it acts as a thief of its own thief's work), the newest
+//!   for a scope's owner (its own closures, last spawned first: rayon's order on one thread);
+//! - an owner that takes its piece back removes it (`remove`).
+//!
+//! **Invariants:** `available` is the number of pieces on the board whose claim word is still
+//! `AVAILABLE`, changed only under the lock: incremented by `publish`, decremented by whoever
+//! moves a piece out of `AVAILABLE` (a claim in `take_*`, or the owner's reclaim through
+//! `remove_reclaimed`). A piece leaves the queue when it is claimed or reclaimed; a piece whose
+//! claim lost a race is dropped from the queue by whoever finds it.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::node::Node;
+use crate::util::sync::{AtomicUsize, Mutex, Ordering};
+
+/// The pieces on offer (module docs).
+#[derive(Default)]
+pub(crate) struct Board {
+    pieces: Mutex<VecDeque<Arc<Node>>>,
+    /// Pieces still `AVAILABLE` (module invariants); read without the lock as a hint.
+    available: AtomicUsize,
+}
+
+impl Board {
+    /// How many pieces are on offer (a hint: one relaxed load).
+    #[inline]
+    pub(crate) fn available(&self) -> usize {
+        // Relaxed: a hint. The worker's re-check before a park reads it after its SeqCst
+        // fence, and the publisher fences before it looks for sleepers (`publish`'s caller
+        // notifies), so a publication is never missed by a worker about to sleep.
+        self.available.load(Ordering::Relaxed)
+    }
+
+    /// Offers `piece`; the caller then wakes its ancestors' waiters and an idle worker.
+    pub(crate) fn publish(&self, piece: Arc<Node>) {
+        let mut pieces = self.pieces.lock();
+        pieces.push_back(piece);
+        // Relaxed: under the lock (module invariants); see `available` for the readers.
+        self.available.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Claims the oldest piece on offer, for a worker with nothing else to do.
+    pub(crate) fn take_oldest(&self) -> Option<Arc<Node>> {
+        if self.available() == 0 {
+            return None;
+        }
+        let mut pieces = self.pieces.lock();
+        while let Some(piece) = pieces.pop_front() {
+            if piece.try_claim() {
+                // Relaxed: under the lock.
+                self.available.fetch_sub(1, Ordering::Relaxed);
+                return Some(piece);
+            }
+        }
+        None
+    }
+
+    /// Claims a piece on offer that descends from `ancestor`: the newest if `newest`, else
+    /// the oldest.
+    pub(crate) fn take_descendant(&self, ancestor: &Node, newest: bool) -> Option<Arc<Node>> {
+        if self.available() == 0 {
+            return None;
+        }
+        let mut pieces = self.pieces.lock();
+        loop {
+            let found = if newest {
+                pieces
+                    .iter()
+                    .rposition(|p| p.is_available() && p.descends_from(ancestor))
+            } else {
+                pieces
+                    .iter()
+                    .position(|p| p.is_available() && p.descends_from(ancestor))
+            }?;
+            let piece = pieces.remove(found)?;
+            if piece.try_claim() {
+                // Relaxed: under the lock.
+                self.available.fetch_sub(1, Ordering::Relaxed);
+                return Some(piece);
+            }
+        }
+    }
+
+    /// Whether a piece that descends from `ancestor` is on offer (a waiter's re-check: it
+    /// takes the lock, which orders it against a publication; `node.rs`).
+    pub(crate) fn has_descendant(&self, ancestor: &Node) -> bool {
+        self.pieces
+            .lock()
+            .iter()
+            .any(|p| p.is_available() && p.descends_from(ancestor))
+    }
+
+    /// Removes `piece`, which its owner just reclaimed.
+    pub(crate) fn remove_reclaimed(&self, piece: &Arc<Node>) {
+        let mut pieces = self.pieces.lock();
+        // Relaxed: under the lock; the reclaim moved it out of `AVAILABLE`.
+        self.available.fetch_sub(1, Ordering::Relaxed);
+        if let Some(at) = pieces.iter().rposition(|p| Arc::ptr_eq(p, piece)) {
+            pieces.remove(at);
+        }
+    }
+
+    /// Takes every whole call still on offer (after shutdown: no worker will run them); the
+    /// caller drops them, which tells their callers. Pieces of calls in progress stay: their
+    /// owners settle them.
+    pub(crate) fn take_calls(&self) -> Vec<Arc<Node>> {
+        let mut pieces = self.pieces.lock();
+        let mut calls = Vec::new();
+        pieces.retain(|piece| {
+            if piece.is_call() && piece.try_claim() {
+                calls.push(Arc::clone(piece));
+                false
+            } else {
+                true
+            }
+        });
+        // Relaxed: under the lock.
+        self.available.fetch_sub(calls.len(), Ordering::Relaxed);
+        calls
+    }
+}

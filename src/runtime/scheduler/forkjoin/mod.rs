@@ -1,0 +1,107 @@
+//! Fork-join on the workers: `join`'s halves and `scope`'s closures, run by the same workers
+//! as the async tasks, over data borrowed from the caller's stack.
+//!
+//! The parts:
+//! - `thread.rs`: a worker thread's fork-join state ([`FjThread`]), its frames, and the
+//!   heartbeat and demand rule that publishes them;
+//! - `join.rs`: the join protocol; `scope.rs`: a scope's spawns and wait;
+//! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
+//! - `board.rs`: the pieces on offer ([`Board`]);
+//! - `wait.rs`: waiting for a node, running only what descends from it;
+//! - `occupy.rs`: a worker while its thread does fork-join work;
+//! - `inject.rs`: calls that start outside the workers, and whole calls;
+//! - `standin.rs`: the thread that takes an occupied worker's place.
+//!
+//! A worker finds pieces on the board after its own queues, the injector and the other
+//! workers' queues (step 5 of the worker loop's search, `worker/mod.rs`); the board is part
+//! of the re-check before it parks, so a publication wakes a sleeper as a task push does.
+//!
+//! **Invariants:** a thread that waits in a `join` or `scope` runs only pieces that descend
+//! from what it waits for, and never an async task (`wait.rs`); no pointer into a caller's
+//! frame is reachable by another thread once that frame is left (`join.rs`, `node.rs`,
+//! `inject.rs`).
+
+pub(crate) mod board;
+pub(crate) mod inject;
+pub(crate) mod join;
+#[cfg(all(test, loom))]
+mod loom_model;
+pub(crate) mod node;
+pub(crate) mod occupy;
+pub(crate) mod scope;
+pub(crate) mod standin;
+pub(crate) mod thread;
+pub(crate) mod wait;
+
+use std::sync::Arc;
+
+use crate::runtime::scheduler::state::State;
+use crate::runtime::scheduler::worker::local::WorkerLocal;
+use crate::util::sync::{AtomicUsize, Ordering};
+use board::Board;
+use node::Node;
+
+/// What an executor's threads share for fork-join.
+pub(crate) struct ForkJoin {
+    pub(crate) board: Board,
+    /// Threads waiting for a node with nothing of it to run (`wait.rs`): demand for pieces.
+    waiting: AtomicUsize,
+    /// The workers' stand-ins (`standin.rs`).
+    pub(crate) standins: standin::StandIns,
+}
+
+impl ForkJoin {
+    pub(crate) fn new(workers: usize) -> ForkJoin {
+        ForkJoin {
+            board: Board::default(),
+            waiting: AtomicUsize::new(0),
+            standins: standin::StandIns::new(workers),
+        }
+    }
+
+    /// Threads waiting with nothing to run (a hint: one relaxed load).
+    #[inline]
+    pub(crate) fn waiting(&self) -> usize {
+        // Relaxed: a hint for publishers; a waiter sleeps only after its re-check (`node.rs`).
+        self.waiting.load(Ordering::Relaxed)
+    }
+
+    /// Counts the calling thread as waiting until the guard drops.
+    pub(crate) fn start_waiting(&self) -> Waiting<'_> {
+        // Relaxed: a hint (see `waiting`).
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        Waiting(self)
+    }
+
+    /// Puts `node` on the board, wakes the waiters it may be for (its ancestors') and an idle
+    /// worker.
+    pub(crate) fn offer(&self, state: &State, node: Arc<Node>) {
+        self.board.publish(Arc::clone(&node));
+        node.wake_ancestors();
+        state.idle.notify_work();
+        // After shutdown no worker takes a whole call: the drain drops it.
+        crate::runtime::scheduler::worker::schedule::after_shared_push(state);
+    }
+}
+
+/// A thread counted as waiting ([`ForkJoin::start_waiting`]).
+pub(crate) struct Waiting<'a>(&'a ForkJoin);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        // Relaxed: a hint (see `waiting`).
+        self.0.waiting.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The worker loop's step: takes the oldest piece on the board, if any, and runs it on
+/// `worker` (this thread's). Returns whether it ran one.
+pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
+    let Some(piece) = worker.state.forkjoin.board.take_oldest() else {
+        return false;
+    };
+    let root = Arc::clone(piece.root());
+    occupy::on_worker(worker, root, |t| wait::run_claimed(t, piece));
+    true
+}
+

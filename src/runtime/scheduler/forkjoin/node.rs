@@ -1,0 +1,389 @@
+//! [`Node`]: a piece of fork-join work that other threads can reach, and [`Root`], the call
+//! it belongs to.
+//!
+//! A node is made when a piece is *published* (the second half of a `join`, a closure spawned
+//! into a scope) and when a scope opens. It lives in an `Arc`: the board holds one reference
+//! while the piece is on offer, the thread that runs it another, its owner a third, and the
+//! nodes made inside its run hold it as their `parent`. The parents form the *lineage*: the
+//! chain from a node up to the top of its call, through every published node whose run it
+//! was made inside. A thread that waits for a node runs only pieces that descend from it
+//! (`wait.rs`).
+//!
+//! # The claim word (pieces only)
+//!
+//! - `AVAILABLE`: on the board; nobody has taken it.
+//! - `CLAIMED`: a thread other than the owner took it from the board and runs it (or ran it).
+//! - `RECLAIMED`: the owner took it back and runs it itself (a join's half; a scope's own
+//!   closures are claimed through the board like anyone's).
+//!
+//! Only `AVAILABLE` moves, once, by a compare-and-swap: whoever wins runs the piece, so it
+//! runs exactly once.
+//!
+//! # Why the owner's frame is safe to reach
+//!
+//! A join's half lives in its owner's stack frame; the node holds a raw pointer to it. The
+//! owner leaves that frame (returns, or unwinds) only after it either reclaimed the node
+//! (then no other thread can claim it, and the pointer is never used again) or saw it
+//! *finished* (`pending` set, Acquire): the claimer writes its result into the frame before
+//! it sets `pending` (SeqCst, a release) and touches the frame no more after. A stale node
+//! (reclaimed, or finished) may stay reachable from the board or a child's `parent` for a
+//! while: its pointer is then never dereferenced.
+//!
+//! # Waiting without a lost wake-up
+//!
+//! The owner of a node (a half's, a scope's) registers as sleeping (`sleeping`, SeqCst),
+//! then re-checks that the node is not finished and that no descendant waits on the board,
+//! then parks. The finisher sets `pending` (SeqCst) and then reads `sleeping` (SeqCst); a
+//! publisher pushes to the board under its lock and then reads `sleeping` of every ancestor
+//! of the new node. Either the owner's re-check sees the change, or the other side sees it
+//! registered and unparks it. Parks may end spuriously (a left-over unpark); the owner
+//! loops.
+
+use std::cell::UnsafeCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use super::thread::Cancelled;
+use crate::runtime::task::Payload;
+use crate::util::wake_all::drop_quietly;
+use crate::util::sync::thread::{self, Thread};
+use crate::util::sync::{AtomicBool, AtomicU8, AtomicUsize, Mutex, Ordering};
+
+/// On the board; nobody took it.
+const AVAILABLE: u8 = 0;
+/// Taken by a thread other than its owner.
+const CLAIMED: u8 = 1;
+/// Taken back by its owner.
+const RECLAIMED: u8 = 2;
+
+/// One fork-join call: a `join`, `scope` or `par::run` made outside every other, with the
+/// pieces it publishes. Its flag stops them: a cancelled call unwinds at its next piece.
+pub(crate) struct Root {
+    cancelled: AtomicBool,
+}
+
+impl Root {
+    pub(crate) fn new() -> Arc<Root> {
+        Arc::new(Root {
+            cancelled: AtomicBool::new(false),
+        })
+    }
+
+    /// Marks the call cancelled; its threads see it at their next heartbeat check, which the
+    /// caller makes come at once (`tick::bump`).
+    pub(crate) fn cancel(&self) {
+        // Release: pairs with the Acquire in `is_cancelled`.
+        self.cancelled.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        // Acquire: pairs with the Release in `cancel`.
+        self.cancelled.load(Ordering::Acquire)
+    }
+}
+
+/// The second half of a join: a pointer into its owner's frame and how to run it there.
+/// `run(frame, migrated, cancelled)` takes the closure out of the frame, runs it (catching a
+/// panic; in a cancelled call it drops it instead) and writes the outcome into the frame.
+pub(crate) struct Half {
+    pub(crate) frame: *const (),
+    pub(crate) run: unsafe fn(*const (), bool, bool),
+}
+
+/// A closure spawned into a scope, its lifetime erased: the scope waits for it before it
+/// returns or unwinds.
+pub(crate) type Body = Box<dyn FnOnce() + Send + 'static>;
+
+/// What a node stands for.
+enum Work {
+    Half(Half),
+    Spawned {
+        body: UnsafeCell<Option<Body>>,
+        /// The scope it counts against.
+        scope: Arc<Node>,
+    },
+    Scope {
+        /// The first panic of a closure spawned into the scope.
+        panic: Mutex<Option<Payload>>,
+    },
+    /// A whole call for a worker to run (`inject.rs`): `join`, `scope` or `install` from
+    /// outside the workers, `par::run`, `par::spawn`. Its body reports its own outcome.
+    Call { body: UnsafeCell<Option<Body>> },
+}
+
+/// A published piece, or a scope (module docs).
+pub(crate) struct Node {
+    /// The nearest published node whose run this one was made inside; `None` at the top of
+    /// its call.
+    parent: Option<Arc<Node>>,
+    root: Arc<Root>,
+    /// `AVAILABLE`, `CLAIMED` or `RECLAIMED` (module docs); a scope stays `CLAIMED`.
+    claim: AtomicU8,
+    work: Work,
+    /// A half: 0 until it finished, then 1. A scope: its spawned closures not finished yet.
+    pending: AtomicUsize,
+    /// The thread that waits for this node: the half's owner, the scope's owner.
+    waiter: Option<Thread>,
+    /// Set while `waiter` sleeps, or is about to (module docs).
+    sleeping: AtomicBool,
+}
+
+// SAFETY: a node crosses threads by design. Its raw frame pointer is dereferenced only by
+// the thread that claimed it, while the owner waits (module docs); the spawned body is taken
+// only by the thread that claimed it (the claim word hands it over exactly once, AcqRel);
+// everything else is atomics, a lock, `Arc`s and a `Thread`.
+unsafe impl Send for Node {}
+// SAFETY: as for `Send`: shared access goes through the claim word and atomics.
+unsafe impl Sync for Node {}
+
+impl Node {
+    /// The node of a join's second half, published by its owner (the calling thread).
+    pub(crate) fn half(parent: Option<Arc<Node>>, root: Arc<Root>, half: Half) -> Arc<Node> {
+        Arc::new(Node {
+            parent,
+            root,
+            claim: AtomicU8::new(AVAILABLE),
+            work: Work::Half(half),
+            pending: AtomicUsize::new(0),
+            waiter: Some(thread::current()),
+            sleeping: AtomicBool::new(false),
+        })
+    }
+
+    /// The node of a scope opened by the calling thread, which waits for it.
+    pub(crate) fn scope(parent: Option<Arc<Node>>, root: Arc<Root>) -> Arc<Node> {
+        Arc::new(Node {
+            parent,
+            root,
+            claim: AtomicU8::new(CLAIMED),
+            work: Work::Scope {
+                panic: Mutex::new(None),
+            },
+            pending: AtomicUsize::new(0),
+            waiter: Some(thread::current()),
+            sleeping: AtomicBool::new(false),
+        })
+    }
+
+    /// The node of `body`, spawned into `scope`; counted in the scope at once.
+    pub(crate) fn spawned(parent: Option<Arc<Node>>, body: Body, scope: &Arc<Node>) -> Arc<Node> {
+        debug_assert!(matches!(scope.work, Work::Scope { .. }));
+        // Relaxed: the count is read by the scope's owner only after the closures that
+        // spawn (its body, or a spawned closure still counted) have finished, which the
+        // finishers' SeqCst decrements order.
+        scope.pending.fetch_add(1, Ordering::Relaxed);
+        Arc::new(Node {
+            parent,
+            root: Arc::clone(&scope.root),
+            claim: AtomicU8::new(AVAILABLE),
+            work: Work::Spawned {
+                body: UnsafeCell::new(Some(body)),
+                scope: Arc::clone(scope),
+            },
+            pending: AtomicUsize::new(0),
+            waiter: None,
+            sleeping: AtomicBool::new(false),
+        })
+    }
+
+    /// The node of a whole call (`Work::Call`), with its own root.
+    pub(crate) fn call(root: Arc<Root>, body: Body) -> Arc<Node> {
+        Arc::new(Node {
+            parent: None,
+            root,
+            claim: AtomicU8::new(AVAILABLE),
+            work: Work::Call {
+                body: UnsafeCell::new(Some(body)),
+            },
+            pending: AtomicUsize::new(0),
+            waiter: None,
+            sleeping: AtomicBool::new(false),
+        })
+    }
+
+    /// Whether it is a whole call (which the board drains at shutdown) rather than a piece of
+    /// a call in progress (which its owner always settles).
+    pub(crate) fn is_call(&self) -> bool {
+        matches!(self.work, Work::Call { .. })
+    }
+
+    pub(crate) fn root(&self) -> &Arc<Root> {
+        &self.root
+    }
+
+    /// Whether it is still on offer.
+    pub(crate) fn is_available(&self) -> bool {
+        // Acquire: pairs with the AcqRel of the claims (a hint; the claim decides).
+        self.claim.load(Ordering::Acquire) == AVAILABLE
+    }
+
+    /// Takes it for a thread other than the owner; `true` if this call won it.
+    pub(crate) fn try_claim(&self) -> bool {
+        // AcqRel: the winner sees what the publisher wrote before publishing (the frame,
+        // the body); pairs with the publisher's release through the board's lock too.
+        self.claim
+            .compare_exchange(AVAILABLE, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// The owner takes it back; `true` if no other thread claimed it first.
+    pub(crate) fn try_reclaim(&self) -> bool {
+        // AcqRel: as `try_claim`; the loser of the two sees the winner's claim.
+        self.claim
+            .compare_exchange(AVAILABLE, RECLAIMED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Whether `ancestor` is in this node's lineage (this node included).
+    pub(crate) fn descends_from(&self, ancestor: &Node) -> bool {
+        let mut node = Some(self);
+        while let Some(n) = node {
+            if std::ptr::eq(n, ancestor) {
+                return true;
+            }
+            node = n.parent.as_deref();
+        }
+        false
+    }
+
+    /// Runs the piece; the caller claimed it. `migrated`: the caller is not its owner.
+    ///
+    /// # Safety
+    ///
+    /// The caller won `try_claim` (or the piece is a half it reclaimed) and calls this once.
+    pub(crate) unsafe fn run(&self, migrated: bool) {
+        match &self.work {
+            Work::Half(half) => {
+                // SAFETY: the claim hands the frame to this thread until `finish` (module
+                // docs); `run` catches the closure's panic into the frame.
+                unsafe { (half.run)(half.frame, migrated, self.root.is_cancelled()) };
+                self.finish_half();
+            }
+            Work::Spawned { body, scope } => {
+                // SAFETY: the claim hands the body to this thread, once.
+                let body = unsafe { (*body.get()).take() };
+                if let Some(body) = body {
+                    if self.root.is_cancelled() {
+                        // A cancelled call starts nothing new.
+                        drop_quietly(body);
+                        scope.keep_panic(Box::new(Cancelled));
+                    } else if let Err(payload) = catch_unwind(AssertUnwindSafe(body)) {
+                        scope.keep_panic(payload);
+                    }
+                }
+                scope.finish_spawned();
+            }
+            Work::Call { body } => {
+                // SAFETY: the claim hands the body to this thread, once. The body catches
+                // its own panics and reports them to whoever waits for the call.
+                if let Some(body) = unsafe { (*body.get()).take() } {
+                    if self.root.is_cancelled() {
+                        drop_quietly(body);
+                    } else {
+                        body();
+                    }
+                }
+            }
+            Work::Scope { .. } => unreachable!("a scope is never on the board"),
+        }
+    }
+
+    /// A half finished: its outcome is in the frame.
+    fn finish_half(&self) {
+        // SeqCst: a release of the outcome written into the frame, and the store half of the
+        // wait protocol (module docs) with the load below.
+        self.pending.store(1, Ordering::SeqCst);
+        self.wake_waiter();
+    }
+
+    /// A closure of this scope finished.
+    fn finish_spawned(&self) {
+        // SeqCst: releases the closure's effects to the owner, and the store half of the wait
+        // protocol with the load in `wake_waiter`.
+        if self.pending.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.wake_waiter();
+        }
+    }
+
+    /// Keeps the first panic of this scope's closures.
+    pub(crate) fn keep_panic(&self, payload: Payload) {
+        if let Work::Scope { panic } = &self.work {
+            let mut first = panic.lock();
+            if first.is_none() {
+                *first = Some(payload);
+            }
+        }
+    }
+
+    /// The first panic kept by [`keep_panic`](Node::keep_panic).
+    pub(crate) fn take_panic(&self) -> Option<Payload> {
+        match &self.work {
+            Work::Scope { panic } => panic.lock().take(),
+            _ => None,
+        }
+    }
+
+    /// Whether the node finished: a half's outcome is in its frame; a scope's closures all
+    /// returned.
+    pub(crate) fn is_finished(&self) -> bool {
+        // SeqCst: the load half of the wait protocol; an acquire of what the finishers did.
+        let pending = self.pending.load(Ordering::SeqCst);
+        match self.work {
+            Work::Half(_) => pending == 1,
+            _ => pending == 0,
+        }
+    }
+
+    /// Parks the calling thread (this node's waiter) until the node finished or a
+    /// descendant of it may have been published, unless `work_in_sight` (called after the
+    /// registration) finds one already; at most a tick of the loop ticker, so that a long
+    /// wait can have its worker's stand-in called (`wait.rs`). May return spuriously.
+    pub(crate) fn sleep(&self, work_in_sight: impl FnOnce() -> bool) {
+        // SeqCst: the registration, ordered before the re-check's loads (module docs).
+        self.sleeping.store(true, Ordering::SeqCst);
+        if !self.is_finished() && !work_in_sight() {
+            #[cfg(not(loom))]
+            thread::park_timeout(crate::runtime::time::tick::TICK);
+            #[cfg(loom)]
+            thread::park();
+        }
+        // Relaxed: only this thread reads it as set; a late unpark is a spurious wake-up.
+        self.sleeping.store(false, Ordering::Relaxed);
+    }
+
+    /// Unparks the waiter if it sleeps.
+    fn wake_waiter(&self) {
+        // SeqCst: the load half of the wait protocol (module docs).
+        if self.sleeping.load(Ordering::SeqCst) {
+            if let Some(waiter) = &self.waiter {
+                waiter.unpark();
+            }
+        }
+    }
+
+    /// Unparks every sleeping waiter in this node's lineage above it: a piece they may run
+    /// was just published. The caller pushed it to the board under the board's lock first.
+    pub(crate) fn wake_ancestors(&self) {
+        let mut node = self.parent.as_deref();
+        while let Some(n) = node {
+            n.wake_waiter();
+            node = n.parent.as_deref();
+        }
+    }
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.work {
+            Work::Half(_) => "half",
+            Work::Spawned { .. } => "spawned",
+            Work::Scope { .. } => "scope",
+            Work::Call { .. } => "call",
+        };
+        f.debug_struct("Node")
+            .field("kind", &kind)
+            .field("claim", &self.claim.load(Ordering::Relaxed))
+            .field("pending", &self.pending.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,80 @@
+//! A worker occupied by fork-join work: what changes while its thread runs a `join`, a
+//! `scope` or a piece, and how such work is entered.
+//!
+//! While a worker's thread does fork-join work it polls no task: it runs only its own call's
+//! pieces (`wait.rs`). So when it starts ([`Occupied::enter`]) its private queues are
+//! emptied where other workers can take their tasks (the LIFO slot and the deferred list
+//! onto its deque, which they steal from), and until it ends, tasks it wakes or spawns go to
+//! the injector (`worker/schedule.rs`). Tasks woken for this worker from elsewhere reach its
+//! inbox, which idle workers steal from.
+//!
+//! A worker occupied for a whole tick of the loop ticker has its stand-in take its place
+//! (`standin.rs`): the fork-join state's heartbeat check and its waits see to it
+//! ([`FjThread::stand_in_if_due`]); the outermost guard's end releases the stand-in.
+//!
+//! **Invariant:** `WorkerLocal::occupied` is set exactly while an [`Occupied`] guard lives on
+//! the worker's thread; guards nest (an inner one leaves the flag set). The worker's stand-in
+//! serves only while the outermost guard lives.
+
+use std::sync::Arc;
+
+use super::node::Root;
+use super::thread::FjThread;
+use crate::runtime::scheduler::worker::local::WorkerLocal;
+
+/// Marks its worker occupied while it lives (module docs).
+pub(crate) struct Occupied<'a> {
+    worker: &'a WorkerLocal,
+    /// Whether an outer guard had set the flag already.
+    nested: bool,
+}
+
+impl<'a> Occupied<'a> {
+    /// Marks `worker` (this thread's) occupied and hands its private tasks over.
+    pub(crate) fn enter(worker: &'a WorkerLocal) -> Occupied<'a> {
+        let nested = worker.set_occupied(true);
+        if !nested {
+            let mut moved = worker.release_deferred();
+            if let Some(task) = worker.take_lifo() {
+                worker.deque.push(task);
+                moved += 1;
+            }
+            if moved > 0 {
+                worker.state.idle.notify_work();
+            }
+        }
+        Occupied { worker, nested }
+    }
+}
+
+impl Occupied<'_> {
+    /// Has the worker's stand-in take its place now (`standin.rs`), until this occupancy ends.
+    pub(crate) fn stand_in(&self) {
+        let state = &self.worker.state;
+        state.forkjoin.standins.activate(state, self.worker.index);
+    }
+}
+
+impl Drop for Occupied<'_> {
+    fn drop(&mut self) {
+        if !self.nested {
+            let state = &self.worker.state;
+            state.forkjoin.standins.release(state, self.worker.index);
+            self.worker.set_occupied(false);
+        }
+    }
+}
+
+/// Runs `f` as fork-join work of call `root` on `worker`, this thread's: occupied, with an
+/// [`FjThread`] installed for nested calls to find.
+pub(crate) fn on_worker<R>(
+    worker: &WorkerLocal,
+    root: Arc<Root>,
+    f: impl FnOnce(&FjThread) -> R,
+) -> R {
+    let _occupied = Occupied::enter(worker);
+    let heartbeat = worker.first_forkjoin_this_tick();
+    let t = FjThread::new(Arc::clone(&worker.state), worker.index, root, heartbeat);
+    let _installed = t.install();
+    f(&t)
+}

@@ -1,0 +1,76 @@
+//! A scope's core ([`ScopeCore`]): spawning closures into it and waiting for them.
+//!
+//! A scope is a [`Node`] its owner waits for: the count of its spawned closures not finished
+//! yet. A spawned closure is published at once (a scope spawns because it wants the closure
+//! run elsewhere), as a node whose lineage is the thread's (a closure spawned by the scope's
+//! body or by another of its closures descends from the scope). The owner, once its body
+//! returned, runs the scope's closures itself, newest first (rayon's order on one thread),
+//! while other workers take the oldest; on a thread that is no worker it just sleeps.
+//!
+//! The first panic, of the body or of a closure, is resumed once every closure finished.
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use super::node::{Body, Node, Root};
+use super::thread::{with_current, FjThread};
+use super::wait;
+use crate::runtime::scheduler::state::State;
+
+/// A scope's node and executor (module docs).
+pub(crate) struct ScopeCore {
+    node: Arc<Node>,
+    state: Arc<State>,
+}
+
+impl ScopeCore {
+    /// Opens a scope on `state` for the calling thread; `t` is its fork-join state, if it has
+    /// one (else the scope is a call of its own).
+    pub(crate) fn open(state: Arc<State>, t: Option<&FjThread>) -> ScopeCore {
+        let node = match t {
+            Some(t) => Node::scope(t.lineage(), Arc::clone(&t.root)),
+            None => Node::scope(None, Root::new()),
+        };
+        ScopeCore { node, state }
+    }
+
+    /// Publishes `body` as a closure of this scope. The body's lifetime was erased by the
+    /// caller, who guarantees that the scope waits for it ([`ScopeCore::complete`]).
+    pub(crate) fn spawn(&self, body: Body) {
+        let parent = with_current(|t| t.and_then(FjThread::lineage))
+            .unwrap_or_else(|| Arc::clone(&self.node));
+        let node = Node::spawned(Some(parent), body, &self.node);
+        self.state.forkjoin.offer(&self.state, node);
+    }
+
+    /// Runs the scope's body `op` on this thread, then waits for every closure spawned into
+    /// the scope, and returns `op`'s value or resumes the first panic. `t` as in `open`.
+    pub(crate) fn complete<R>(&self, t: Option<&FjThread>, op: impl FnOnce() -> R) -> R {
+        let outcome = match t {
+            Some(t) => catch_unwind(AssertUnwindSafe(|| {
+                t.with_lineage(Arc::clone(&self.node), op)
+            })),
+            None => catch_unwind(AssertUnwindSafe(op)),
+        };
+        let value = match outcome {
+            Ok(value) => Some(value),
+            Err(panic) => {
+                self.node.keep_panic(panic);
+                None
+            }
+        };
+        match t {
+            Some(t) => wait::until_finished(t, &self.node, true),
+            None => {
+                while !self.node.is_finished() {
+                    self.node.sleep(|| false);
+                }
+            }
+        }
+        if let Some(panic) = self.node.take_panic() {
+            drop(value);
+            resume_unwind(panic);
+        }
+        value.expect("filch: a scope's body neither returned nor panicked")
+    }
+}

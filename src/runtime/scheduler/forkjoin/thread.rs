@@ -1,0 +1,277 @@
+//! [`FjThread`]: what a worker thread knows while it does fork-join work, and the
+//! thread-local pointer to it.
+//!
+//! A worker does fork-join work in two ways: a task's poll calls `join` or `scope` (or the
+//! task is a `par::run` or an injected call, `inject.rs`), or the worker loop takes a piece
+//! from the board. Either way `enter` marks the worker occupied (`occupy.rs`) and installs an
+//! `FjThread` on the stack for the length of that work; nested calls find it through the
+//! thread-local and take the fast path.
+//!
+//! # Frames and publication (heartbeat and demand)
+//!
+//! Each `join` links a frame into the thread's list (`push`/`pop`, youngest last) and, while
+//! nobody wants work, never touches shared memory: the second half runs inline after the
+//! first. A frame is *published* (its half becomes a node on the board) when
+//! - a heartbeat passed since the thread last looked (the loop ticker's epoch moved: every
+//!   [`TICK`](crate::runtime::time::tick::TICK) while a worker is busy), or
+//! - workers want work (searching, sleeping, or waiting for a node with nothing to help
+//!   with) beyond the pieces already on offer.
+//!
+//! It is always the *oldest* unpublished frame that is published (the biggest piece of work,
+//! Cilk's steal-the-top, as in Spice's heartbeat scheduling), so the published frames of a
+//! thread are a prefix of its list, and the pieces outstanding stay below depth × threads.
+//!
+//! **Invariants:** the list holds exactly the frames of the joins this thread is inside,
+//! youngest last; `oldest_unpublished` is null or the oldest frame with no node, and every
+//! frame older than it has one; a frame is unlinked before its `join` returns or unwinds.
+
+use std::cell::{Cell, RefCell};
+use std::ptr;
+use std::sync::Arc;
+
+use super::node::{Node, Root};
+use super::wait;
+use crate::runtime::scheduler::state::State;
+use crate::runtime::time::tick;
+
+/// The links of one join's frame in its thread's list, and how to publish it.
+pub(crate) struct FrameLinks {
+    older: Cell<*const FrameLinks>,
+    younger: Cell<*const FrameLinks>,
+    /// Runs the frame's second half: see [`Half`](super::node::Half).
+    run: unsafe fn(*const (), bool, bool),
+    /// The frame's node once it was published (from `Arc::into_raw`: one count, which the
+    /// frame's join takes back), else null.
+    pub(crate) published: Cell<*const Node>,
+}
+
+impl FrameLinks {
+    /// The links of a frame whose half `run` runs; the frame starts with them
+    /// (`#[repr(C)]`), so the links' address is the frame's.
+    pub(crate) fn new(run: unsafe fn(*const (), bool, bool)) -> FrameLinks {
+        FrameLinks {
+            older: Cell::new(ptr::null()),
+            younger: Cell::new(ptr::null()),
+            run,
+            published: Cell::new(ptr::null()),
+        }
+    }
+}
+
+/// The fork-join state of one worker thread (module docs).
+pub(crate) struct FjThread {
+    pub(crate) state: Arc<State>,
+    /// The worker's index in its executor.
+    pub(crate) index: usize,
+    /// The call this thread works for now.
+    pub(crate) root: Arc<Root>,
+    /// The published node whose run the thread is inside (the lineage of what it publishes);
+    /// `None` at the top of its call.
+    lineage: RefCell<Option<Arc<Node>>>,
+    youngest: Cell<*const FrameLinks>,
+    oldest_unpublished: Cell<*const FrameLinks>,
+    /// The epoch of the last heartbeat this thread saw.
+    seen_epoch: Cell<u64>,
+    /// The epoch when this fork-join work started (for the stand-in: `occupy.rs`).
+    started_epoch: u64,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const FjThread> = const { Cell::new(ptr::null()) };
+}
+
+/// Calls `f` with this thread's fork-join state, if it is doing fork-join work.
+#[inline]
+pub(crate) fn with_current<R>(f: impl FnOnce(Option<&FjThread>) -> R) -> R {
+    let current = CURRENT.with(Cell::get);
+    // SAFETY: a non-null pointer was installed by `install` from a reference that the live
+    // `Installed` guard on this thread borrows, so it points to a live `FjThread`; the
+    // reference does not outlive `f`, which runs on this thread.
+    f(unsafe { current.as_ref() })
+}
+
+/// Uninstalls the thread's state when dropped (also on unwind), restoring the previous one.
+pub(crate) struct Installed<'a> {
+    previous: *const FjThread,
+    _thread: std::marker::PhantomData<&'a FjThread>,
+}
+
+impl Drop for Installed<'_> {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.previous));
+    }
+}
+
+impl FjThread {
+    /// The state of worker `index` of `state`, working for `root`. With `heartbeat`, its first
+    /// check counts as a heartbeat (it publishes its oldest frame at once, waking a sleeping
+    /// worker): what a worker does at most once per tick, at the start of fork-join work
+    /// (`occupy.rs`), so that a big call spreads at once and a stream of small ones does not
+    /// wake a worker each.
+    pub(crate) fn new(state: Arc<State>, index: usize, root: Arc<Root>, heartbeat: bool) -> FjThread {
+        let epoch = tick::now();
+        FjThread {
+            state,
+            index,
+            root,
+            lineage: RefCell::new(None),
+            youngest: Cell::new(ptr::null()),
+            oldest_unpublished: Cell::new(ptr::null()),
+            seen_epoch: Cell::new(if heartbeat { epoch.wrapping_sub(1) } else { epoch }),
+            started_epoch: epoch,
+        }
+    }
+
+    /// Has the worker's stand-in take its place (`standin.rs`) if this fork-join work has
+    /// gone on for a whole tick; called at heartbeats and by waits.
+    pub(crate) fn stand_in_if_due(&self) {
+        if tick::now().wrapping_sub(self.started_epoch) >= 2
+            && !self.state.forkjoin.standins.is_active(self.index)
+        {
+            self.state.forkjoin.standins.activate(&self.state, self.index);
+        }
+    }
+
+    /// Makes `self` this thread's fork-join state until the guard drops.
+    pub(crate) fn install(&self) -> Installed<'_> {
+        Installed {
+            previous: CURRENT.with(|c| c.replace(self)),
+            _thread: std::marker::PhantomData,
+        }
+    }
+
+    /// The node whose run this thread is inside, for a node it makes.
+    pub(crate) fn lineage(&self) -> Option<Arc<Node>> {
+        self.lineage.borrow().clone()
+    }
+
+    /// Runs `f` with `node` as the lineage (a claimed piece's run), restoring it after.
+    pub(crate) fn with_lineage<R>(&self, node: Arc<Node>, f: impl FnOnce() -> R) -> R {
+        struct Restore<'a>(&'a RefCell<Option<Arc<Node>>>, Option<Arc<Node>>);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                *self.0.borrow_mut() = self.1.take();
+            }
+        }
+        let previous = self.lineage.replace(Some(node));
+        let _restore = Restore(&self.lineage, previous);
+        f()
+    }
+
+    /// Links `frame` as the youngest.
+    ///
+    /// # Safety
+    ///
+    /// `frame` stays where it is until [`pop`](FjThread::pop) unlinks it, which happens before
+    /// its `join` returns or unwinds, and frames are popped in the reverse order of pushes.
+    #[inline]
+    pub(crate) unsafe fn push(&self, frame: &FrameLinks) {
+        let older = self.youngest.get();
+        frame.older.set(older);
+        if !older.is_null() {
+            // SAFETY: `older` is linked, so alive (the caller's contract).
+            unsafe { (*older).younger.set(frame) };
+        }
+        self.youngest.set(frame);
+        if self.oldest_unpublished.get().is_null() {
+            self.oldest_unpublished.set(frame);
+        }
+    }
+
+    /// Unlinks `frame`, the youngest.
+    ///
+    /// # Safety
+    ///
+    /// `frame` is the youngest linked frame.
+    #[inline]
+    pub(crate) unsafe fn pop(&self, frame: &FrameLinks) {
+        debug_assert!(ptr::eq(self.youngest.get(), frame));
+        let older = frame.older.get();
+        self.youngest.set(older);
+        if !older.is_null() {
+            // SAFETY: `older` is linked, so alive.
+            unsafe { (*older).younger.set(ptr::null()) };
+        }
+        if ptr::eq(self.oldest_unpublished.get(), frame) {
+            // Every older frame is published (module invariants).
+            self.oldest_unpublished.set(ptr::null());
+        }
+    }
+
+    /// The check every `join` and every piece boundary makes: a load of the epoch and two of
+    /// the idle counts. Publishes the oldest unpublished frame on a heartbeat or on demand.
+    /// Returns `true` if the call was cancelled (`par::run` dropped): the caller unlinks its
+    /// frame, if it linked one, and unwinds with [`Cancelled`].
+    #[inline]
+    #[must_use]
+    pub(crate) fn check_in(&self) -> bool {
+        if tick::moved(self.seen_epoch.get()) || self.wanted() {
+            return self.check_in_slow();
+        }
+        false
+    }
+
+    /// Whether threads look for work now (workers searching, threads waiting with nothing
+    /// to run) beyond the pieces the board offers. Sleeping workers are not counted: a
+    /// heartbeat publishes for them (and wakes one), so that a small call never pays for a
+    /// wake-up.
+    #[inline]
+    pub(crate) fn wanted(&self) -> bool {
+        let fj = &self.state.forkjoin;
+        let hungry = self.state.idle.searching() + fj.waiting();
+        hungry != 0 && hungry > fj.board.available()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_in_slow(&self) -> bool {
+        let epoch = tick::now();
+        let heartbeat = epoch != self.seen_epoch.get();
+        self.seen_epoch.set(epoch);
+        if heartbeat && self.root.is_cancelled() {
+            return true;
+        }
+        if heartbeat {
+            self.stand_in_if_due();
+        }
+        if heartbeat || self.wanted() {
+            self.publish_oldest();
+        }
+        false
+    }
+
+    /// Publishes the oldest unpublished frame, if any, and lets the others know.
+    fn publish_oldest(&self) {
+        let frame = self.oldest_unpublished.get();
+        if frame.is_null() {
+            return;
+        }
+        // SAFETY: a linked frame is alive (`push`'s contract).
+        let frame = unsafe { &*frame };
+        self.oldest_unpublished.set(frame.younger.get());
+        let half = super::node::Half {
+            frame: ptr::from_ref(frame).cast(),
+            run: frame.run,
+        };
+        let node = Node::half(self.lineage(), Arc::clone(&self.root), half);
+        frame.published.set(Arc::into_raw(Arc::clone(&node)));
+        self.state.forkjoin.offer(&self.state, node);
+    }
+
+    /// Takes back the published half `node` of this thread's frame, or waits until the
+    /// thread that claimed it finished it (running pieces that descend from it meanwhile).
+    /// Returns whether another thread ran it.
+    pub(crate) fn settle(&self, node: &Arc<Node>) -> bool {
+        if node.try_reclaim() {
+            self.state.forkjoin.board.remove_reclaimed(node);
+            return false;
+        }
+        wait::until_finished(self, node, false);
+        true
+    }
+}
+
+/// The payload of the unwind that stops a cancelled call at its next piece. Never shown:
+/// `par::run` drops it (nobody awaits the call any more).
+#[derive(Debug)]
+pub(crate) struct Cancelled;

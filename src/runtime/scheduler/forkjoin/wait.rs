@@ -1,0 +1,58 @@
+//! Waiting for a node: a join's half that another thread claimed, or a scope's closures.
+//!
+//! A waiting thread runs only pieces that *descend* from the node it waits for (published
+//! inside that node's run, at any depth): what the node's own work forked. So it never runs
+//! an unrelated piece, let alone an async task: a lock held across the `join` is never taken
+//! again by the same thread through work it had no part in (rayon#592), and the stack grows
+//! only by the depth of the node's own work. With nothing to run, it spins for a moment,
+//! counted as *waiting* (the threads doing the node's work then publish pieces for it:
+//! `thread.rs`, demand), then sleeps on the node (`node.rs`, "Waiting without a lost
+//! wake-up"): its finisher, or the publisher of a descendant, wakes it.
+
+use std::sync::Arc;
+
+use super::node::Node;
+use super::thread::FjThread;
+
+/// Spins (each a `spin_loop` hint) before a waiting thread sleeps: a few microseconds, about
+/// what a futex round trip costs.
+#[cfg(not(loom))]
+const SPINS: u32 = 1 << 10;
+#[cfg(loom)]
+const SPINS: u32 = 0;
+
+/// Waits until `node` finished, running the pieces that descend from it meanwhile: the
+/// oldest first for a join's half (they are its thief's biggest pieces), the newest first
+/// for a scope (its own closures in rayon's order on one thread).
+pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
+    let fj = &t.state.forkjoin;
+    loop {
+        if node.is_finished() {
+            return;
+        }
+        if let Some(piece) = fj.board.take_descendant(node, newest) {
+            run_claimed(t, piece);
+            continue;
+        }
+        let _waiting = fj.start_waiting();
+        // Until something changes: the node finishes, or a piece is published or taken.
+        let offered = fj.board.available();
+        let mut spins = 0;
+        while spins < SPINS && !node.is_finished() && fj.board.available() == offered {
+            std::hint::spin_loop();
+            spins += 1;
+        }
+        if spins == SPINS {
+            t.stand_in_if_due();
+            node.sleep(|| fj.board.has_descendant(node));
+        }
+    }
+}
+
+/// Runs `piece`, which this thread claimed, with it as the thread's lineage.
+pub(crate) fn run_claimed(t: &FjThread, piece: Arc<Node>) {
+    t.with_lineage(Arc::clone(&piece), || {
+        // SAFETY: this thread won the piece's claim, and runs it once.
+        unsafe { piece.run(true) }
+    });
+}
