@@ -1,11 +1,13 @@
 //! White-box tests of the sorts' parts: partitions, pivot choice, the bounded insertion
 //! sort, heapsort, the quicksort's heapsort fallback, the merge sort's fast paths, its
 //! parallel merge and its unwinding guards (for a `join` that never starts its second half
-//! after the first panicked), and the cached-key sort's index widths.
+//! after the first panicked), and the cached-key sort's index widths; the searching producer
+//! of the slices' splits, split every way (std's pieces, each element or pair tested once).
 
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+use super::cuts::CutProducer;
 use super::mergesort::{
     par_mergesort, HalvesToPlace, MergesToDest, Run, Started, MERGE_LEN, SORT_LEN,
 };
@@ -13,7 +15,9 @@ use super::quicksort::{
     choose_pivot, heapsort, par_quicksort, par_quicksort_with_budget, partial_insertion_sort,
     partition, partition_equal, SEQUENTIAL_LEN,
 };
+use super::split::{Boundary, Exclusive, Inclusive};
 use super::ParallelSliceMut;
+use crate::par::iter::plumbing::{Folder, UnindexedProducer};
 
 /// SplitMix64: the tests' deterministic random numbers.
 fn random(seed: u64, len: usize, modulus: u64) -> Vec<u64> {
@@ -371,5 +375,130 @@ fn halves_that_never_started_are_moved_to_the_place_on_unwind() {
             v
         };
         assert_eq!(sorted, ["0", "1", "2", "3"], "into_spare: {into_spare}");
+    }
+}
+
+/// A folder that collects the pieces it is fed.
+struct Collect<T>(Vec<T>);
+
+impl<T> Folder<T> for Collect<T> {
+    type Result = Vec<T>;
+
+    fn consume(mut self, item: T) -> Self {
+        self.0.push(item);
+        self
+    }
+
+    fn complete(self) -> Vec<T> {
+        self.0
+    }
+
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+/// The pieces of `producer` when it is split recursively wherever `split_here(depth)` says,
+/// and the leaves folded in order.
+fn pieces<P: UnindexedProducer>(
+    producer: P,
+    depth: u32,
+    split_here: &dyn Fn(u32) -> bool,
+) -> Vec<P::Item> {
+    if split_here(depth) {
+        let (left, right) = producer.split();
+        let mut out = pieces(left, depth + 1, split_here);
+        if let Some(right) = right {
+            out.extend(pieces(right, depth + 1, split_here));
+        }
+        return out;
+    }
+    producer.fold_with(Collect(Vec::new())).complete()
+}
+
+/// Splitting policies: never, always (to the end), the first few levels, and a
+/// pseudo-random pattern.
+fn policies() -> Vec<Box<dyn Fn(u32) -> bool>> {
+    vec![
+        Box::new(|_| false),
+        Box::new(|depth| depth < 64),
+        Box::new(|depth| depth < 1),
+        Box::new(|depth| depth < 3),
+        Box::new(|depth| depth < 40 && (depth * 7 + 3) % 5 != 0),
+    ]
+}
+
+#[test]
+fn cut_producer_splits_as_std_splits_slices() {
+    let inputs: Vec<Vec<u64>> = vec![
+        vec![],
+        vec![0],
+        vec![1],
+        vec![0, 0, 0],
+        vec![1, 2, 3],
+        random(20, 100, 4),
+        random(21, 1000, 10),
+        random(22, 1000, 2),
+        (0..200).map(|i| u64::from(i % 17 == 0)).collect(),
+    ];
+    for v in &inputs {
+        let sep = |x: &u64| *x == 0;
+        for split_here in policies() {
+            let kind = Exclusive::new(sep);
+            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            assert_eq!(got, v.split(sep).collect::<Vec<_>>(), "split {v:?}");
+            let kind = Inclusive::new(sep);
+            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            assert_eq!(
+                got,
+                v.split_inclusive(sep).collect::<Vec<_>>(),
+                "inclusive {v:?}"
+            );
+            let mut w = v.clone();
+            let mut expected = v.clone();
+            let kind = Exclusive::new(sep);
+            let got = pieces(CutProducer::new(&mut w[..], &kind), 0, &*split_here);
+            assert_eq!(
+                got,
+                expected.split_mut(sep).collect::<Vec<_>>(),
+                "split_mut {v:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cut_producer_tests_each_pair_of_chunk_by_once() {
+    for (seed, len) in [(30, 0), (31, 1), (32, 2), (33, 10), (34, 1000), (35, 4097)] {
+        let v = random(seed, len, 3);
+        for split_here in policies() {
+            let calls = AtomicUsize::new(0);
+            let same = |a: &u64, b: &u64| {
+                calls.fetch_add(1, Relaxed);
+                a == b
+            };
+            let kind = Boundary::new(same);
+            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            assert_eq!(got, v.chunk_by(|a, b| a == b).collect::<Vec<_>>());
+            assert_eq!(calls.into_inner(), len.saturating_sub(1), "len {len}");
+        }
+    }
+}
+
+#[test]
+fn cut_producer_tests_each_element_of_a_split_once() {
+    for (seed, len) in [(40, 0), (41, 1), (42, 10), (43, 1000), (44, 5000)] {
+        let v = random(seed, len, 5);
+        for split_here in policies() {
+            let calls = AtomicUsize::new(0);
+            let sep = |x: &u64| {
+                calls.fetch_add(1, Relaxed);
+                *x == 0
+            };
+            let kind = Exclusive::new(sep);
+            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            assert_eq!(got, v.split(|x| *x == 0).collect::<Vec<_>>());
+            assert_eq!(calls.into_inner(), len, "len {len}");
+        }
     }
 }
