@@ -45,9 +45,7 @@ fn tree(layers: u32) -> Node {
 }
 
 fn sum_seq(node: &Node) -> u64 {
-    node.value
-        + node.left.as_deref().map_or(0, sum_seq)
-        + node.right.as_deref().map_or(0, sum_seq)
+    node.value + node.left.as_deref().map_or(0, sum_seq) + node.right.as_deref().map_or(0, sum_seq)
 }
 
 fn sum_filch(node: &Node) -> u64 {
@@ -77,7 +75,11 @@ fn sum_chili(node: &Node, s: &mut chili::Scope<'_>) -> u64 {
 const FIB_CUTOFF: u32 = 15;
 
 fn fib_seq(n: u32) -> u64 {
-    if n < 2 { u64::from(n) } else { fib_seq(n - 1) + fib_seq(n - 2) }
+    if n < 2 {
+        u64::from(n)
+    } else {
+        fib_seq(n - 1) + fib_seq(n - 2)
+    }
 }
 
 fn fib_filch(n: u32) -> u64 {
@@ -159,7 +161,10 @@ fn quicksort_chili(v: &mut [u64], s: &mut chili::Scope<'_>) {
     }
     let p = partition(v);
     let (lo, hi) = v.split_at_mut(p);
-    s.join(|s| quicksort_chili(lo, s), |s| quicksort_chili(&mut hi[1..], s));
+    s.join(
+        |s| quicksort_chili(lo, s),
+        |s| quicksort_chili(&mut hi[1..], s),
+    );
 }
 
 /// The contenders, in the order of the table's columns.
@@ -191,10 +196,22 @@ fn tree_workload(layers: u32, from_outside: bool) -> Workload {
         let check = |v: u64| assert_eq!(black_box(v), expect);
         match (who, from_outside) {
             (0, _) => Some(time_iters(iters, || check(sum_seq(t)))),
-            (1, false) => Some(pools.filch.install(|| time_iters(iters, || check(sum_filch(t))))),
-            (1, true) => Some(time_iters(iters, || check(pools.filch.install(|| sum_filch(t))))),
-            (2, false) => Some(pools.rayon.install(|| time_iters(iters, || check(sum_rayon(t))))),
-            (2, true) => Some(time_iters(iters, || check(pools.rayon.install(|| sum_rayon(t))))),
+            (1, false) => Some(
+                pools
+                    .filch
+                    .install(|| time_iters(iters, || check(sum_filch(t)))),
+            ),
+            (1, true) => Some(time_iters(iters, || {
+                check(pools.filch.install(|| sum_filch(t)))
+            })),
+            (2, false) => Some(
+                pools
+                    .rayon
+                    .install(|| time_iters(iters, || check(sum_rayon(t)))),
+            ),
+            (2, true) => Some(time_iters(iters, || {
+                check(pools.rayon.install(|| sum_rayon(t)))
+            })),
             (3, false) => {
                 let mut s = pools.chili.scope();
                 Some(time_iters(iters, || check(sum_chili(t, &mut s))))
@@ -210,8 +227,12 @@ fn fib_workload(n: u32) -> Workload {
         let check = |v: u64| assert_eq!(black_box(v), expect);
         Some(match who {
             0 => time_iters(iters, || check(fib_seq(black_box(n)))),
-            1 => pools.filch.install(|| time_iters(iters, || check(fib_filch(black_box(n))))),
-            2 => pools.rayon.install(|| time_iters(iters, || check(fib_rayon(black_box(n))))),
+            1 => pools
+                .filch
+                .install(|| time_iters(iters, || check(fib_filch(black_box(n))))),
+            2 => pools
+                .rayon
+                .install(|| time_iters(iters, || check(fib_rayon(black_box(n))))),
             _ => {
                 let mut s = pools.chili.scope();
                 time_iters(iters, || check(fib_chili(black_box(n), &mut s)))
@@ -307,7 +328,12 @@ fn main() {
     println!("fork-join, {workers} workers, {rounds} rounds (median of one run each)\n");
     println!(
         "| {:<24} | {:>11} | {:>11} | {:>11} | {:>11} | {:>13} | {:>13} |",
-        "workload", CONTENDERS[0], CONTENDERS[1], CONTENDERS[2], CONTENDERS[3], "filch / rayon",
+        "workload",
+        CONTENDERS[0],
+        CONTENDERS[1],
+        CONTENDERS[2],
+        CONTENDERS[3],
+        "filch / rayon",
         "filch / chili"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|");

@@ -364,7 +364,12 @@ impl Builder {
             ));
         }
         if let Some(name) = std::iter::once(&self.threads.prefix)
-            .chain(self.threads.worker_names.iter().flat_map(|names| names.iter()))
+            .chain(
+                self.threads
+                    .worker_names
+                    .iter()
+                    .flat_map(|names| names.iter()),
+            )
             .find(|name| name.contains('\0'))
         {
             // std's thread builder would panic on it, for the workers and the blocking pool.

@@ -157,7 +157,10 @@ impl ThreadPoolBuilder {
 
     /// Starts the pool.
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
-        let executor = self.into_builder().build().map_err(ThreadPoolBuildError::io)?;
+        let executor = self
+            .into_builder()
+            .build()
+            .map_err(ThreadPoolBuildError::io)?;
         Ok(ThreadPool { executor })
     }
 
@@ -304,8 +307,7 @@ impl ThreadPool {
         let ours = |state: &crate::runtime::scheduler::state::State| {
             std::ptr::eq(state, &**self.executor.handle().state())
         };
-        with_current(|t| t.filter(|t| ours(&t.state)).map(|t| t.index)).or_else(|| {
-            context::with_worker(|w| w.filter(|w| ours(&w.state)).map(|w| w.index))
-        })
+        with_current(|t| t.filter(|t| ours(&t.state)).map(|t| t.index))
+            .or_else(|| context::with_worker(|w| w.filter(|w| ours(&w.state)).map(|w| w.index)))
     }
 }

@@ -16,11 +16,14 @@ use crate::runtime::scheduler::forkjoin::thread::{with_current, FjThread};
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
 
+/// A closure that borrows for `'scope`: what makes [`Scope`] invariant in `'scope`, and
+/// `Send + Sync`, as rayon's.
+type ScopeMarker<'scope> = PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>;
+
 /// A scope, into which closures that borrow from outside it are spawned; see [`scope`].
 pub struct Scope<'scope> {
     core: ScopeCore,
-    /// Invariant in `'scope`, and `Send + Sync`, as rayon's.
-    _marker: PhantomData<Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>>,
+    _marker: ScopeMarker<'scope>,
 }
 
 impl std::fmt::Debug for Scope<'_> {

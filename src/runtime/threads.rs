@@ -59,7 +59,11 @@ impl ThreadConfig {
 
     /// The name of worker `index`.
     pub(crate) fn worker_name(&self, index: usize) -> String {
-        match self.worker_names.as_deref().and_then(|names| names.get(index)) {
+        match self
+            .worker_names
+            .as_deref()
+            .and_then(|names| names.get(index))
+        {
             Some(name) => name.clone(),
             None => format!("{}-{index}", self.prefix),
         }

@@ -5,4 +5,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cancel;
+mod idle;
 mod join_basics;
+mod lock_across_join;
+mod nesting;
+mod panics;
+mod served_while_joining;

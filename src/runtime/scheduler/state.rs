@@ -22,9 +22,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::runtime::blocking::BlockingPool;
-use crate::runtime::scheduler::forkjoin::ForkJoin;
 use crate::runtime::driver::Driver;
 use crate::runtime::park::Idle;
+use crate::runtime::scheduler::forkjoin::ForkJoin;
 use crate::runtime::scheduler::pinned_queue::PinnedQueue;
 use crate::runtime::stats::{Counters, Stats};
 use crate::runtime::task::live_tasks::LiveTasks;

@@ -164,7 +164,7 @@ impl Future for CallTask {
                 let state = context::current_state()
                     .expect("filch: a fork-join call polled outside its executor");
                 let body = Box::new(move || with_current(|t| body(t.expect("on a worker"))));
-                state.forkjoin.offer(&state, Node::call(root, body));
+                super::publish::offer(&state, Node::call(root, body));
             }
         });
         Poll::Ready(())

@@ -10,7 +10,12 @@
 //! - `wait.rs`: waiting for a node, running only what descends from it;
 //! - `occupy.rs`: a worker while its thread does fork-join work;
 //! - `inject.rs`: calls that start outside the workers, and whole calls;
-//! - `standin.rs`: the thread that takes an occupied worker's place.
+//! - `standin.rs`: the thread that takes an occupied worker's place (its slots), and
+//!   `serve.rs` (its body);
+//! - `publish.rs`: putting a piece on the board.
+//!
+//! What the executor's state holds (`ForkJoin`: the board, the stand-ins' slots) imports
+//! nothing that imports the state.
 //!
 //! A worker finds pieces on the board after its own queues, the injector and the other
 //! workers' queues (step 5 of the worker loop's search, `worker/mod.rs`); the board is part
@@ -28,18 +33,15 @@ pub(crate) mod join;
 mod loom_model;
 pub(crate) mod node;
 pub(crate) mod occupy;
+pub(crate) mod publish;
 pub(crate) mod scope;
+pub(crate) mod serve;
 pub(crate) mod standin;
 pub(crate) mod thread;
 pub(crate) mod wait;
 
-use std::sync::Arc;
-
-use crate::runtime::scheduler::state::State;
-use crate::runtime::scheduler::worker::local::WorkerLocal;
 use crate::util::sync::{AtomicUsize, Ordering};
 use board::Board;
-use node::Node;
 
 /// What an executor's threads share for fork-join.
 pub(crate) struct ForkJoin {
@@ -72,16 +74,6 @@ impl ForkJoin {
         self.waiting.fetch_add(1, Ordering::Relaxed);
         Waiting(self)
     }
-
-    /// Puts `node` on the board, wakes the waiters it may be for (its ancestors') and an idle
-    /// worker.
-    pub(crate) fn offer(&self, state: &State, node: Arc<Node>) {
-        self.board.publish(Arc::clone(&node));
-        node.wake_ancestors();
-        state.idle.notify_work();
-        // After shutdown no worker takes a whole call: the drain drops it.
-        crate::runtime::scheduler::worker::schedule::after_shared_push(state);
-    }
 }
 
 /// A thread counted as waiting ([`ForkJoin::start_waiting`]).
@@ -93,15 +85,3 @@ impl Drop for Waiting<'_> {
         self.0.waiting.fetch_sub(1, Ordering::Relaxed);
     }
 }
-
-/// The worker loop's step: takes the oldest piece on the board, if any, and runs it on
-/// `worker` (this thread's). Returns whether it ran one.
-pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
-    let Some(piece) = worker.state.forkjoin.board.take_oldest() else {
-        return false;
-    };
-    let root = Arc::clone(piece.root());
-    occupy::on_worker(worker, root, |t| wait::run_claimed(t, piece));
-    true
-}
-

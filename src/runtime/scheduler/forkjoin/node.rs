@@ -31,23 +31,23 @@
 //!
 //! # Waiting without a lost wake-up
 //!
-//! The owner of a node (a half's, a scope's) registers as sleeping (`sleeping`, SeqCst),
-//! then re-checks that the node is not finished and that no descendant waits on the board,
-//! then parks. The finisher sets `pending` (SeqCst) and then reads `sleeping` (SeqCst); a
-//! publisher pushes to the board under its lock and then reads `sleeping` of every ancestor
-//! of the new node. Either the owner's re-check sees the change, or the other side sees it
-//! registered and unparks it. Parks may end spuriously (a left-over unpark); the owner
-//! loops.
+//! The owner of a node (a half's, a scope's) registers as sleeping (`sleeping`), fences
+//! (SeqCst), then re-checks that the node is not finished and that no descendant waits on
+//! the board, then parks. The finisher sets `pending`, fences, then reads `sleeping`; a
+//! publisher pushes to the board under its lock, then fences and reads `sleeping` of every
+//! ancestor of the new node. Of the two fences one comes first, so either the owner's
+//! re-check sees the change, or the other side sees it registered and unparks it (std's and
+//! loom's `unpark` before a `park` is kept). Parks may end spuriously (a left-over unpark, a
+//! timeout); the owner loops.
 
 use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::thread::Cancelled;
 use crate::runtime::task::Payload;
-use crate::util::wake_all::drop_quietly;
 use crate::util::sync::thread::{self, Thread};
-use crate::util::sync::{AtomicBool, AtomicU8, AtomicUsize, Mutex, Ordering};
+use crate::util::sync::{fence, AtomicBool, AtomicU8, AtomicUsize, Mutex, Ordering};
+use crate::util::wake_all::drop_quietly;
 
 /// On the board; nobody took it.
 const AVAILABLE: u8 = 0;
@@ -108,7 +108,9 @@ enum Work {
     },
     /// A whole call for a worker to run (`inject.rs`): `join`, `scope` or `install` from
     /// outside the workers, `par::run`, `par::spawn`. Its body reports its own outcome.
-    Call { body: UnsafeCell<Option<Body>> },
+    Call {
+        body: UnsafeCell<Option<Body>>,
+    },
 }
 
 /// A published piece, or a scope (module docs).
@@ -339,8 +341,10 @@ impl Node {
     /// registration) finds one already; at most a tick of the loop ticker, so that a long
     /// wait can have its worker's stand-in called (`wait.rs`). May return spuriously.
     pub(crate) fn sleep(&self, work_in_sight: impl FnOnce() -> bool) {
-        // SeqCst: the registration, ordered before the re-check's loads (module docs).
+        // SeqCst, and the fence: the registration comes before the re-check's loads
+        // (module docs); the fence pairs with the finisher's and the publisher's.
         self.sleeping.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
         if !self.is_finished() && !work_in_sight() {
             #[cfg(not(loom))]
             thread::park_timeout(crate::runtime::time::tick::TICK);
@@ -351,9 +355,11 @@ impl Node {
         self.sleeping.store(false, Ordering::Relaxed);
     }
 
-    /// Unparks the waiter if it sleeps.
+    /// Unparks the waiter if it sleeps. The caller changed what the waiter re-checks first.
     fn wake_waiter(&self) {
-        // SeqCst: the load half of the wait protocol (module docs).
+        // The fence pairs with the waiter's, after its registration (module docs): either the
+        // waiter's re-check sees the change, or this load sees it registered.
+        fence(Ordering::SeqCst);
         if self.sleeping.load(Ordering::SeqCst) {
             if let Some(waiter) = &self.waiter {
                 waiter.unpark();
@@ -387,3 +393,8 @@ impl std::fmt::Debug for Node {
             .finish_non_exhaustive()
     }
 }
+
+/// The payload of the unwind that stops a cancelled call at its next piece. Never shown:
+/// `par::run` drops it (nobody awaits the call any more).
+#[derive(Debug)]
+pub(crate) struct Cancelled;

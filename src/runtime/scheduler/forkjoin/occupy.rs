@@ -50,8 +50,7 @@ impl<'a> Occupied<'a> {
 impl Occupied<'_> {
     /// Has the worker's stand-in take its place now (`standin.rs`), until this occupancy ends.
     pub(crate) fn stand_in(&self) {
-        let state = &self.worker.state;
-        state.forkjoin.standins.activate(state, self.worker.index);
+        super::serve::activate(&self.worker.state, self.worker.index);
     }
 }
 
@@ -59,7 +58,10 @@ impl Drop for Occupied<'_> {
     fn drop(&mut self) {
         if !self.nested {
             let state = &self.worker.state;
-            state.forkjoin.standins.release(state, self.worker.index);
+            state
+                .forkjoin
+                .standins
+                .release(&state.idle, self.worker.index);
             self.worker.set_occupied(false);
         }
     }
@@ -77,4 +79,15 @@ pub(crate) fn on_worker<R>(
     let t = FjThread::new(Arc::clone(&worker.state), worker.index, root, heartbeat);
     let _installed = t.install();
     f(&t)
+}
+
+/// The worker loop's step: takes the oldest piece on the board, if any, and runs it on
+/// `worker` (this thread's). Returns whether it ran one.
+pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
+    let Some(piece) = worker.state.forkjoin.board.take_oldest() else {
+        return false;
+    };
+    let root = Arc::clone(piece.root());
+    on_worker(worker, root, |t| super::wait::run_claimed(t, piece));
+    true
 }

@@ -40,7 +40,7 @@ impl ScopeCore {
         let parent = with_current(|t| t.and_then(FjThread::lineage))
             .unwrap_or_else(|| Arc::clone(&self.node));
         let node = Node::spawned(Some(parent), body, &self.node);
-        self.state.forkjoin.offer(&self.state, node);
+        super::publish::offer(&self.state, node);
     }
 
     /// Runs the scope's body `op` on this thread, then waits for every closure spawned into

@@ -1,5 +1,6 @@
 //! Stand-ins: a thread that takes an occupied worker's place, as tokio's `block_in_place`
-//! hands its worker's core to another thread.
+//! hands its worker's core to another thread. This file holds each worker's stand-in slot
+//! and its phases; `serve.rs` the stand-in thread's body.
 //!
 //! A worker's thread occupied by fork-join work polls no task (`occupy.rs`). Its queues are
 //! open to the other workers, but when every worker is occupied nobody would poll a task
@@ -22,21 +23,14 @@
 //! until it left its park (`parking` clear), so the worker never finds its booking taken when
 //! it parks again. The release and the stand-in's re-check pair through SeqCst (the
 //! `active` flag, then the notifier's fences): either the re-check sees the release, or the
-//! release sees the booking. At most one stand-in thread per worker, so at most `workers`
-//! such threads per executor.
+//! release sees the booking. Only the worker's own thread activates or releases its slot. At
+//! most one stand-in thread per worker, so at most `workers` such threads per executor.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Arc;
+use std::io;
 use std::thread;
 
-use crossbeam_deque::Steal;
-
-use crate::runtime::driver::{Driver, Pace};
-use crate::runtime::park::{Parked, Parker};
-use crate::runtime::scheduler::state::{Runnable, State};
-use crate::runtime::scheduler::worker::context;
+use crate::runtime::park::Idle;
 use crate::util::sync::{AtomicBool, Condvar, Mutex, Ordering};
-use crate::util::wake_all::drop_quietly;
 
 /// Where a slot's stand-in is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -90,24 +84,27 @@ impl StandIns {
         }
     }
 
-    /// Whether worker `index`'s stand-in serves its slot now.
+    /// Whether worker `index`'s stand-in serves its slot now (the stand-in's own check
+    /// between two tasks, and the worker's before it activates or releases).
     pub(crate) fn is_active(&self, index: usize) -> bool {
         // SeqCst: module invariants.
         self.slots[index].active.load(Ordering::SeqCst)
     }
 
-    /// Makes worker `index`'s stand-in serve its slot, starting its thread if needed (if the
-    /// thread cannot start, the slot stays dormant: the next heartbeat tries again).
-    pub(crate) fn activate(&self, state: &Arc<State>, index: usize) {
+    /// Makes worker `index`'s stand-in serve its slot; `start` starts its thread if it has
+    /// none yet (if that fails, the slot stays dormant: the next heartbeat tries again).
+    pub(crate) fn activate(
+        &self,
+        index: usize,
+        start: impl FnOnce() -> io::Result<thread::JoinHandle<()>>,
+    ) {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
-        if st.exit || state.is_shut_down() || st.phase == Phase::Active {
+        if st.exit || st.phase == Phase::Active {
             return;
         }
         if st.thread.is_none() {
-            let name = format!("{}-standin", state.threads.worker_name(index));
-            let owner = Arc::clone(state);
-            match state.threads.spawn(name, move || run(&owner, index)) {
+            match start() {
                 Ok(thread) => st.thread = Some(thread),
                 Err(_) => return,
             }
@@ -120,13 +117,11 @@ impl StandIns {
     }
 
     /// Ends the stand-in's service of worker `index`'s slot, if it serves it: once this
-    /// returns, the stand-in is not booked in the notifier under `index` and will not be
-    /// again until activated (module invariants). Called by the worker's own thread as its
-    /// occupancy ends.
-    pub(crate) fn release(&self, state: &State, index: usize) {
+    /// returns, the stand-in is not booked in `idle` under `index` and will not be again
+    /// until activated (module invariants).
+    pub(crate) fn release(&self, idle: &Idle, index: usize) {
         let slot = &self.slots[index];
-        // SeqCst: module invariants. A dormant slot is never activated by another thread
-        // (only the worker's own thread activates it), so this read is exact.
+        // SeqCst: module invariants. Only this thread activates the slot, so this is exact.
         if !slot.active.load(Ordering::SeqCst) {
             return;
         }
@@ -135,7 +130,7 @@ impl StandIns {
         // SeqCst: paired with the stand-in's re-check (module invariants).
         slot.active.store(false, Ordering::SeqCst);
         // Wakes the stand-in if it is booked under `index` (its fence pairs with the re-check).
-        state.idle.notify_worker(index);
+        idle.notify_worker(index);
         while st.parking {
             st = slot.changed.wait(st);
         }
@@ -165,113 +160,42 @@ impl StandIns {
             }
         }
     }
-}
 
-/// The body of worker `index`'s stand-in thread: waits to be activated, serves, and so on
-/// until shutdown.
-fn run(state: &Arc<State>, index: usize) {
-    let _enter = context::enter(Arc::clone(state));
-    let parker = Parker::with_reactor(Arc::clone(&state.driver));
-    let slot = &state.forkjoin.standins.slots[index];
-    loop {
-        {
-            let mut st = slot.state.lock();
-            loop {
-                if st.exit {
-                    return;
-                }
-                match st.phase {
-                    Phase::Active => break,
-                    Phase::Releasing => st.phase = Phase::Dormant,
-                    Phase::Dormant => {}
-                }
-                st = slot.changed.wait(st);
+    /// The stand-in thread's wait while dormant: returns `true` once activated, `false` at
+    /// shutdown (the thread exits).
+    pub(crate) fn wait_until_active(&self, index: usize) -> bool {
+        let slot = &self.slots[index];
+        let mut st = slot.state.lock();
+        loop {
+            if st.exit {
+                return false;
             }
+            match st.phase {
+                Phase::Active => return true,
+                Phase::Releasing => st.phase = Phase::Dormant,
+                Phase::Dormant => {}
+            }
+            st = slot.changed.wait(st);
         }
-        serve(state, index, &parker, slot);
     }
-}
 
-/// Serves worker `index`'s slot until released or shut down (module docs).
-fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>, slot: &Slot) {
-    let mut booked = None;
-    loop {
-        // SeqCst: module invariants.
-        if !slot.active.load(Ordering::SeqCst) || state.is_shut_down() {
-            return;
+    /// The stand-in is about to park as worker `index`: `false` if it no longer serves (then
+    /// it must not park).
+    pub(crate) fn begin_park(&self, index: usize) -> bool {
+        let mut st = self.slots[index].state.lock();
+        if st.phase != Phase::Active || st.exit {
+            return false;
         }
-        if let Some(task) = find_task(state, index) {
-            poll(task);
-            continue;
-        }
-        let woke = catch_unwind(AssertUnwindSafe(|| {
-            state.driver.turn_nonblocking(Pace::Now)
-        }));
-        if let Ok(true) = woke {
-            continue;
-        }
-        {
-            let mut st = slot.state.lock();
-            if st.phase != Phase::Active || st.exit {
-                return;
-            }
-            st.parking = true;
-        }
-        let recheck = || {
-            // SeqCst: the re-check half of the release's pairing (module invariants).
-            !slot.active.load(Ordering::SeqCst) || state.has_tasks()
-        };
-        let parked = catch_unwind(AssertUnwindSafe(|| {
-            state.idle.park(index, false, parker, recheck, &mut booked)
-        }));
-        let parked = match parked {
-            Ok(parked) => Some(parked),
-            // A waker run by the OS poll panicked: give the booking back.
-            Err(_) => state.idle.unbook_unwound(index, &mut booked, parker),
-        };
-        if parked.is_some_and(Parked::searching) {
-            // Woken as the searcher a push asked for: the stand-in looks (its next turn of
-            // the loop), then gives the role back, as a worker that found work does.
-            if state.idle.end_search() && state.has_work() {
-                state.idle.notify_work();
-            }
-        }
+        st.parking = true;
+        true
+    }
+
+    /// The stand-in left its park (a waiting release goes on).
+    pub(crate) fn end_park(&self, index: usize) {
+        let slot = &self.slots[index];
         let mut st = slot.state.lock();
         st.parking = false;
         drop(st);
         slot.changed.notify_all();
-    }
-}
-
-/// A task for worker `index`'s stand-in: from its inbox, the injector, or any worker's
-/// deque or inbox.
-fn find_task(state: &State, index: usize) -> Option<Runnable> {
-    let own = &state.workers[index];
-    take(|| own.inbox.steal())
-        .or_else(|| take(|| state.injector.steal()))
-        .or_else(|| {
-            state.workers.iter().find_map(|other| {
-                take(|| other.stealer.steal()).or_else(|| take(|| other.inbox.steal()))
-            })
-        })
-}
-
-fn take(mut steal: impl FnMut() -> Steal<Runnable>) -> Option<Runnable> {
-    loop {
-        match steal() {
-            Steal::Success(task) => return Some(task),
-            Steal::Retry => continue,
-            Steal::Empty => return None,
-        }
-    }
-}
-
-/// Polls `task` once with a fresh budget; a panic from the runtime itself is dropped (the
-/// task's own are caught by the task).
-fn poll(task: Runnable) {
-    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| {
-        crate::runtime::coop::with_budget(|| task.run())
-    })) {
-        drop_quietly(payload);
     }
 }

@@ -29,6 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::sync::Arc;
 
+pub(crate) use super::node::Cancelled;
 use super::node::{Node, Root};
 use super::wait;
 use crate::runtime::scheduler::state::State;
@@ -108,8 +109,23 @@ impl FjThread {
     /// worker): what a worker does at most once per tick, at the start of fork-join work
     /// (`occupy.rs`), so that a big call spreads at once and a stream of small ones does not
     /// wake a worker each.
-    pub(crate) fn new(state: Arc<State>, index: usize, root: Arc<Root>, heartbeat: bool) -> FjThread {
+    pub(crate) fn new(
+        state: Arc<State>,
+        index: usize,
+        root: Arc<Root>,
+        heartbeat: bool,
+    ) -> FjThread {
+        // The epoch first, then the flag: a cancellation whose bump came before this read is
+        // seen set here (its flag was set before the bump, which `now` acquires); a later one
+        // moves the epoch past `seen_epoch`.
         let epoch = tick::now();
+        let seen = if root.is_cancelled() {
+            CANCELLED
+        } else if heartbeat {
+            epoch.wrapping_sub(1)
+        } else {
+            epoch
+        };
         FjThread {
             state,
             index,
@@ -117,7 +133,7 @@ impl FjThread {
             lineage: RefCell::new(None),
             youngest: Cell::new(ptr::null()),
             oldest_unpublished: Cell::new(ptr::null()),
-            seen_epoch: Cell::new(if heartbeat { epoch.wrapping_sub(1) } else { epoch }),
+            seen_epoch: Cell::new(seen),
             started_epoch: epoch,
         }
     }
@@ -128,7 +144,7 @@ impl FjThread {
         if tick::now().wrapping_sub(self.started_epoch) >= 2
             && !self.state.forkjoin.standins.is_active(self.index)
         {
-            self.state.forkjoin.standins.activate(&self.state, self.index);
+            super::serve::activate(&self.state, self.index);
         }
     }
 
@@ -227,10 +243,13 @@ impl FjThread {
     fn check_in_slow(&self) -> bool {
         let epoch = tick::now();
         let heartbeat = epoch != self.seen_epoch.get();
-        self.seen_epoch.set(epoch);
         if heartbeat && self.root.is_cancelled() {
+            // Every later check fails too (the epoch never reaches this value), so that each
+            // piece the unwind runs on its way out (a join's second half) stops at once.
+            self.seen_epoch.set(CANCELLED);
             return true;
         }
+        self.seen_epoch.set(epoch);
         if heartbeat {
             self.stand_in_if_due();
         }
@@ -255,7 +274,7 @@ impl FjThread {
         };
         let node = Node::half(self.lineage(), Arc::clone(&self.root), half);
         frame.published.set(Arc::into_raw(Arc::clone(&node)));
-        self.state.forkjoin.offer(&self.state, node);
+        super::publish::offer(&self.state, node);
     }
 
     /// Takes back the published half `node` of this thread's frame, or waits until the
@@ -271,7 +290,5 @@ impl FjThread {
     }
 }
 
-/// The payload of the unwind that stops a cancelled call at its next piece. Never shown:
-/// `par::run` drops it (nobody awaits the call any more).
-#[derive(Debug)]
-pub(crate) struct Cancelled;
+/// The `seen_epoch` of a thread whose call was cancelled: never the epoch.
+const CANCELLED: u64 = u64::MAX;

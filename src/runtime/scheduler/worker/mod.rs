@@ -619,7 +619,7 @@ impl WorkerLocal {
             // The heartbeat of the piece's joins: the ticker's epoch moves while it runs.
             st.ticking = Some(crate::runtime::time::tick::Active::enter());
         }
-        let ran = crate::runtime::scheduler::forkjoin::run_from_board(self);
+        let ran = crate::runtime::scheduler::forkjoin::occupy::run_from_board(self);
         if ran {
             self.counters().add_busy(started.elapsed());
             st.handoffs = 0;

@@ -1,0 +1,17 @@
+//! [`offer`]: putting a piece on its executor's board and letting the threads that may take
+//! it know.
+
+use std::sync::Arc;
+
+use super::node::Node;
+use crate::runtime::scheduler::state::State;
+
+/// Puts `node` on `state`'s board, wakes the waiters it may be for (its ancestors') and an
+/// idle worker.
+pub(crate) fn offer(state: &State, node: Arc<Node>) {
+    state.forkjoin.board.publish(Arc::clone(&node));
+    node.wake_ancestors();
+    state.idle.notify_work();
+    // After shutdown no worker takes a whole call: the drain drops it.
+    crate::runtime::scheduler::worker::schedule::after_shared_push(state);
+}

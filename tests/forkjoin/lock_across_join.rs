@@ -1,0 +1,88 @@
+//! A lock held across a `join` is never taken again by the same thread through work it had
+//! no part in: a thread waiting in a `join` runs only pieces of what it waits for, never an
+//! unrelated task (rayon#592, rayon#1205 deadlock there).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::common::{executor, watchdog};
+
+/// Sums `0..n` by halving, with `join` at each level.
+fn sum(lo: u64, hi: u64) -> u64 {
+    if hi - lo <= 64 {
+        return (lo..hi).sum();
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = filch::par::join(|| sum(lo, mid), || sum(mid, hi));
+    a + b
+}
+
+/// A task holds a `std::sync::Mutex` across a `join` recursion while 100 other tasks lock
+/// it: the holder's thread never runs one of them while it waits, so all complete.
+#[test]
+fn a_task_holding_a_mutex_across_join_completes_while_100_tasks_lock_it() {
+    for workers in [1, 2, 4] {
+        watchdog(
+            60,
+            &format!("mutex across join, {workers} workers"),
+            move || {
+                let ex = executor(workers);
+                let lock = Arc::new(Mutex::new(0u64));
+                let done = Arc::new(AtomicUsize::new(0));
+                let holder = {
+                    let lock = Arc::clone(&lock);
+                    ex.spawn(async move {
+                        let mut guard = lock.lock().unwrap();
+                        for _ in 0..20 {
+                            *guard += sum(0, 1 << 16);
+                        }
+                        *guard
+                    })
+                };
+                let lockers: Vec<_> = (0..100)
+                    .map(|_| {
+                        let lock = Arc::clone(&lock);
+                        let done = Arc::clone(&done);
+                        ex.spawn(async move {
+                            *lock.lock().unwrap() += 1;
+                            done.fetch_add(1, Ordering::SeqCst);
+                        })
+                    })
+                    .collect();
+                let held = ex.block_on(holder).unwrap();
+                assert!(held >= 20 * ((1u64 << 16) * ((1 << 16) - 1) / 2));
+                for task in lockers {
+                    ex.block_on(task).unwrap();
+                }
+                assert_eq!(done.load(Ordering::SeqCst), 100);
+            },
+        );
+    }
+}
+
+/// rayon#592's shape: each piece of an outer recursion takes a lock and runs an inner `join`
+/// recursion while holding it. A thread waiting in the inner one never runs another outer
+/// piece (which would lock again, on the same thread: a deadlock), on 1, 2 and 4 workers.
+#[test]
+fn nested_joins_under_a_lock_never_lock_again_on_the_same_thread() {
+    fn outer(lock: &Mutex<u64>, lo: u64, hi: u64) {
+        if hi - lo == 1 {
+            let mut guard = lock.lock().unwrap();
+            *guard += sum(0, 1 << 12);
+            return;
+        }
+        let mid = lo + (hi - lo) / 2;
+        filch::par::join(|| outer(lock, lo, mid), || outer(lock, mid, hi));
+    }
+    for workers in [1, 2, 4] {
+        watchdog(60, &format!("rayon#592, {workers} workers"), move || {
+            let ex = executor(workers);
+            let lock = Mutex::new(0);
+            ex.install(|| outer(&lock, 0, 64));
+            assert_eq!(
+                *lock.lock().unwrap(),
+                64 * ((1u64 << 12) * ((1 << 12) - 1) / 2)
+            );
+        });
+    }
+}
