@@ -7,7 +7,15 @@
 mod common;
 mod slice_common;
 
+mod chunk_by;
+mod chunks;
+mod clones;
+mod debug;
+mod producer_split_at;
 mod sort;
 mod sort_on_workers;
 mod sort_panic_safe;
 mod sort_stability;
+mod split;
+mod str;
+mod windows;

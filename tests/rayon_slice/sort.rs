@@ -183,7 +183,7 @@ fn patterns_with_owned_elements() {
 #[test]
 fn zero_sized_and_trivial_lengths() {
     let never = |_: &(), _: &()| -> Ordering { panic!("no comparison is needed") };
-    let mut units = vec![(); 100_000];
+    let mut units = [(); 100_000];
     units.par_sort_by(never);
     units.par_sort_unstable_by(never);
     units.par_sort();

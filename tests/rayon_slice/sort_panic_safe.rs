@@ -17,6 +17,12 @@ use crate::slice_common::Rng;
 
 const LEN: usize = 40_000;
 
+/// A comparator as the sorts under test take it.
+type Compare<'a> = &'a (dyn Fn(&DropCounter, &DropCounter) -> Ordering + Sync);
+
+/// A sort under test: `par_sort_by` or `par_sort_unstable_by`.
+type Sort = fn(&mut [DropCounter], Compare<'_>);
+
 /// The tests of this module share the counters: one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -78,11 +84,7 @@ fn quiet_provoked_panics() {
 /// Sorts `input` with `sort`, panicking at the `k`-th comparison for `k` stepping down from
 /// the number a whole sort makes, `steps` times (every comparison if `steps` is 0); checks
 /// that the sort panicked, that each element was dropped once, and in its latest version.
-fn panic_at_each_step(
-    input: &[DropCounter],
-    sort: fn(&mut [DropCounter], &(dyn Fn(&DropCounter, &DropCounter) -> Ordering + Sync)),
-    steps: usize,
-) {
+fn panic_at_each_step(input: &[DropCounter], sort: Sort, steps: usize) {
     let len = input.len();
     // The number of comparisons a whole sort makes.
     let count = AtomicUsize::new(0);
@@ -91,11 +93,7 @@ fn panic_at_each_step(
         a.cmp(b)
     });
     let mut panic_countdown = count.load(Relaxed);
-    let step = if steps == 0 {
-        1
-    } else {
-        Ord::max(1, panic_countdown / steps)
-    };
+    let step = panic_countdown.checked_div(steps).unwrap_or(1).max(1);
 
     // Then panic after each `step` comparisons.
     while panic_countdown > 0 {
@@ -134,17 +132,11 @@ fn panic_at_each_step(
     }
 }
 
-fn stable(
-    v: &mut [DropCounter],
-    compare: &(dyn Fn(&DropCounter, &DropCounter) -> Ordering + Sync),
-) {
+fn stable(v: &mut [DropCounter], compare: Compare<'_>) {
     v.par_sort_by(compare);
 }
 
-fn unstable(
-    v: &mut [DropCounter],
-    compare: &(dyn Fn(&DropCounter, &DropCounter) -> Ordering + Sync),
-) {
+fn unstable(v: &mut [DropCounter], compare: Compare<'_>) {
     v.par_sort_unstable_by(compare);
 }
 

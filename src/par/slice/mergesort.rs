@@ -311,8 +311,9 @@ where
         from: right,
         to: dest_r,
     };
-    // SAFETY (the three blocks below): the runs hold their sorted elements (`len >= 1`).
+    // SAFETY: `left` holds its sorted elements (`len >= 1`), held by this call alone.
     let (l_first, l_last) = unsafe { (&*left.ptr, &*left.ptr.add(left.len - 1)) };
+    // SAFETY: as above, for `right`.
     let (r_first, r_last) = unsafe { (&*right.ptr, &*right.ptr.add(right.len - 1)) };
     if !is_less(r_first, l_last) {
         // Already in order: the guards move both inputs.

@@ -306,10 +306,12 @@ fn run_of(v: &mut Vec<String>, from: usize, len: usize) -> Run<String> {
     }
 }
 
-/// Takes back `n` moved-in elements of `v` (its capacity) and forgets those moved out.
-fn take_back(v: &mut Vec<String>, n: usize) -> Vec<String> {
-    // SAFETY (the tests below): the first `n` slots of `v`'s capacity hold the elements the
-    // guard moved in, initialised once; the caller's source `Vec` is emptied without drops.
+/// Takes back the `n` elements moved into `v`'s capacity.
+///
+/// # Safety
+/// The first `n` slots of `v`'s capacity hold initialised elements, each moved in once.
+unsafe fn take_back(v: &mut Vec<String>, n: usize) -> Vec<String> {
+    // SAFETY: the caller's contract.
     unsafe { v.set_len(n) };
     std::mem::take(v)
 }
@@ -335,9 +337,13 @@ fn a_merge_that_never_started_has_its_inputs_moved_on_unwind() {
         merges: [(a_left, a_right, dest_a), (b_left, b_right, dest_b)],
         started: &started,
     });
-    // SAFETY: every element of `src` was moved to `dest` once.
-    unsafe { src.set_len(0) };
-    assert_eq!(take_back(&mut dest, 4), ["0", "2", "1", "3"]);
+    // SAFETY: every element of `src` was moved to `dest` once: `src` gives them up, `dest`
+    // takes them.
+    let dest = unsafe {
+        src.set_len(0);
+        take_back(&mut dest, 4)
+    };
+    assert_eq!(dest, ["0", "2", "1", "3"]);
 }
 
 #[test]
@@ -368,9 +374,12 @@ fn halves_that_never_started_are_moved_to_the_place_on_unwind() {
             started: &started,
         });
         let sorted = if into_spare {
-            // SAFETY: every element of `v` was moved to `buf` once.
-            unsafe { v.set_len(0) };
-            take_back(&mut buf, 4)
+            // SAFETY: every element of `v` was moved to `buf` once: `v` gives them up, `buf`
+            // takes them.
+            unsafe {
+                v.set_len(0);
+                take_back(&mut buf, 4)
+            }
         } else {
             v
         };
@@ -398,33 +407,45 @@ impl<T> Folder<T> for Collect<T> {
     }
 }
 
-/// The pieces of `producer` when it is split recursively wherever `split_here(depth)` says,
-/// and the leaves folded in order.
-fn pieces<P: UnindexedProducer>(
+/// Whether to split a producer, from its depth and its path (bit `k` set: it descends from
+/// the right half of the split at depth `k`).
+type Policy = Box<dyn Fn(u32, u64) -> bool>;
+
+/// The pieces of `producer` (at `depth`, on `path`) when it is split recursively wherever
+/// `split_here` says, and the leaves folded in order.
+fn pieces_at<P: UnindexedProducer>(
     producer: P,
     depth: u32,
-    split_here: &dyn Fn(u32) -> bool,
+    path: u64,
+    split_here: &Policy,
 ) -> Vec<P::Item> {
-    if split_here(depth) {
+    if depth < 64 && split_here(depth, path) {
         let (left, right) = producer.split();
-        let mut out = pieces(left, depth + 1, split_here);
+        let mut out = pieces_at(left, depth + 1, path, split_here);
         if let Some(right) = right {
-            out.extend(pieces(right, depth + 1, split_here));
+            out.extend(pieces_at(right, depth + 1, path | 1 << depth, split_here));
         }
         return out;
     }
     producer.fold_with(Collect(Vec::new())).complete()
 }
 
-/// Splitting policies: never, always (to the end), the first few levels, and a
-/// pseudo-random pattern.
-fn policies() -> Vec<Box<dyn Fn(u32) -> bool>> {
+fn pieces<P: UnindexedProducer>(producer: P, split_here: &Policy) -> Vec<P::Item> {
+    pieces_at(producer, 0, 0, split_here)
+}
+
+/// Splitting policies: never, always (to the end), the first few levels, a pseudo-random
+/// pattern, and the bridge's when nobody wants work (fold the left half, split the right
+/// one again), and its mirror.
+fn policies() -> Vec<Policy> {
     vec![
-        Box::new(|_| false),
-        Box::new(|depth| depth < 64),
-        Box::new(|depth| depth < 1),
-        Box::new(|depth| depth < 3),
-        Box::new(|depth| depth < 40 && (depth * 7 + 3) % 5 != 0),
+        Box::new(|_, _| false),
+        Box::new(|_, _| true),
+        Box::new(|depth, _| depth < 1),
+        Box::new(|depth, _| depth < 3),
+        Box::new(|depth, path| (depth * 7 + 3 + path.count_ones()) % 5 != 0),
+        Box::new(|depth, path| path.count_ones() == depth),
+        Box::new(|_, path| path == 0),
     ]
 }
 
@@ -445,10 +466,10 @@ fn cut_producer_splits_as_std_splits_slices() {
         let sep = |x: &u64| *x == 0;
         for split_here in policies() {
             let kind = Exclusive::new(sep);
-            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            let got = pieces(CutProducer::new(&v[..], &kind), &split_here);
             assert_eq!(got, v.split(sep).collect::<Vec<_>>(), "split {v:?}");
             let kind = Inclusive::new(sep);
-            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            let got = pieces(CutProducer::new(&v[..], &kind), &split_here);
             assert_eq!(
                 got,
                 v.split_inclusive(sep).collect::<Vec<_>>(),
@@ -457,7 +478,7 @@ fn cut_producer_splits_as_std_splits_slices() {
             let mut w = v.clone();
             let mut expected = v.clone();
             let kind = Exclusive::new(sep);
-            let got = pieces(CutProducer::new(&mut w[..], &kind), 0, &*split_here);
+            let got = pieces(CutProducer::new(&mut w[..], &kind), &split_here);
             assert_eq!(
                 got,
                 expected.split_mut(sep).collect::<Vec<_>>(),
@@ -478,7 +499,7 @@ fn cut_producer_tests_each_pair_of_chunk_by_once() {
                 a == b
             };
             let kind = Boundary::new(same);
-            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            let got = pieces(CutProducer::new(&v[..], &kind), &split_here);
             assert_eq!(got, v.chunk_by(|a, b| a == b).collect::<Vec<_>>());
             assert_eq!(calls.into_inner(), len.saturating_sub(1), "len {len}");
         }
@@ -496,7 +517,7 @@ fn cut_producer_tests_each_element_of_a_split_once() {
                 *x == 0
             };
             let kind = Exclusive::new(sep);
-            let got = pieces(CutProducer::new(&v[..], &kind), 0, &*split_here);
+            let got = pieces(CutProducer::new(&v[..], &kind), &split_here);
             assert_eq!(got, v.split(|x| *x == 0).collect::<Vec<_>>());
             assert_eq!(calls.into_inner(), len, "len {len}");
         }

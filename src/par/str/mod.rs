@@ -10,6 +10,8 @@
 mod chars;
 mod pattern;
 mod split;
+#[cfg(test)]
+mod tests;
 
 pub use chars::{Bytes, CharIndices, Chars, EncodeUtf16, MatchIndices, Matches};
 pub use pattern::Pattern;

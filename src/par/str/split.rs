@@ -11,10 +11,10 @@ use crate::par::iter::ParallelIterator;
 use crate::par::slice::cuts::{CutProducer, Cuttable};
 
 /// Cuts around each match (the matched character belongs to no piece).
-struct Exclusive<'p, P>(&'p P);
+pub(super) struct Exclusive<'p, P>(pub(super) &'p P);
 
 /// Cuts after each match (the matched character ends its piece).
-struct Inclusive<'p, P>(&'p P);
+pub(super) struct Inclusive<'p, P>(pub(super) &'p P);
 
 /// The length in bytes of the character at byte `at` of `s`.
 fn char_len_at(s: &str, at: usize) -> usize {
