@@ -12,6 +12,7 @@ mod chunks;
 mod clones;
 mod debug;
 mod producer_split_at;
+mod send_sync;
 mod sort;
 mod sort_on_workers;
 mod sort_panic_safe;

@@ -9,11 +9,11 @@
 //!
 //! The sorts live in `mergesort.rs` (stable: a parallel merge sort) and `quicksort.rs`
 //! (unstable: a parallel pattern-defeating quicksort), with `insertion.rs` for their shortest
-//! pieces; `cached_key.rs` sorts by cached keys;
-//! each sorts a `&mut [T]` with an `Ordering` comparator, `T: Send` being all the parallel
-//! halves need (they only ever get disjoint parts of the slice). Both are panic-safe: if the
-//! comparison panics, the slice is left a permutation of its input, nothing dropped twice or
-//! lost, and the panic goes on to the caller.
+//! pieces; `cached_key.rs` sorts by cached keys. Each sorts a `&mut [T]` with an `Ordering`
+//! comparator, `T: Send` being all the parallel halves need (they only ever get disjoint
+//! parts of the slice). Both are panic-safe: if the comparison panics, the slice is left a
+//! permutation of its input, nothing dropped twice or lost, and the panic goes on to the
+//! caller; a comparison that is no total order never makes them panic.
 
 mod cached_key;
 mod chunk_by;
