@@ -24,7 +24,7 @@ fn test_par_chunks_exact_mut_remainder() {
 
     let mut c = v.par_chunks_exact_mut(2);
     assert_eq!(c.take_remainder(), &[4]);
-    assert_eq!(c.take_remainder(), &[]);
+    assert_eq!(c.take_remainder(), &[] as &[i32]);
     assert_eq!(c.len(), 2);
 }
 
@@ -48,7 +48,7 @@ fn test_par_rchunks_exact_mut_remainder() {
 
     let mut c = v.par_rchunks_exact_mut(2);
     assert_eq!(c.take_remainder(), &[0]);
-    assert_eq!(c.take_remainder(), &[]);
+    assert_eq!(c.take_remainder(), &[] as &[i32]);
     assert_eq!(c.len(), 2);
 }
 
