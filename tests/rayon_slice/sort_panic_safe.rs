@@ -205,8 +205,8 @@ fn panics_in_the_parallel_parts() {
             })
             .collect();
         for input in [&random, &few, &swapped_halves] {
-            panic_at_each_step(input, stable, 37);
-            panic_at_each_step(input, unstable, 37);
+            panic_at_each_step(input, stable, 19);
+            panic_at_each_step(input, unstable, 19);
         }
     });
 }
