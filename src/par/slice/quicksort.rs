@@ -3,7 +3,8 @@
 //! sides are sorted in parallel through [`join`].
 //!
 //! A piece is partitioned around a median of three (from 50 elements on, a pseudo-median of
-//! nine: Tukey's ninther) by a branchless Lomuto partition; when it is longer than
+//! nine: Tukey's ninther) without branches on the comparisons: small elements by a Lomuto
+//! partition, larger ones by a block partition; when it is longer than
 //! [`SEQUENTIAL_LEN`], its two sides are sorted as the two halves of a `join`, else one after
 //! the other; pieces of at most 20 elements are sorted by insertion. The patterns that break plain quicksort are defeated as pdqsort
 //! does: a sample that is already in order (or in reverse order, which is reversed first)
@@ -161,9 +162,89 @@ pub(super) fn partition<T>(
     while r > l && !is_less(&rest[r - 1], pivot) {
         r -= 1;
     }
-    let mid = l + lomuto(&mut rest[l..r], |x| is_less(x, pivot));
+    let rest = &mut rest[l..r];
+    let less = if size_of::<T>() <= LOMUTO_MAX_SIZE {
+        lomuto(rest, |x| is_less(x, pivot))
+    } else {
+        block_partition(rest, pivot, is_less)
+    };
+    let mid = l + less;
     v.swap(0, mid);
     (mid, l >= r)
+}
+
+/// The largest elements (in bytes) that [`partition`] moves by [`lomuto`], which swaps every
+/// element; larger ones go to [`block_partition`], which moves only the misplaced ones. (On
+/// the development machine, for `u64` Lomuto took about 8 % less time, for `String` block
+/// partitioning about 12 % less.)
+const LOMUTO_MAX_SIZE: usize = 16;
+
+/// Elements a block of [`block_partition`] holds (its offsets fit a `u8`).
+const BLOCK: usize = 128;
+
+/// Moves the elements less than `pivot` to the front; returns how many there are. A block
+/// partition (Edelkamp and Weiß, "BlockQuicksort", 2016): a block at each end is scanned
+/// without branches, noting the offsets of the elements on the wrong side, and those are
+/// swapped in pairs, so each element is compared once and only misplaced ones move; the
+/// last blocks' worth goes to [`lomuto`].
+fn block_partition<T>(v: &mut [T], pivot: &T, is_less: &impl Fn(&T, &T) -> bool) -> usize {
+    let base = v.as_mut_ptr();
+    let (mut l, mut r) = (0, v.len());
+    // The offsets in the current left block (counted from `l`) of elements not less than the
+    // pivot, and in the right block (counted back from `r - 1`) of elements less than it;
+    // `start..end` are those not yet swapped.
+    let mut offsets_l = [0u8; BLOCK];
+    let mut offsets_r = [0u8; BLOCK];
+    let (mut start_l, mut end_l) = (0, 0);
+    let (mut start_r, mut end_r) = (0, 0);
+    while r - l >= 2 * BLOCK {
+        if start_l == end_l {
+            (start_l, end_l) = (0, 0);
+            for i in 0..BLOCK {
+                // SAFETY: `l + i < l + BLOCK <= r <= v.len()`, and `end_l <= i < BLOCK`.
+                unsafe {
+                    let goes_right = !is_less(&*base.add(l + i), pivot);
+                    *offsets_l.get_unchecked_mut(end_l) = i as u8;
+                    end_l += usize::from(goes_right);
+                }
+            }
+        }
+        if start_r == end_r {
+            (start_r, end_r) = (0, 0);
+            for i in 0..BLOCK {
+                // SAFETY: `r - 1 - i >= r - BLOCK >= l`, and `end_r <= i < BLOCK`.
+                unsafe {
+                    let goes_left = is_less(&*base.add(r - 1 - i), pivot);
+                    *offsets_r.get_unchecked_mut(end_r) = i as u8;
+                    end_r += usize::from(goes_left);
+                }
+            }
+        }
+        let pairs = (end_l - start_l).min(end_r - start_r);
+        for k in 0..pairs {
+            // SAFETY: the offsets are below `BLOCK`, so the left element lies in
+            // `l..l + BLOCK` and the right one in `r - BLOCK..r`: both inside `v`, and
+            // distinct since `l + BLOCK <= r - BLOCK`. Only swaps move elements, so a panic
+            // of `is_less` leaves `v` a permutation of what it held.
+            unsafe {
+                let left = base.add(l + usize::from(offsets_l[start_l + k]));
+                let right = base.add(r - 1 - usize::from(offsets_r[start_r + k]));
+                ptr::swap_nonoverlapping(left, right, 1);
+            }
+        }
+        start_l += pairs;
+        start_r += pairs;
+        // A block whose misplaced elements were all swapped is done.
+        if start_l == end_l {
+            l += BLOCK;
+        }
+        if start_r == end_r {
+            r -= BLOCK;
+        }
+    }
+    // `..l` is less than the pivot, `r..` is not; what is between (a block's leftovers
+    // included) is partitioned plainly.
+    l + lomuto(&mut v[l..r], |x| is_less(x, pivot))
 }
 
 /// Moves the elements equal to `v[pivot]` to the front, given that none is less than it;

@@ -61,6 +61,32 @@ fn partition_splits_around_the_pivot() {
 }
 
 #[test]
+fn block_partition_splits_large_elements_around_the_pivot() {
+    // 24-byte elements take the block partition; lengths around its block multiples.
+    for len in [8, 255, 256, 257, 258, 383, 384, 385, 1000, 5003] {
+        for modulus in [2, 3, 1000] {
+            let input: Vec<[u64; 3]> = random(len as u64 + modulus, len, modulus)
+                .into_iter()
+                .map(|x| [x, len as u64, 0])
+                .collect();
+            for pivot in [0, len / 3, len - 1] {
+                let mut v = input.clone();
+                let value = v[pivot];
+                let (mid, _) = partition(&mut v, pivot, &|a: &[u64; 3], b: &[u64; 3]| a < b);
+                assert_eq!(v[mid], value);
+                assert!(v[..mid].iter().all(|x| *x < value), "len {len}");
+                assert!(v[mid + 1..].iter().all(|x| *x >= value), "len {len}");
+                let mut sorted_v = v.clone();
+                sorted_v.sort();
+                let mut sorted_input = input.clone();
+                sorted_input.sort();
+                assert_eq!(sorted_v, sorted_input, "a permutation");
+            }
+        }
+    }
+}
+
+#[test]
 fn partition_reports_an_already_partitioned_slice() {
     let mut v: Vec<u64> = (0..100).collect();
     assert_eq!(partition(&mut v, 0, &is_less), (0, true));
