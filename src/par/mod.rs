@@ -8,9 +8,10 @@
 //!   (`join.rs`, `scope.rs`); the calls borrow from the caller's stack and return once every
 //!   piece they started has finished.
 //! - Pools: [`current_num_threads`], [`current_thread_index`] (`pool.rs`).
-//! - Parallel iterators ([`iter`], [`slice`], [`str`], [`prelude`]), and the iterator
-//!   types of the sources ([`range`], [`range_inclusive`], [`vec`], [`array`], [`option`],
-//!   [`result`], [`string`], [`collections`]), named as rayon names them.
+//! - Parallel iterators ([`iter`], [`slice`](mod@slice), [`str`](mod@str), [`prelude`]),
+//!   and the iterator types of the sources ([`range`], [`range_inclusive`],
+//!   [`vec`](mod@vec), [`array`](mod@array), [`option`], [`result`], [`string`],
+//!   [`collections`]), named as rayon names them.
 //! - The awaited loops ([`par_range`](crate::par_range) and the others, `loops/`), which
 //!   never block the awaiting task's worker.
 

@@ -2,9 +2,9 @@
 //! items out ([`IntoIter`]), `par_drain(range)` removes a range ([`Drain`]); `par_iter()`
 //! and `par_iter_mut()` are the slice iterators.
 //!
-//! Both hand out a [`DrainProducer`]: a run of items that the producer owns, moved out one
+//! Both hand out a `DrainProducer`: a run of items that the producer owns, moved out one
 //! by one as the pieces run. **Invariant:** each item is owned by exactly one of the
-//! producer, a sequential [`SliceDrain`] or whoever it was moved to, so a panic anywhere
+//! producer, a sequential `SliceDrain` or whoever it was moved to, so a panic anywhere
 //! drops each item exactly once: what a producer or drain still holds is dropped with it.
 
 use std::iter::FusedIterator;

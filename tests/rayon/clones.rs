@@ -1,3 +1,4 @@
+//! Every iterator that rayon makes `Clone` is, and a clone yields the same items.
 // origin: rayon tests/clones.rs (the slice and str iterators' lines are in the `slice` branch's port)
 
 use filch::par::prelude::*;

@@ -1,3 +1,4 @@
+//! `collect` drops exactly the items it wrote when a closure panics, and writes each item once.
 // origin: rayon tests/collect.rs
 
 use filch::par::prelude::*;

@@ -1,3 +1,4 @@
+//! Every iterator type implements `Debug`.
 // origin: rayon tests/debug.rs (the slice and str iterators' lines are in the `slice` branch's port)
 
 use filch::par::prelude::*;

@@ -1,3 +1,4 @@
+//! `Vec::par_drain` yields its range and removes it, run or dropped, empty or not.
 // origin: rayon tests/drain_vec.rs
 
 use filch::par::prelude::*;
@@ -28,7 +29,7 @@ fn drain_vec_empty_range_yielded() {
 
     let yielded = vec_org.par_drain(5..5).collect::<Vec<_>>();
 
-    assert_eq!(&yielded, &[]);
+    assert_eq!(&yielded, &[] as &[i32]);
     assert_eq!(&vec_org, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
 }
 

@@ -295,14 +295,14 @@ fn every_adaptor_runs_over_a_custom_source() {
             .map(row_sum)
             .fold_chunks(10, || 0, |a, s| a + s)
             .sum::<u64>(),
-        seq.iter().sum()
+        seq.iter().sum::<u64>()
     );
 
     // Consumers.
-    assert_eq!(rows().map(row_sum).sum::<u64>(), seq.iter().sum());
+    assert_eq!(rows().map(row_sum).sum::<u64>(), seq.iter().sum::<u64>());
     assert_eq!(
         rows().map(row_sum).reduce(|| 0, |a, b| a + b),
-        seq.iter().sum()
+        seq.iter().sum::<u64>()
     );
     assert_eq!(rows().map(row_sum).max(), seq.iter().max().copied());
     assert_eq!(rows().min_by_key(|r| r[0]).map(|r| r[0]), Some(0));

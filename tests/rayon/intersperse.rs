@@ -1,3 +1,4 @@
+//! `intersperse`, indexed (through its producer, forwards and backwards) and unindexed.
 // origin: rayon tests/intersperse.rs
 
 use filch::par::prelude::*;

@@ -1,3 +1,4 @@
+//! A long chain of `map`s collects into a `Result` (rayon#671: the type length limit).
 // origin: rayon tests/issue671.rs
 
 use filch::par::prelude::*;

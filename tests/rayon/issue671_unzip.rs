@@ -1,3 +1,4 @@
+//! A nested `unzip` of an `enumerate` compiles and runs (rayon#671).
 // origin: rayon tests/issue671-unzip.rs
 
 use filch::par::prelude::*;

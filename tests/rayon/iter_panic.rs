@@ -1,3 +1,5 @@
+//! A panic in a closure reaches the caller, and stops the other pieces (filch stops them
+//! with or without `panic_fuse`).
 // origin: rayon tests/iter_panic.rs
 
 use filch::par::prelude::*;

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cancel;
 mod clones;
 mod collect;
 mod collect_targets;

@@ -263,3 +263,23 @@ fn a_panicking_reduction_or_fold_drops_every_item_once() {
     });
     tally.assert_all_dropped_once("fold");
 }
+
+#[test]
+fn a_bridged_iterator_that_panics_stops_every_piece() {
+    let pulled = AtomicUsize::new(0);
+    let boom = payload_of(|| {
+        (0..usize::MAX)
+            .map(|i| {
+                pulled.fetch_add(1, Ordering::Relaxed);
+                if i == 1000 {
+                    panic_any(Boom(i));
+                }
+                i
+            })
+            .par_bridge()
+            .for_each(drop)
+    });
+    assert_eq!(boom, Boom(1000));
+    // The iterator is left out after its panic: nobody pulls from it again.
+    assert_eq!(pulled.into_inner(), 1001);
+}

@@ -1,3 +1,5 @@
+//! Every producer splits at every index into parts that yield the right items, from both
+//! ends.
 // origin: rayon tests/producer_split_at.rs
 
 use filch::par::iter::plumbing::*;
@@ -140,7 +142,7 @@ fn range_inclusive() {
 
 #[test]
 fn repeat_n() {
-    let v: Vec<_> = std::iter::repeat(1).take(5).collect();
+    let v: Vec<_> = std::iter::repeat_n(1, 5).collect();
     check(&v, || filch::par::iter::repeat_n(1, 5));
 }
 

@@ -101,7 +101,10 @@ fn std_collections() {
     let n = 1000u32;
     let mut hm: HashMap<u32, u32> = (0..n).map(|i| (i, i)).collect();
     hm.par_iter_mut().for_each(|(_, v)| *v += 1);
-    assert_eq!(hm.par_iter().map(|(_, v)| *v).sum::<u32>(), (1..=n).sum());
+    assert_eq!(
+        hm.par_iter().map(|(_, v)| *v).sum::<u32>(),
+        (1..=n).sum::<u32>()
+    );
     assert_eq!(hm.clone().into_par_iter().count(), n as usize);
     assert_eq!(hm.par_drain().count(), n as usize);
     assert!(hm.is_empty());
@@ -109,7 +112,7 @@ fn std_collections() {
     let mut hs: HashSet<u32> = (0..n).collect();
     assert_eq!(hs.par_iter().copied().max(), Some(n - 1));
     assert_eq!(hs.clone().into_par_iter().count(), n as usize);
-    assert_eq!(hs.par_drain().sum::<u32>(), (0..n).sum());
+    assert_eq!(hs.par_drain().sum::<u32>(), (0..n).sum::<u32>());
     assert!(hs.is_empty());
 
     let mut bm: BTreeMap<u32, u32> = (0..n).map(|i| (i, i)).collect();
@@ -135,7 +138,10 @@ fn std_collections() {
 
     let mut heap: BinaryHeap<u32> = (0..n).collect();
     assert_eq!(heap.par_iter().count(), n as usize);
-    assert_eq!(heap.clone().into_par_iter().sum::<u32>(), (0..n).sum());
+    assert_eq!(
+        heap.clone().into_par_iter().sum::<u32>(),
+        (0..n).sum::<u32>()
+    );
     assert_eq!(heap.par_drain().count(), n as usize);
     assert!(heap.is_empty());
 
@@ -187,27 +193,29 @@ fn drains() {
 
 #[test]
 fn bridged_iterators() {
-    let mut v: Vec<u32> = (0..10_000u32)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .par_bridge()
-        .collect();
-    v.sort_unstable();
-    assert_eq!(v, (0..10_000).collect::<Vec<_>>());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for i in 0..1000u64 {
-            tx.send(i).unwrap();
-        }
+    crate::common::watchdog(120, "bridged iterators", || {
+        let mut v: Vec<u32> = (0..10_000u32)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .par_bridge()
+            .collect();
+        v.sort_unstable();
+        assert_eq!(v, (0..10_000).collect::<Vec<_>>());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for i in 0..1000u64 {
+                tx.send(i).unwrap();
+            }
+        });
+        assert_eq!(
+            rx.into_iter().par_bridge().map(|x| x * 2).sum::<u64>(),
+            999_000
+        );
+        assert_eq!(
+            (0..u64::MAX).par_bridge().find_any(|&x| x == 500),
+            Some(500)
+        );
     });
-    assert_eq!(
-        rx.into_iter().par_bridge().map(|x| x * 2).sum::<u64>(),
-        999_000
-    );
-    assert_eq!(
-        (0..u64::MAX).par_bridge().find_any(|&x| x == 500),
-        Some(500)
-    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! (or references to them) are first gathered into a `Vec`, sequentially, and the vector
 //! is iterated in parallel; the iterators are unindexed, as rayon's. A `VecDeque` and a
 //! `BinaryHeap` are vectors underneath and their iterators are indexed; their drains move
-//! the collection into a `Vec` for the duration (a [`VecGuard`]), drain that, and move it
+//! the collection into a `Vec` for the duration (a `VecGuard`), drain that, and move it
 //! back when dropped.
 
 pub mod binary_heap;

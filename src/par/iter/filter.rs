@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
-use super::ParallelIterator;
+use super::{ParallelIterator, FULL_CHECK_BATCH};
 
 /// The iterator of [`ParallelIterator::filter`].
 #[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
@@ -160,11 +160,15 @@ where
         }
     }
 
-    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        let op = self.op;
-        FilterMapFolder {
-            base: self.base.consume_iter(iter.into_iter().filter_map(op)),
-            op,
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        loop {
+            let mut taken = 0;
+            let batch = iter.by_ref().take(FULL_CHECK_BATCH).inspect(|_| taken += 1);
+            self.base = self.base.consume_iter(batch.filter_map(self.op));
+            if taken < FULL_CHECK_BATCH || self.base.full() {
+                return self;
+            }
         }
     }
 

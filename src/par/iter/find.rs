@@ -1,7 +1,7 @@
 //! `find_any` (and through it `any`, `all`, `find_map_any`, `position_any`): the first
 //! match any piece meets; every piece stops once one is found.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::util::sync::{AtomicBool, Ordering};
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::ParallelIterator;

@@ -1,24 +1,32 @@
 //! `find_first` and `find_last` (and through them `find_map_first`, `position_first`,
 //! `cmp` …): the leftmost or rightmost match, in order.
 //!
-//! Each consumer covers a range of positions `[lo, hi)`, ordered as its items are; a piece
-//! with a match publishes its `lo` in `best` (the least one for `find_first`, the greatest
-//! for `find_last`), and every piece whose positions are all worse stops. When the
-//! iterator's length is known, positions are the items' indices (split exactly at each
-//! `split_at`); otherwise a split gives each side part of the range (a left part of
-//! `index × UNINDEXED_STRIDE` positions, at most half), and a range worn down to one
-//! position is shared by the pieces that follow, which then cannot stop each other early.
-//! Results are always right: the reducer keeps the left (or right) match whatever the
-//! positions.
+//! Every consumer has a [`Position`], ordered as the items are: a piece with a match
+//! publishes its position in [`Best`] (the least one for `find_first`, the greatest for
+//! `find_last`), and every piece whose items all come after (before) it stops. Positions
+//! are sequences compared lexicographically, so they never wear out, however deep the
+//! splits and nested calls go:
+//!
+//! - a position is a path of levels, each two numbers `(slot, offset)`; a consumer's own
+//!   items start at its path, at `offset` of its last level;
+//! - `split_at(i)` keeps the path for the left part and adds `i` to the last offset for the
+//!   right part (exact: the offsets count items);
+//! - `split_off_left` (no index) gives the left part the consumer's path and moves the
+//!   consumer to the next slot of its last level `(slot + 1, 0)` when nothing to its right
+//!   shares that level (`rightmost`); else it opens a level below: `(0, 0)` for the left
+//!   part, `(1, 0)` for the consumer, which is then the rightmost of the new level.
+//!
+//! Results do not depend on the positions: the reducer keeps the left (right) match, and
+//! the positions only let pieces stop early.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::ParallelIterator;
+use crate::util::sync::{AtomicU64, Mutex, Ordering};
 
-/// Positions per item when the length is unknown: a piece can be split by index this many
-/// times fewer than its range's width before the range wears out.
-const UNINDEXED_STRIDE: u64 = 1 << 20;
+/// Items a folder searches between two looks at [`Best`].
+const FIND_BATCH: usize = 1024;
 
 /// The leftmost item of `pi` for which `predicate` holds.
 pub(super) fn find_first<I, P>(pi: I, predicate: P) -> Option<I::Item>
@@ -43,21 +51,13 @@ where
     I: ParallelIterator,
     P: Fn(&I::Item) -> bool + Sync,
 {
-    let (hi, stride) = match pi.opt_len() {
-        Some(len) => (len as u64, 1),
-        None => (u64::MAX, UNINDEXED_STRIDE),
-    };
-    let best = AtomicU64::new(match side {
-        Side::First => u64::MAX,
-        Side::Last => 0,
-    });
+    let best = Best::new(side);
     let consumer = FindConsumer {
         predicate: &predicate,
         best: &best,
-        side,
-        stride,
-        lo: std::cell::Cell::new(0),
-        hi,
+        position: Cell::new(Position::root()),
+        rightmost: Cell::new(true),
+        seen: Cell::new((0, false)),
     };
     pi.drive_unindexed(consumer)
 }
@@ -68,44 +68,128 @@ enum Side {
     Last,
 }
 
-impl Side {
-    /// Whether a match at position `a` beats one at `b`.
-    fn better(self, a: u64, b: u64) -> bool {
-        match self {
+/// Where a consumer's items are in the order of all items: a path of `(slot, offset)`
+/// levels, compared lexicographically (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct Position(Vec<u64>);
+
+impl Position {
+    fn root() -> Position {
+        Position(vec![0, 0])
+    }
+
+    /// The same path, `by` items further at the last level.
+    fn advanced(&self, by: usize) -> Position {
+        let mut path = self.0.clone();
+        let last = path.last_mut().expect("a position has a level");
+        *last = last.saturating_add(by as u64);
+        Position(path)
+    }
+
+    /// The next slot of the last level, at its start.
+    fn next_slot(&self) -> Position {
+        let mut path = self.0.clone();
+        let n = path.len();
+        path[n - 2] = path[n - 2].saturating_add(1);
+        path[n - 1] = 0;
+        Position(path)
+    }
+
+    /// A level below this one, at slot `slot`.
+    fn below(&self, slot: u64) -> Position {
+        let mut path = self.0.clone();
+        path.extend([slot, 0]);
+        Position(path)
+    }
+}
+
+/// The best position with a match so far, shared by the pieces of one call.
+///
+/// `epoch` counts the improvements (0: no match yet), so that a piece looks at the position
+/// itself, under the lock, only when it changed. Relaxed: the lock orders the position;
+/// the epoch only says whether to look, and a stale one only delays a stop.
+struct Best {
+    side: Side,
+    epoch: AtomicU64,
+    position: Mutex<Option<Position>>,
+}
+
+impl Best {
+    fn new(side: Side) -> Best {
+        Best {
+            side,
+            epoch: AtomicU64::new(0),
+            position: Mutex::new(None),
+        }
+    }
+
+    /// Whether a match at `a` beats one at `b`.
+    fn better(&self, a: &Position, b: &Position) -> bool {
+        match self.side {
             Side::First => a < b,
             Side::Last => a > b,
         }
     }
-}
 
-/// The consumer: its positions `[lo, hi)` (`lo` in a cell, as `split_off_left` moves it
-/// through `&self`), and `best`, the best position with a match so far (Relaxed: it only
-/// stops work early; the items travel in the results).
-struct FindConsumer<'p, P> {
-    predicate: &'p P,
-    best: &'p AtomicU64,
-    side: Side,
-    stride: u64,
-    lo: std::cell::Cell<u64>,
-    hi: u64,
-}
-
-impl<'p, P> FindConsumer<'p, P> {
-    fn with_range(&self, lo: u64, hi: u64) -> Self {
-        FindConsumer {
-            predicate: self.predicate,
-            best: self.best,
-            side: self.side,
-            stride: self.stride,
-            lo: std::cell::Cell::new(lo),
-            hi,
+    /// Records a match at `at`; whether it is (or ties) the best, so worth keeping.
+    fn publish(&self, at: &Position) -> bool {
+        let mut best = self.position.lock();
+        match best.as_ref() {
+            Some(current) if self.better(current, at) => false,
+            Some(current) if current == at => true,
+            _ => {
+                *best = Some(at.clone());
+                self.epoch.fetch_add(1, Ordering::Relaxed);
+                true
+            }
         }
     }
 
-    /// Whether a match found elsewhere beats anything this consumer can find.
-    fn beaten(&self) -> bool {
-        self.side
-            .better(self.best.load(Ordering::Relaxed), self.lo.get())
+    /// Whether a match elsewhere beats any match at or after (before) `at`. `seen` caches
+    /// the answer for the epoch it was computed at.
+    fn beats(&self, at: &Position, seen: &Cell<(u64, bool)>) -> bool {
+        let epoch = self.epoch.load(Ordering::Relaxed);
+        if epoch == 0 {
+            return false;
+        }
+        let (seen_epoch, answer) = seen.get();
+        if seen_epoch == epoch {
+            return answer;
+        }
+        let answer = match self.position.lock().as_ref() {
+            Some(best) => self.better(best, at),
+            None => false,
+        };
+        seen.set((epoch, answer));
+        answer
+    }
+}
+
+/// The consumer: its position (in a cell, as `split_off_left` moves it through `&self`),
+/// whether it is the rightmost of its last level, and its cached look at `best`.
+struct FindConsumer<'p, P> {
+    predicate: &'p P,
+    best: &'p Best,
+    position: Cell<Position>,
+    rightmost: Cell<bool>,
+    seen: Cell<(u64, bool)>,
+}
+
+impl<'p, P> FindConsumer<'p, P> {
+    fn at(&self, position: Position, rightmost: bool) -> Self {
+        FindConsumer {
+            predicate: self.predicate,
+            best: self.best,
+            position: Cell::new(position),
+            rightmost: Cell::new(rightmost),
+            seen: Cell::new((0, false)),
+        }
+    }
+
+    fn position(&self) -> Position {
+        let position = self.position.take();
+        self.position.set(position.clone());
+        position
     }
 }
 
@@ -115,51 +199,63 @@ impl<'p, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindConsumer<'p, P> 
     type Result = Option<T>;
 
     fn split_at(self, index: usize) -> (Self, Self, FindReducer) {
-        let (lo, hi) = (self.lo.get(), self.hi);
-        let width = hi - lo;
-        let left = if self.stride == 1 {
-            (index as u64).min(width)
-        } else {
-            (index as u64).saturating_mul(self.stride).min(width / 2)
-        };
-        let reducer = FindReducer(self.side);
-        (
-            self.with_range(lo, lo + left),
-            self.with_range(lo + left, hi),
-            reducer,
-        )
+        let position = self.position.take();
+        let right = self.at(position.advanced(index), self.rightmost.get());
+        let left = self.at(position, false);
+        (left, right, FindReducer(self.best.side))
     }
 
     fn into_folder(self) -> Self::Folder {
         FindFolder {
-            position: self.lo.get(),
-            consumer: self,
+            predicate: self.predicate,
+            best: self.best,
+            position: self.position.take(),
+            seen: self.seen,
             item: None,
         }
     }
 
     fn full(&self) -> bool {
-        self.beaten()
+        let position = self.position.take();
+        let beaten = self.best.beats(&position, &self.seen);
+        self.position.set(position);
+        beaten
     }
 }
 
 impl<T: Send, P: Fn(&T) -> bool + Sync> UnindexedConsumer<T> for FindConsumer<'_, P> {
     fn split_off_left(&self) -> Self {
-        let lo = self.lo.get();
-        let mid = lo + (self.hi - lo) / 2;
-        self.lo.set(mid);
-        self.with_range(lo, mid)
+        let position = self.position();
+        if self.rightmost.get() {
+            self.position.set(position.next_slot());
+            self.at(position, false)
+        } else {
+            self.position.set(position.below(1));
+            self.rightmost.set(true);
+            self.at(position.below(0), false)
+        }
     }
 
     fn to_reducer(&self) -> FindReducer {
-        FindReducer(self.side)
+        FindReducer(self.best.side)
     }
 }
 
 struct FindFolder<'p, T, P> {
-    consumer: FindConsumer<'p, P>,
-    position: u64,
+    predicate: &'p P,
+    best: &'p Best,
+    position: Position,
+    seen: Cell<(u64, bool)>,
     item: Option<T>,
+}
+
+impl<T, P> FindFolder<'_, T, P> {
+    /// Keeps `item`, a match, unless a better piece already has one.
+    fn found(&mut self, item: T) {
+        if self.best.publish(&self.position) {
+            self.item = Some(item);
+        }
+    }
 }
 
 impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, T, P> {
@@ -168,21 +264,35 @@ impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, T, P> {
     fn consume(mut self, item: T) -> Self {
         // A first match of this piece is its best; a last match may be beaten by a later
         // item of the same piece, so `find_last` keeps looking.
-        let done = self.consumer.side == Side::First && self.item.is_some();
-        if !done && (self.consumer.predicate)(&item) {
-            let (side, position) = (self.consumer.side, self.position);
-            let published =
-                self.consumer
-                    .best
-                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |best| {
-                        side.better(position, best).then_some(position)
-                    });
-            // Keep the item unless a better piece already has a match.
-            if published.is_ok() || published == Err(position) {
-                self.item = Some(item);
-            }
+        let done = self.best.side == Side::First && self.item.is_some();
+        if !done && (self.predicate)(&item) {
+            self.found(item);
         }
         self
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        // In batches: the search within a batch is a plain `find` (or the last match of
+        // it), and whether a better piece has a match is checked between batches.
+        let mut iter = iter.into_iter();
+        let predicate = self.predicate;
+        loop {
+            if self.full() {
+                return self;
+            }
+            let mut taken = 0;
+            let mut batch = iter.by_ref().take(FIND_BATCH).inspect(|_| taken += 1);
+            let found = match self.best.side {
+                Side::First => batch.find(|item| predicate(item)),
+                Side::Last => batch.filter(|item| predicate(item)).last(),
+            };
+            if let Some(item) = found {
+                self.found(item);
+            }
+            if taken < FIND_BATCH {
+                return self;
+            }
+        }
     }
 
     fn complete(self) -> Option<T> {
@@ -190,11 +300,8 @@ impl<T, P: Fn(&T) -> bool> Folder<T> for FindFolder<'_, T, P> {
     }
 
     fn full(&self) -> bool {
-        (self.consumer.side == Side::First && self.item.is_some())
-            || self
-                .consumer
-                .side
-                .better(self.consumer.best.load(Ordering::Relaxed), self.position)
+        (self.best.side == Side::First && self.item.is_some())
+            || self.best.beats(&self.position, &self.seen)
     }
 }
 

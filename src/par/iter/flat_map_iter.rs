@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
-use super::ParallelIterator;
+use super::{ParallelIterator, FULL_CHECK_BATCH};
 
 /// The iterator of [`ParallelIterator::flat_map_iter`].
 #[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
@@ -153,10 +153,16 @@ where
         }
     }
 
-    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        let map_op = self.map_op;
-        let base = self.base.consume_iter(iter.into_iter().flat_map(map_op));
-        FlatMapIterFolder { base, map_op }
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        loop {
+            let mut taken = 0;
+            let batch = iter.by_ref().take(FULL_CHECK_BATCH).inspect(|_| taken += 1);
+            self.base = self.base.consume_iter(batch.flat_map(self.map_op));
+            if taken < FULL_CHECK_BATCH || self.base.full() {
+                return self;
+            }
+        }
     }
 
     fn complete(self) -> F::Result {

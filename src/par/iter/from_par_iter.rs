@@ -7,8 +7,9 @@ use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedL
 use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use crate::util::sync::{AtomicBool, Mutex, Ordering};
 
 use super::noop::NoopConsumer;
 use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
@@ -159,7 +160,7 @@ where
             .map(|item| match item {
                 Ok(t) => Some(t),
                 Err(e) => {
-                    let mut slot = error.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut slot = error.lock();
                     if slot.is_none() {
                         *slot = Some(e);
                     }
@@ -168,7 +169,7 @@ where
             })
             .while_some()
             .collect();
-        match error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        match error.into_inner() {
             Some(e) => Err(e),
             None => Ok(collected),
         }

@@ -157,7 +157,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     /// use filch::par::prelude::*;
     ///
-    /// let c: Vec<Vec<i32>> = (1..=7).into_par_iter().chunks(3).collect();
+    /// let c: Vec<Vec<i32>> = (1..8).into_par_iter().chunks(3).collect();
     /// assert_eq!(c, [vec![1, 2, 3], vec![4, 5, 6], vec![7]]);
     /// ```
     #[track_caller]
@@ -172,7 +172,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     /// use filch::par::prelude::*;
     ///
-    /// let sums: Vec<i32> = (1..=7).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
+    /// let sums: Vec<i32> = (1..8).into_par_iter().fold_chunks(3, || 0, |a, x| a + x).collect();
     /// assert_eq!(sums, [6, 15, 7]);
     /// ```
     #[track_caller]
@@ -196,7 +196,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// ```
     /// use filch::par::prelude::*;
     ///
-    /// let sums: Vec<i32> = (1..=7).into_par_iter().fold_chunks_with(3, 0, |a, x| a + x).collect();
+    /// let sums: Vec<i32> = (1..8).into_par_iter().fold_chunks_with(3, 0, |a, x| a + x).collect();
     /// assert_eq!(sums, [6, 15, 7]);
     /// ```
     #[track_caller]

@@ -122,7 +122,7 @@ struct InterleaveProducer<PI, PJ> {
 
 impl<PI, PJ> InterleaveProducer<PI, PJ> {
     /// How many of the first `index` outputs come from `i`.
-    fn from_i(&self, index: usize) -> usize {
+    fn i_count(&self, index: usize) -> usize {
         let pairs = self.i_len.min(self.j_len);
         if index <= 2 * pairs {
             // The sides strictly alternate so far.
@@ -165,7 +165,7 @@ where
     }
 
     fn split_at(self, index: usize) -> (Self, Self) {
-        let i_index = self.from_i(index);
+        let i_index = self.i_count(index);
         let j_index = index - i_index;
         let (i_left, i_right) = self.i.split_at(i_index);
         let (j_left, j_right) = self.j.split_at(j_index);

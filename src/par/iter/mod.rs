@@ -36,6 +36,36 @@
 //! A panic in any closure stops the whole call at once: no piece starts a new chunk of
 //! items, and the first panic is resumed in the caller, with its payload, once the pieces
 //! already running have returned (with or without [`panic_fuse`](ParallelIterator::panic_fuse)).
+//!
+//! The items must be `Send`, and an indexed adaptor takes only indexed iterators, as in
+//! rayon:
+//!
+//! ```compile_fail,E0599
+//! use filch::par::prelude::*;
+//! use std::rc::Rc;
+//!
+//! let x = vec![Rc::new(22), Rc::new(23)];
+//! let _: Vec<i32> = x.into_par_iter().map(|rc| *rc).collect(); // `Rc` is not `Send`
+//! ```
+//!
+//! ```compile_fail,E0277
+//! use filch::par::prelude::*;
+//!
+//! let a: Vec<usize> = (0..1024).collect();
+//! let b: Vec<usize> = (0..1024).collect();
+//! // `zip` needs an exact length, which `filter` does not have.
+//! let _ = a.par_iter().zip(b.par_iter().filter(|&&x| x > 3));
+//! ```
+//!
+//! ```compile_fail,E0277
+//! use filch::par::prelude::*;
+//! use std::cell::Cell;
+//!
+//! let c = Cell::new(42);
+//! // A closure that captures `&Cell` is not `Sync`.
+//! (0..10).into_par_iter().for_each(|i| c.set(i));
+//! ```
+// origin: rayon src/compile_fail/{rc_par_iter,cannot_zip_filtered_data,cell_par_iter}.rs
 
 pub mod plumbing;
 
@@ -88,6 +118,12 @@ mod while_some;
 mod zip;
 
 pub use ::either::Either;
+
+/// How many source items a folder that drops or multiplies items (`filter`, `filter_map`,
+/// `flat_map_iter`, the gates of `take_any` …) feeds its base between two checks of the
+/// base's `full()`: a base that a short-circuit filled elsewhere (`find_any` …) then stops
+/// the fold soon even when no item gets through.
+const FULL_CHECK_BATCH: usize = 1024;
 
 pub(crate) use delegate::{delegate_indexed, delegate_unindexed};
 

@@ -7,11 +7,10 @@
 //! parallel work that came back to this call) returns at once instead of deadlocking.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use super::plumbing::{bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer};
 use super::ParallelIterator;
+use crate::util::sync::{AtomicUsize, Mutex, Ordering};
 
 /// Turns a sequential iterator into a parallel one: `iter.par_bridge()`.
 pub trait ParallelBridge: Sized {
@@ -62,7 +61,7 @@ impl<Iter: Iterator<Item: Send> + Send> ParallelIterator for IterBridge<Iter> {
 
 /// What the pieces of one `par_bridge` call share.
 struct Shared<Iter> {
-    /// The iterator; `None` once it returned `None` (or a `next` panicked).
+    /// The iterator; `None` once it returned `None` or a `next` panicked.
     iter: Mutex<Option<Iter>>,
     /// The address of the holding thread's marker while the lock is held, else 0
     /// (Relaxed: a thread only compares it with its own marker, which only it stores).
@@ -100,15 +99,16 @@ impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &Shared<Iter> {
         while !folder.full() {
             crate::par::at_piece_boundary();
             let item = {
-                let Ok(mut guard) = self.iter.lock() else {
-                    // A `next` panicked; the panic reaches the caller through its piece.
+                let mut guard = self.iter.lock();
+                if guard.is_none() {
                     return folder;
-                };
-                let Some(iter) = guard.as_mut() else {
-                    return folder;
-                };
+                }
                 self.holder.store(me, Ordering::Relaxed);
-                let next = iter.next();
+                // A `next` that panics leaves the iterator out (`None`), so that the other
+                // pieces stop pulling from it; the panic reaches the caller through its piece.
+                let taken = TakeOnUnwind(&mut *guard);
+                let next = taken.0.as_mut().and_then(Iterator::next);
+                std::mem::forget(taken);
                 self.holder.store(0, Ordering::Relaxed);
                 if next.is_none() {
                     *guard = None;
@@ -121,5 +121,15 @@ impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &Shared<Iter> {
             }
         }
         folder
+    }
+}
+
+/// Empties the iterator's slot if dropped, which only unwinding does (a `next` that
+/// returns forgets it).
+struct TakeOnUnwind<'a, I>(&'a mut Option<I>);
+
+impl<I> Drop for TakeOnUnwind<'_, I> {
+    fn drop(&mut self) {
+        *self.0 = None;
     }
 }

@@ -492,7 +492,7 @@ pub trait ParallelIterator: Sized + Send {
     ///     .into_par_iter()
     ///     .fold(|| 0_u32, |a: u32, b: u8| a + (b as u32))
     ///     .sum::<u32>();
-    /// assert_eq!(sum, (0..22).sum());
+    /// assert_eq!(sum, (0..22).sum::<u32>());
     /// ```
     fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
     where
@@ -530,7 +530,7 @@ pub trait ParallelIterator: Sized + Send {
     ///     .into_par_iter()
     ///     .try_fold(|| 0_u32, |a: u32, b: u8| a.checked_add(b as u32))
     ///     .try_reduce(|| 0, u32::checked_add);
-    /// assert_eq!(sum, Some((0..22).sum()));
+    /// assert_eq!(sum, Some((0..22).sum::<u32>()));
     /// ```
     fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
     where

@@ -2,11 +2,11 @@
 //! held back by a gate that all pieces share (a count, or a flag), in no particular order
 //! across pieces (each piece keeps its items in order).
 
+use crate::util::sync::{AtomicBool, AtomicUsize, Ordering};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
-use super::ParallelIterator;
+use super::{ParallelIterator, FULL_CHECK_BATCH};
 
 /// What decides, item by item, whether it goes on. Shared by every piece of a call; the
 /// atomics are Relaxed: each is a counter or a flag of its own, and no other memory is
@@ -217,12 +217,17 @@ impl<T, F: Folder<T>, G: Gate<T>> Folder<T> for GateConsumer<'_, F, G> {
 
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
         let gate = self.gate;
-        let items = iter
-            .into_iter()
-            .take_while(|_| !gate.closed())
-            .filter(|item| gate.admit(item));
-        self.base = self.base.consume_iter(items);
-        self
+        let mut iter = iter.into_iter().take_while(|_| !gate.closed());
+        loop {
+            let mut taken = 0;
+            let batch = iter.by_ref().take(FULL_CHECK_BATCH).inspect(|_| taken += 1);
+            self.base = self
+                .base
+                .consume_iter(batch.filter(|item| gate.admit(item)));
+            if taken < FULL_CHECK_BATCH || self.base.full() {
+                return self;
+            }
+        }
     }
 
     fn complete(self) -> F::Result {

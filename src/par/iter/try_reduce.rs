@@ -1,9 +1,9 @@
 //! `try_reduce` and `try_reduce_with` (and through them `try_for_each*`): a reduction of
 //! fallible items that stops every piece at the first failure, which becomes the result.
 
+use crate::util::sync::{AtomicBool, Ordering};
 use std::marker::PhantomData;
 use std::ops::ControlFlow::{Break, Continue};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::try_trait::Try;

@@ -1,6 +1,6 @@
 //! `while_some`: the `Some` values until a `None`, which stops every piece.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::util::sync::{AtomicBool, Ordering};
 
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::ParallelIterator;

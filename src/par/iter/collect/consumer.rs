@@ -46,12 +46,12 @@ impl<'c, T: Send> CollectConsumer<'c, T> {
     }
 }
 
-/// The items a folder wrote: the first `written` of a run of `len` slots from `start`. Owns
+/// The items a folder wrote: the first `written` of a run of `slots` slots from `start`. Owns
 /// them: dropping it drops them.
 #[must_use]
 pub(crate) struct CollectResult<'c, T> {
     start: NonNull<T>,
-    len: usize,
+    slots: usize,
     written: usize,
     /// Invariant in `'c`: a result may only be merged with another of the same call.
     target: PhantomData<&'c mut &'c mut [T]>,
@@ -109,7 +109,7 @@ impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
     fn into_folder(self) -> CollectResult<'c, T> {
         CollectResult {
             start: self.start,
-            len: self.len,
+            slots: self.len,
             written: 0,
             target: PhantomData,
         }
@@ -135,7 +135,7 @@ impl<'c, T: 'c> Folder<T> for CollectResult<'c, T> {
 
     fn consume(mut self, item: T) -> Self {
         assert!(
-            self.written < self.len,
+            self.written < self.slots,
             "too many items for the slots of a collect"
         );
         // SAFETY: slot `written` is within the run and uninitialised (the invariant).
@@ -162,10 +162,10 @@ impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
         mut left: CollectResult<'c, T>,
         right: CollectResult<'c, T>,
     ) -> CollectResult<'c, T> {
-        // SAFETY: `written <= len`, so the pointer stays within (or one past) the run.
+        // SAFETY: `written <= slots`, so the pointer stays within (or one past) the run.
         let left_end = unsafe { left.start.add(left.written) };
         if left_end == right.start {
-            left.len += right.len;
+            left.slots += right.slots;
             left.written += right.release();
         }
         left

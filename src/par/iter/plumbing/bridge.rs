@@ -10,10 +10,14 @@
 //! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
 //! split in half and the halves are [`join_context`]ed, each a piece of its own.
 //!
-//! An unindexed piece ([`bridge_unindexed`]) halves its producer eagerly a few times, and
-//! after that whenever [`wants_split`] says so; otherwise it folds the first half of what is
-//! left and checks again before the rest, so a long piece still offers work at each halving.
-//! A producer that cannot split is folded whole.
+//! An unindexed piece ([`bridge_unindexed`]) halves its producer and joins the halves: both
+//! halves are pieces that split again while the call splits eagerly (a few levels) or
+//! [`wants_split`] says so; otherwise the left half is folded whole and the right half is a
+//! piece of its own, on offer in the join while the left one folds. So a long piece offers
+//! work at each halving, and its right part can be taken while its left part folds. A
+//! producer that cannot split is folded whole. An unindexed fold cannot be cut into
+//! chunks, so its folder (`Leaf`) reaches a piece boundary every [`LEAF_TICK`] items and
+//! stops there if the call is stopping.
 //!
 //! **Invariant:** once a closure of the call has panicked, no piece of the call starts a
 //! chunk or a split: a guard around each piece sets the call's `stopping` flag while the
@@ -22,7 +26,7 @@
 //! `join_context`, which resumes the first one with its payload. A stopping piece completes
 //! an empty folder, whose result the unwinding drops.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::util::sync::{AtomicBool, Ordering};
 
 use super::splitter::{eager_depth, Plan};
 use super::{Consumer, Folder, Producer, ProducerCallback, Reducer};
@@ -64,7 +68,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let call = Call::default();
+    let call = Call::new();
     let plan = Plan::new(len, producer.min_len(), producer.max_len());
     indexed_piece(&call, plan, len, producer, consumer)
 }
@@ -77,12 +81,11 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let call = Call::default();
+    let call = Call::new();
     unindexed_piece(&call, eager_depth(), producer, consumer)
 }
 
 /// What the pieces of one bridged call share.
-#[derive(Default)]
 struct Call {
     /// Set when a piece unwinds; never cleared. Relaxed on both sides: it only stops work
     /// early, and the panic itself travels to the caller through `join_context`, which
@@ -91,6 +94,12 @@ struct Call {
 }
 
 impl Call {
+    fn new() -> Call {
+        Call {
+            stopping: AtomicBool::new(false),
+        }
+    }
+
     fn stopping(&self) -> bool {
         self.stopping.load(Ordering::Relaxed)
     }
@@ -201,7 +210,7 @@ where
     reducer.reduce(left, right)
 }
 
-/// Folds one piece of an unindexed call (see the module docs); `eager` is how many more
+/// Runs one piece of an unindexed call (see the module docs); `eager` is how many more
 /// times it halves without being asked.
 fn unindexed_piece<P, C>(call: &Call, eager: u32, producer: P, consumer: C) -> C::Result
 where
@@ -209,36 +218,121 @@ where
     C: UnindexedConsumer<P::Item>,
 {
     let guard = call.guard();
-    let mut producer = producer;
-    let mut done = Done(None);
-    let mut eager = eager;
-    let tail = loop {
-        if consumer.full() || call.stopping() {
-            break consumer.into_folder().complete();
-        }
+    let result = if consumer.full() || call.stopping() {
+        consumer.into_folder().complete()
+    } else {
         at_piece_boundary();
         let wanted = eager > 0 || wants_split();
-        let (left, right) = producer.split();
-        let Some(right) = right else {
-            break left.fold_with(consumer.into_folder()).complete();
-        };
-        let left_consumer = consumer.split_off_left();
-        let reducer = consumer.to_reducer();
-        if wanted {
-            let depth = eager.saturating_sub(1);
-            let (l, r) = join_context(
-                |_| unindexed_piece(call, depth, left, left_consumer),
-                |_| unindexed_piece(call, depth, right, consumer),
-            );
-            break reducer.reduce(l, r);
+        match producer.split() {
+            (whole, None) => fold_leaf(call, whole, consumer),
+            (left, Some(right)) => {
+                let left_consumer = consumer.split_off_left();
+                let reducer = consumer.to_reducer();
+                let depth = eager.saturating_sub(1);
+                // Wanted: both halves are pieces that split again. Not: the left half is
+                // folded whole here while the right half, a piece of its own, waits in the
+                // join where an idle worker can take it.
+                let (l, r) = join_context(
+                    |_| {
+                        if wanted {
+                            unindexed_piece(call, depth, left, left_consumer)
+                        } else {
+                            unindexed_leaf(call, left, left_consumer)
+                        }
+                    },
+                    |_| unindexed_piece(call, depth, right, consumer),
+                );
+                reducer.reduce(l, r)
+            }
         }
-        // Nobody wants work: fold the first half here, and ask again before the second.
-        let result = left.fold_with(left_consumer.into_folder()).complete();
-        done.push(result, reducer);
-        producer = right;
-        eager = 0;
     };
-    let result = done.finish(tail);
     guard.disarm();
     result
+}
+
+/// Folds an unindexed producer whole (unless the call is stopping or the consumer full).
+fn unindexed_leaf<P, C>(call: &Call, producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    if consumer.full() || call.stopping() {
+        return consumer.into_folder().complete();
+    }
+    let guard = call.guard();
+    let result = fold_leaf(call, producer, consumer);
+    guard.disarm();
+    result
+}
+
+/// Folds an unindexed producer whole through a [`Leaf`] folder, which reaches a piece
+/// boundary every [`LEAF_TICK`] items.
+fn fold_leaf<P, C>(call: &Call, producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    let leaf = Leaf {
+        base: consumer.into_folder(),
+        call,
+        count: 0,
+    };
+    producer.fold_with(leaf).base.complete()
+}
+
+/// Items between two piece boundaries inside the fold of an unindexed leaf.
+pub(super) const LEAF_TICK: u32 = 256;
+
+/// The folder of an unindexed leaf: its fold cannot be cut into chunks, so every
+/// [`LEAF_TICK`] items it calls [`at_piece_boundary`] (where the join around it may offer
+/// the rest of the call to an idle worker, or a cancelled call unwinds) and stops if the
+/// call is stopping.
+struct Leaf<'c, F> {
+    base: F,
+    call: &'c Call,
+    count: u32,
+}
+
+impl<F> Leaf<'_, F> {
+    /// Counts an item; false when the fold should stop here.
+    fn tick(count: &mut u32, call: &Call) -> bool {
+        *count = count.wrapping_add(1);
+        if *count % LEAF_TICK != 0 {
+            return true;
+        }
+        at_piece_boundary();
+        !call.stopping()
+    }
+}
+
+impl<T, F: Folder<T>> Folder<T> for Leaf<'_, F> {
+    type Result = F::Result;
+
+    fn consume(mut self, item: T) -> Self {
+        if Self::tick(&mut self.count, self.call) {
+            self.base = self.base.consume(item);
+        }
+        self
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
+        let Leaf {
+            base,
+            call,
+            mut count,
+        } = self;
+        let items = iter
+            .into_iter()
+            .take_while(|_| Self::tick(&mut count, call));
+        let base = base.consume_iter(items);
+        Leaf { base, call, count }
+    }
+
+    fn complete(self) -> F::Result {
+        self.base.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.base.full() || self.call.stopping()
+    }
 }

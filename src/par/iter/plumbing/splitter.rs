@@ -2,13 +2,16 @@
 //! tune; the driving itself is in `bridge.rs`.
 //!
 //! A piece of an indexed iterator folds its items in chunks. The first chunk holds
-//! [`FIRST_CHUNK`] items (at least `min_len`), and each chunk doubles the next while the
-//! chunks stay under [`CHUNK_TARGET`] of work (measured from [`TIMED_FROM`] items on, one
-//! clock read per chunk); a chunk over twice the target halves the next. Chunks never hold
-//! fewer than `min_len` items (but the last) nor more than `max_len`. Between two chunks the
-//! bridge may split the rest in half for another worker, so a short chunk keeps a piece
-//! shareable and a long one keeps the per-chunk cost (a split of producer and consumer, a
-//! reduction, the clock) small against the work.
+//! [`FIRST_CHUNK`] items (at least `min_len`), and each chunk doubles the next, up to a cap
+//! of about [`CHUNK_TARGET`] of work. The cap comes from timing a chunk (from
+//! [`TIMED_FROM`] items on): its time per item gives the items per target. A chunk is timed
+//! once the piece has none yet, and then every [`RETIME_EVERY`] chunks, so that a cost that
+//! changes along the items moves the cap; reading the clock costs about as much as folding
+//! a few dozen cheap items, so it is not read for every chunk. Chunks never hold fewer than
+//! `min_len` items (but the last) nor more than `max_len`. Between two chunks the bridge
+//! may split the rest in half for another worker, so a short chunk keeps a piece shareable
+//! and a long one keeps the per-chunk cost (a split of producer and consumer, a reduction)
+//! small against the work.
 //!
 //! A call also splits at once, before any chunk, when there are several workers and it is
 //! long: its pieces are halved while longer than a `1 / (EAGER_PIECES_PER_THREAD × workers)`
@@ -21,12 +24,15 @@ use std::time::{Duration, Instant};
 /// The length of a piece's first chunk, in items (raised to `min_len`).
 pub(super) const FIRST_CHUNK: usize = 1;
 
-/// The work a chunk aims at: chunks double while shorter, and halve when over twice as long.
+/// The work a chunk aims at: the cap on chunk lengths is this much work, as last timed.
 pub(super) const CHUNK_TARGET: Duration = Duration::from_micros(16);
 
-/// Chunks shorter than this many items are not timed (they double blindly): reading the
-/// clock costs about as much as folding a few cheap items.
-pub(super) const TIMED_FROM: usize = 8;
+/// Chunks shorter than this many items are not timed (they double blindly): the clock's
+/// own cost would swamp their time.
+pub(super) const TIMED_FROM: usize = 16;
+
+/// Once a piece has its cap, one chunk in this many is timed again.
+pub(super) const RETIME_EVERY: u32 = 8;
 
 /// A call on `n` workers is split at once into about `EAGER_PIECES_PER_THREAD × n` pieces.
 pub(super) const EAGER_PIECES_PER_THREAD: usize = 4;
@@ -46,6 +52,10 @@ pub(super) struct Plan {
     max: usize,
     /// Pieces longer than this split at once.
     eager_above: usize,
+    /// The most items a chunk holds to stay near [`CHUNK_TARGET`], once a chunk was timed.
+    cap: Option<usize>,
+    /// Chunks folded since the last timed one.
+    untimed: u32,
 }
 
 impl Plan {
@@ -65,6 +75,8 @@ impl Plan {
             min,
             max,
             eager_above,
+            cap: None,
+            untimed: 0,
         }
     }
 
@@ -88,18 +100,25 @@ impl Plan {
             let widest = self.max.max(self.min.saturating_mul(2) - 1);
             n = if len <= widest { len } else { len - self.min };
         }
-        let timer = (n >= TIMED_FROM).then(Instant::now);
-        (n, timer)
+        let due = match self.cap {
+            None => n >= TIMED_FROM,
+            Some(_) => self.untimed + 1 >= RETIME_EVERY,
+        };
+        (n, due.then(Instant::now))
     }
 
-    /// Records that a chunk of `n` items was folded (in `took`, when timed).
+    /// Records that a chunk of `n` items was folded (timed by `timer`, when it was).
     pub(super) fn folded(&mut self, n: usize, timer: Option<Instant>) {
-        let took = timer.map(|t| t.elapsed());
-        let next = match took {
-            Some(took) if took > 2 * CHUNK_TARGET => n / 2,
-            Some(took) if took >= CHUNK_TARGET => n,
-            _ => n.saturating_mul(2),
-        };
+        match timer {
+            Some(start) => {
+                let took = start.elapsed().as_nanos().max(1);
+                let per_target = n as u128 * CHUNK_TARGET.as_nanos() / took;
+                self.cap = Some(per_target.clamp(1, usize::MAX as u128) as usize);
+                self.untimed = 0;
+            }
+            None => self.untimed = self.untimed.saturating_add(1),
+        }
+        let next = n.saturating_mul(2).min(self.cap.unwrap_or(usize::MAX));
         self.next = next.clamp(self.min, self.max);
     }
 }
@@ -130,6 +149,8 @@ mod tests {
             min: 4,
             max: 16,
             eager_above: usize::MAX,
+            cap: None,
+            untimed: 0,
         };
         plan.next = plan.next.clamp(plan.min, plan.max);
         let mut left = 100;
@@ -147,19 +168,32 @@ mod tests {
     }
 
     #[test]
-    fn untimed_chunks_double_and_slow_ones_halve() {
+    fn chunks_double_up_to_the_timed_cap() {
         let mut plan = Plan {
             next: 1,
             min: 1,
             max: usize::MAX,
             eager_above: usize::MAX,
+            cap: None,
+            untimed: 0,
         };
         plan.folded(1, None);
         assert_eq!(plan.next, 2);
         plan.folded(2, None);
         assert_eq!(plan.next, 4);
-        let long_ago = Instant::now() - 4 * CHUNK_TARGET;
-        plan.folded(64, Some(long_ago));
-        assert_eq!(plan.next, 32);
+        // 64 items in four targets' time: the cap is 16 items, and chunks stay there.
+        let started = Instant::now() - 4 * CHUNK_TARGET;
+        plan.folded(64, Some(started));
+        let cap = plan.cap.unwrap();
+        assert!((14..=16).contains(&cap), "cap {cap}");
+        assert_eq!(plan.next, cap);
+        plan.folded(cap, None);
+        assert_eq!(plan.next, cap);
+        // Timed again after RETIME_EVERY chunks.
+        for _ in 2..RETIME_EVERY {
+            assert!(plan.chunk(1 << 20).1.is_none());
+            plan.folded(cap, None);
+        }
+        assert!(plan.chunk(1 << 20).1.is_some());
     }
 }
