@@ -32,6 +32,22 @@ fn parse_workers(value: &str) -> Option<usize> {
     value.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
+/// The number of workers [`WORKERS_ENV`] sets for the global executor, if it is set.
+///
+/// # Panics
+/// If it is set to anything but a positive whole number.
+pub(crate) fn env_workers() -> Option<usize> {
+    let value = std::env::var_os(WORKERS_ENV)?;
+    let text = value.to_string_lossy();
+    match parse_workers(&text) {
+        Some(n) => Some(n),
+        None => panic!(
+            "filch: the environment variable {WORKERS_ENV} must be a positive whole number of \
+             worker threads, but it is {text:?}"
+        ),
+    }
+}
+
 /// The global executor, started on first use with `available_parallelism()` workers, or
 /// [`WORKERS_ENV`] of them when that is set.
 ///
@@ -41,15 +57,8 @@ fn parse_workers(value: &str) -> Option<usize> {
 pub(crate) fn global() -> &'static Executor {
     GLOBAL.get_or_init(|| {
         let mut builder = Builder::new();
-        if let Some(value) = std::env::var_os(WORKERS_ENV) {
-            let text = value.to_string_lossy();
-            match parse_workers(&text) {
-                Some(n) => builder = builder.worker_threads(n),
-                None => panic!(
-                    "filch: the environment variable {WORKERS_ENV} must be a positive whole \
-                     number of worker threads, but it is {text:?}"
-                ),
-            }
+        if let Some(n) = env_workers() {
+            builder = builder.worker_threads(n);
         }
         builder
             .build()

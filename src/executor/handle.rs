@@ -176,7 +176,9 @@ impl Handle {
     /// ```
     ///
     /// # Panics
-    /// On a worker thread of a filch executor (blocking a worker can deadlock the pool).
+    /// On a worker thread of a filch executor (blocking a worker can deadlock the pool),
+    /// unless inside [`task::block_in_place`](crate::task::block_in_place), which has another
+    /// thread take the worker's place first.
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
         let _enter = context::enter(Arc::clone(&self.state));
@@ -275,10 +277,11 @@ impl fmt::Debug for Handle {
     }
 }
 
-/// Panics if the current thread is a worker of a filch executor: blocking a worker can
-/// deadlock the pool.
+/// Panics if the current thread is a worker of a filch executor, outside
+/// `task::block_in_place`: blocking a worker can deadlock the pool.
 pub(crate) fn assert_not_on_worker() {
-    if context::is_worker_thread() {
+    // Inside `task::block_in_place` the worker's place is taken: blocking is allowed there.
+    if context::with_worker(|worker| worker.is_some_and(|w| !w.is_blocking())) {
         panic!(
             "filch: `block_on` was called on a worker thread of a filch executor; blocking a \
              worker can deadlock the pool. Use `.await` on the future instead."

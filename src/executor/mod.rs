@@ -142,7 +142,8 @@ impl Executor {
     /// [`Handle::current`] and the `par_*` loops use this executor.
     ///
     /// # Panics
-    /// On a worker thread of a filch executor (use `.await` there).
+    /// On a worker thread of a filch executor (use `.await` there), unless inside
+    /// [`task::block_in_place`](crate::task::block_in_place).
     ///
     /// ```
     /// let ex = filch::Executor::builder().worker_threads(2).build().unwrap();

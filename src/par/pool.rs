@@ -7,7 +7,7 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::executor::{Builder, Executor};
+use crate::executor::{global, Builder, Executor};
 use crate::runtime::scheduler::forkjoin::thread::with_current;
 use crate::runtime::scheduler::worker::context;
 
@@ -78,8 +78,9 @@ impl ThreadPoolBuilder {
         ThreadPoolBuilder::default()
     }
 
-    /// The number of worker threads; 0 (the default) means one per available CPU (rayon's
-    /// meaning).
+    /// The number of worker threads; 0 (the default) means one per available CPU, and for
+    /// [`build_global`](ThreadPoolBuilder::build_global) `FILCH_WORKERS` if it is set (rayon's
+    /// meaning, with `RAYON_NUM_THREADS`).
     ///
     /// ```
     /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
@@ -139,10 +140,11 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// The filch [`Builder`] these settings make.
-    fn into_builder(mut self) -> Builder {
+    /// The filch [`Builder`] these settings make; `default` is the number of workers that 0
+    /// threads means.
+    fn into_builder(mut self, default: impl FnOnce() -> usize) -> Builder {
         let n = match self.num_threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            0 => default(),
             n => n,
         };
         let mut builder = Builder::new().worker_threads(n);
@@ -158,16 +160,22 @@ impl ThreadPoolBuilder {
     /// Starts the pool.
     pub fn build(self) -> Result<ThreadPool, ThreadPoolBuildError> {
         let executor = self
-            .into_builder()
+            .into_builder(available_cpus)
             .build()
             .map_err(ThreadPoolBuildError::io)?;
         Ok(ThreadPool { executor })
     }
 
-    /// Starts the global executor with these settings (they win over `FILCH_WORKERS`): the
-    /// pool of `filch::par`'s free functions, and of filch's, outside every executor. An
-    /// error if the global executor has started already (any free function used outside
-    /// every executor starts it), as rayon's.
+    /// Starts the global executor with these settings (they win over `FILCH_WORKERS`; 0
+    /// threads, the default, means `FILCH_WORKERS` if it is set, as rayon's means
+    /// `RAYON_NUM_THREADS`): the pool of `filch::par`'s free functions, and of filch's,
+    /// outside every executor. An error if the global executor has started already (any free
+    /// function used outside every executor starts it), as rayon's.
+    ///
+    /// # Panics
+    ///
+    /// With 0 threads, if `FILCH_WORKERS` is set to anything but a positive whole number (as
+    /// the global executor's start does).
     ///
     /// ```
     /// filch::par::ThreadPoolBuilder::new().num_threads(2).build_global().unwrap();
@@ -175,7 +183,8 @@ impl ThreadPoolBuilder {
     /// assert!(filch::par::ThreadPoolBuilder::new().build_global().is_err());
     /// ```
     pub fn build_global(self) -> Result<(), ThreadPoolBuildError> {
-        match crate::executor::global::build_global(self.into_builder()) {
+        let builder = self.into_builder(|| global::env_workers().unwrap_or_else(available_cpus));
+        match global::build_global(builder) {
             Ok(true) => Ok(()),
             Ok(false) => Err(ThreadPoolBuildError {
                 kind: BuildErrorKind::GlobalPoolAlreadyInitialized,
@@ -183,6 +192,11 @@ impl ThreadPoolBuilder {
             Err(e) => Err(ThreadPoolBuildError::io(e)),
         }
     }
+}
+
+/// One worker per available CPU: what 0 threads means for a pool (rayon's default).
+fn available_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Why a [`ThreadPoolBuilder`] failed.

@@ -5,10 +5,19 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod between_executors;
 mod cancel;
 mod idle;
 mod join_basics;
+mod lineage;
 mod lock_across_join;
 mod nesting;
 mod panics;
+mod rayon_builder;
+mod rayon_integration;
+mod rayon_join;
+mod rayon_scope;
+mod rayon_spawn;
+mod rayon_thread_pool;
 mod served_while_joining;
+mod tokio_block_in_place;

@@ -8,11 +8,25 @@
 //! (`occupy.rs`). A thread that polls such a task and is no worker (a stand-in) hands the
 //! call to the board instead, as a whole call that idle workers take (`Node::call`).
 //!
+//! # Calls between executors
+//!
+//! A worker of executor X that calls into executor Y (`pool_y.install` inside X's work) waits
+//! for a node of its own, the call's *wait node* (`Node::outside_call`), whose parent is the
+//! worker's lineage; the call's work in Y runs with the wait node as its lineage, so every
+//! piece it publishes, in Y or in X, descends from it. While it waits the worker runs the
+//! pieces on X's board that descend from the wait node (`wait.rs`), as for a join's half,
+//! and its stand-in takes its place after a tick. A call made from inside such a lineage (Y's
+//! work calling back into X, directly or through more executors) goes onto the target's board
+//! as a whole call whose parent is its own wait node, rather than into the injector: a worker
+//! of the target that waits further up the lineage finds it there and runs it (rayon's
+//! `mutual_install`, where X has one worker and it waits); idle workers take it too. A call
+//! with no lineage (from the top of fork-join work, or from a task's poll) travels as a task.
+//!
 //! The caller's closure borrows its stack, so the call's job holds it with the lifetime
-//! erased; [`call`] returns only once its [`Latch`] is set, and the job sets it only when it
-//! is dropped: after it ran, or without running (the executor shut down and dropped the task,
-//! or the board's call at shutdown), after the closure itself was dropped (fields drop in
-//! declaration order).
+//! erased; [`call`] returns only once its [`Latch`] is set (or its wait node finished, for a
+//! worker), and the job does that only when it is dropped: after it ran, or without running
+//! (the executor shut down and dropped the task, or the board's call at shutdown), after the
+//! closure itself was dropped (fields drop in declaration order).
 
 use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -21,9 +35,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::thread::Result as Outcome;
 
-use super::node::{Node, Root};
-use super::occupy::{on_worker, Occupied};
+use super::node::{Body, Node, Root};
+use super::occupy::on_worker;
 use super::thread::{with_current, FjThread};
+use super::wait;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
 use crate::util::sync::thread::{self, Thread};
@@ -63,12 +78,33 @@ impl Latch {
     }
 }
 
-/// Sets its latch when dropped.
-struct SetOnDrop(Arc<Latch>);
+/// What a caller waits on: a latch, or (a worker of another executor) its call's wait node.
+enum Done {
+    Latch(Arc<Latch>),
+    Node(Arc<Node>),
+}
+
+/// Sets its latch, or finishes its wait node, when dropped.
+struct SetOnDrop(Done);
 
 impl Drop for SetOnDrop {
     fn drop(&mut self) {
-        self.0.set();
+        match &self.0 {
+            Done::Latch(latch) => latch.set(),
+            Done::Node(node) => node.release(),
+        }
+    }
+}
+
+/// Waits, if dropped while armed (the caller unwinds while it waits), until the wait node
+/// finished: the call's job writes into the caller's frame until then.
+struct WaitOnUnwind<'a>(&'a Node);
+
+impl Drop for WaitOnUnwind<'_> {
+    fn drop(&mut self) {
+        while !self.0.is_finished() {
+            self.0.sleep(|| false);
+        }
     }
 }
 
@@ -81,13 +117,15 @@ struct CallJob<F, R> {
 }
 
 // SAFETY: `f` and `R` are `Send`; `out` points to the caller's slot, written once by the
-// thread that runs the job, and read by the caller only after the latch (which this job sets
-// last) is set.
+// thread that runs the job, and read by the caller only after the latch is set or the wait
+// node finished (which this job does last).
 unsafe impl<F: Send, R: Send> Send for CallJob<F, R> {}
 
 /// Runs `f` on a worker of `state` as a fork-join call (its closures get `injected`), and
 /// blocks this thread until it finished; resumes its panic. This thread is no worker of
-/// `state`; if it is a worker of another executor, it is occupied while it waits.
+/// `state`; if it is a worker of another executor, it waits for the call's wait node, running
+/// the pieces of its own executor that descend from it (module docs, "Calls between
+/// executors").
 ///
 /// # Panics
 ///
@@ -97,28 +135,57 @@ where
     F: FnOnce(&FjThread) -> R + Send,
     R: Send,
 {
-    let latch = Latch::new();
     let mut out: Option<Outcome<R>> = None;
-    let job = CallJob {
-        f: Some(f),
-        out: &raw mut out,
-        _set: SetOnDrop(Arc::clone(&latch)),
+    let out_slot: *mut Option<Outcome<R>> = &raw mut out;
+    let make_body = move |done: Done| -> CallBody {
+        let job = CallJob {
+            f: Some(f),
+            out: out_slot,
+            _set: SetOnDrop(done),
+        };
+        let body: Box<dyn FnOnce(&FjThread) + Send + '_> = Box::new(move |t: &FjThread| {
+            let mut job = job;
+            let f = job.f.take().expect("filch: an injected call ran twice");
+            let outcome = catch_unwind(AssertUnwindSafe(|| f(t)));
+            // SAFETY: the caller's slot outlives the job (module docs); written once, here.
+            unsafe { *job.out = Some(outcome) };
+        });
+        // SAFETY: only the lifetime changes. The body borrows this frame; this function
+        // returns (or unwinds) only after its latch is set or its wait node finished, and the
+        // job does that only when it is dropped, after its closure (module docs), whether the
+        // body ran or not.
+        unsafe { std::mem::transmute(body) }
     };
-    let body: Box<dyn FnOnce(&FjThread) + Send + '_> = Box::new(move |t: &FjThread| {
-        let mut job = job;
-        let f = job.f.take().expect("filch: an injected call ran twice");
-        let outcome = catch_unwind(AssertUnwindSafe(|| f(t)));
-        // SAFETY: the caller's slot outlives the job (module docs); written once, here.
-        unsafe { *job.out = Some(outcome) };
-    });
-    // SAFETY: only the lifetime changes. The body borrows this frame; this function returns
-    // (or unwinds) only after `latch.wait()`, and the latch is set only when the job is
-    // dropped, after its closure (module docs), whether the body ran or not.
-    let body: CallBody = unsafe { std::mem::transmute(body) };
-    spawn_call(state, Root::new(), body);
-    context::with_worker(|worker| {
-        let _occupied = worker.map(Occupied::enter);
-        latch.wait();
+    context::with_worker(|worker| match worker {
+        Some(worker) => {
+            let lineage = with_current(|t| t.and_then(FjThread::lineage));
+            let from_lineage = lineage.is_some();
+            let wait = Node::outside_call(lineage);
+            let armed = WaitOnUnwind(&wait);
+            let body = make_body(Done::Node(Arc::clone(&wait)));
+            if from_lineage {
+                let node = Node::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
+                super::publish::offer(state, node);
+            } else {
+                spawn_call_below(state, Root::new(), Some(Arc::clone(&wait)), body);
+            }
+            with_current(|t| match t {
+                Some(t) => wait::until_finished(t, &wait, false),
+                None => on_worker(worker, Root::new(), |t| {
+                    wait::until_finished(t, &wait, false);
+                }),
+            });
+            std::mem::forget(armed);
+        }
+        None => {
+            let latch = Latch::new();
+            spawn_call(
+                state,
+                Root::new(),
+                make_body(Done::Latch(Arc::clone(&latch))),
+            );
+            latch.wait();
+        }
     });
     match out {
         Some(Ok(value)) => value,
@@ -127,11 +194,28 @@ where
     }
 }
 
+/// `body` as a whole call on the board, run by a worker inside its fork-join state.
+fn on_board(body: CallBody) -> Body {
+    Box::new(move || with_current(|t| body(t.expect("on a worker"))))
+}
+
 /// Spawns a task on `state` whose poll runs `body` as a fork-join call of `root` (module
 /// docs). A call whose root is cancelled before it starts is dropped unrun.
 pub(crate) fn spawn_call(state: &Arc<State>, root: Arc<Root>, body: CallBody) {
+    spawn_call_below(state, root, None, body);
+}
+
+/// As [`spawn_call`], the call's work running with `parent` as its lineage (module docs,
+/// "Calls between executors").
+fn spawn_call_below(
+    state: &Arc<State>,
+    root: Arc<Root>,
+    parent: Option<Arc<Node>>,
+    body: CallBody,
+) {
     let task = CallTask {
         root,
+        parent,
         body: Some(body),
     };
     drop(crate::runtime::scheduler::spawner::spawn(state, task));
@@ -140,6 +224,9 @@ pub(crate) fn spawn_call(state: &Arc<State>, root: Arc<Root>, body: CallBody) {
 /// The task of a whole call (module docs).
 struct CallTask {
     root: Arc<Root>,
+    /// The lineage the call's work runs with: the wait node of a worker of another executor
+    /// that waits for it.
+    parent: Option<Arc<Node>>,
     body: Option<CallBody>,
 }
 
@@ -156,15 +243,18 @@ impl Future for CallTask {
             return Poll::Ready(());
         }
         let root = Arc::clone(&this.root);
+        let parent = this.parent.take();
         context::with_worker(|worker| match worker {
-            Some(worker) => on_worker(worker, root, body),
+            Some(worker) => on_worker(worker, root, |t| match parent {
+                Some(parent) => t.with_lineage(parent, || body(t)),
+                None => body(t),
+            }),
             None => {
                 // A thread that is no worker (a stand-in) polled it: a worker takes the call
                 // from the board instead.
                 let state = context::current_state()
                     .expect("filch: a fork-join call polled outside its executor");
-                let body = Box::new(move || with_current(|t| body(t.expect("on a worker"))));
-                super::publish::offer(&state, Node::call(root, body));
+                super::publish::offer(&state, Node::call(parent, root, on_board(body)));
             }
         });
         Poll::Ready(())

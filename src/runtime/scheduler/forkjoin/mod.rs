@@ -6,7 +6,8 @@
 //!   heartbeat and demand rule that publishes them;
 //! - `join.rs`: the join protocol; `scope.rs`: a scope's spawns and wait;
 //! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
-//! - `board.rs`: the pieces on offer ([`Board`]);
+//! - `board.rs`: the pieces on offer ([`Board`]); `offer.rs`: putting a piece there and
+//!   waking who may take it, and a worker's turn at the board;
 //! - `wait.rs`: waiting for a node, running only what descends from it;
 //! - `occupy.rs`: a worker while its thread does fork-join work;
 //! - `inject.rs`: calls that start outside the workers, and whole calls;

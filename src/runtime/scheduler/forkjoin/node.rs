@@ -2,11 +2,13 @@
 //! it belongs to.
 //!
 //! A node is made when a piece is *published* (the second half of a `join`, a closure spawned
-//! into a scope) and when a scope opens. It lives in an `Arc`: the board holds one reference
+//! into a scope), when a scope opens, and when a worker calls into another executor (the
+//! call's wait node, `inject.rs`). It lives in an `Arc`: the board holds one reference
 //! while the piece is on offer, the thread that runs it another, its owner a third, and the
 //! nodes made inside its run hold it as their `parent`. The parents form the *lineage*: the
 //! chain from a node up to the top of its call, through every published node whose run it
-//! was made inside. A thread that waits for a node runs only pieces that descend from it
+//! was made inside, and through the wait nodes of calls between executors (so a lineage may
+//! cross executors). A thread that waits for a node runs only pieces that descend from it
 //! (`wait.rs`).
 //!
 //! # The claim word (pieces only)
@@ -102,6 +104,8 @@ enum Work {
         /// The scope it counts against.
         scope: Arc<Node>,
     },
+    /// A scope; also the wait node of a call into another executor (`inject.rs`), which
+    /// counts the call as its one pending piece and keeps no panic (the call reports its own).
     Scope {
         /// The first panic of a closure spawned into the scope.
         panic: Mutex<Option<Payload>>,
@@ -188,10 +192,33 @@ impl Node {
         })
     }
 
-    /// The node of a whole call (`Work::Call`), with its own root.
-    pub(crate) fn call(root: Arc<Root>, body: Body) -> Arc<Node> {
+    /// The wait node of a call into another executor made by the calling thread, which waits
+    /// for it (`inject.rs`): pending until [`release`](Node::release)d once, when the call's
+    /// job is dropped.
+    pub(crate) fn outside_call(parent: Option<Arc<Node>>) -> Arc<Node> {
         Arc::new(Node {
-            parent: None,
+            parent,
+            root: Root::new(),
+            claim: AtomicU8::new(CLAIMED),
+            work: Work::Scope {
+                panic: Mutex::new(None),
+            },
+            pending: AtomicUsize::new(1),
+            waiter: Some(thread::current()),
+            sleeping: AtomicBool::new(false),
+        })
+    }
+
+    /// Finishes the wait node of a call into another executor (`outside_call`).
+    pub(crate) fn release(&self) {
+        self.finish_spawned();
+    }
+
+    /// The node of a whole call (`Work::Call`), with its own root; `parent` is the wait node
+    /// of the call's caller if it waits for it from inside fork-join work (`inject.rs`).
+    pub(crate) fn call(parent: Option<Arc<Node>>, root: Arc<Root>, body: Body) -> Arc<Node> {
+        Arc::new(Node {
+            parent,
             root,
             claim: AtomicU8::new(AVAILABLE),
             work: Work::Call {

@@ -12,9 +12,14 @@
 //! (`standin.rs`): the fork-join state's heartbeat check and its waits see to it
 //! ([`FjThread::stand_in_if_due`]); the outermost guard's end releases the stand-in.
 //!
+//! A worker's thread inside `task::block_in_place` is occupied the same way, with its
+//! stand-in called at once ([`Blocking`]); it may then block, in `Handle::block_on` too
+//! (tokio's `block_in_place` allows it), since its place is taken.
+//!
 //! **Invariant:** `WorkerLocal::occupied` is set exactly while an [`Occupied`] guard lives on
-//! the worker's thread; guards nest (an inner one leaves the flag set). The worker's stand-in
-//! serves only while the outermost guard lives.
+//! the worker's thread, and `WorkerLocal::blocking` exactly while a [`Blocking`] guard does;
+//! guards nest (an inner one leaves the flag set). The worker's stand-in serves only while
+//! the outermost `Occupied` guard lives.
 
 use std::sync::Arc;
 
@@ -63,6 +68,34 @@ impl Drop for Occupied<'_> {
                 .standins
                 .release(&state.idle, self.worker.index);
             self.worker.set_occupied(false);
+        }
+    }
+}
+
+/// A worker's thread inside `task::block_in_place`: occupied, its stand-in in its place, and
+/// allowed to block (module docs).
+pub(crate) struct Blocking<'a> {
+    /// Dropped after `drop` below cleared the flag.
+    occupied: Occupied<'a>,
+    /// Whether an outer guard had set the flag already.
+    nested: bool,
+}
+
+impl<'a> Blocking<'a> {
+    /// Marks `worker` (this thread's) occupied and blocking, and has its stand-in take its
+    /// place.
+    pub(crate) fn enter(worker: &'a WorkerLocal) -> Blocking<'a> {
+        let occupied = Occupied::enter(worker);
+        occupied.stand_in();
+        let nested = worker.set_blocking(true);
+        Blocking { occupied, nested }
+    }
+}
+
+impl Drop for Blocking<'_> {
+    fn drop(&mut self) {
+        if !self.nested {
+            self.occupied.worker.set_blocking(false);
         }
     }
 }

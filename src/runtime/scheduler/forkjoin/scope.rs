@@ -3,7 +3,9 @@
 //! A scope is a [`Node`] its owner waits for: the count of its spawned closures not finished
 //! yet. A spawned closure is published at once (a scope spawns because it wants the closure
 //! run elsewhere), as a node whose lineage is the thread's (a closure spawned by the scope's
-//! body or by another of its closures descends from the scope). The owner, once its body
+//! body or by another of its closures descends from the scope), or the scope itself when the
+//! thread's lineage does not reach the scope (a thread that got the scope through a std
+//! thread, say): either way it descends from the scope. The owner, once its body
 //! returned, runs the scope's closures itself, newest first (rayon's order on one thread),
 //! while other workers take the oldest; on a thread that is no worker it just sleeps.
 //!
@@ -38,6 +40,7 @@ impl ScopeCore {
     /// caller, who guarantees that the scope waits for it ([`ScopeCore::complete`]).
     pub(crate) fn spawn(&self, body: Body) {
         let parent = with_current(|t| t.and_then(FjThread::lineage))
+            .filter(|lineage| lineage.descends_from(&self.node))
             .unwrap_or_else(|| Arc::clone(&self.node));
         let node = Node::spawned(Some(parent), body, &self.node);
         super::publish::offer(&self.state, node);

@@ -1,6 +1,7 @@
 //! The body of a stand-in thread (`standin.rs`): it waits to be activated, serves its
-//! worker's slot, and so on until shutdown.
+//! worker's slot, and so on until shutdown, or until it handed the slot off.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -12,17 +13,70 @@ use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
 use crate::util::wake_all::drop_quietly;
 
-/// Has worker `index`'s stand-in take its place (`standin.rs`), starting its thread, named
-/// `{worker's name}-standin`, on first need. Called by the worker's own thread.
+/// Starts a server for worker `index`'s slot, named `{worker's name}-standin`.
+fn start(state: &Arc<State>, index: usize) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let name = format!("{}-standin", state.threads.worker_name(index));
+    let owner = Arc::clone(state);
+    state.threads.spawn(name, move || run(&owner, index))
+}
+
+/// Has worker `index`'s stand-in take its place (`standin.rs`), starting its thread on first
+/// need. Called by the worker's own thread.
 pub(crate) fn activate(state: &Arc<State>, index: usize) {
     if state.is_shut_down() {
         return;
     }
-    state.forkjoin.standins.activate(index, || {
-        let name = format!("{}-standin", state.threads.worker_name(index));
-        let owner = Arc::clone(state);
-        state.threads.spawn(name, move || run(&owner, index))
-    });
+    state
+        .forkjoin
+        .standins
+        .activate(index, &|| start(state, index));
+}
+
+thread_local! {
+    /// The executor and the slot that the current thread serves as a stand-in, while it
+    /// does (`serve`); cleared by a hand-off.
+    static SERVING: Cell<Option<(*const Arc<State>, usize)>> = const { Cell::new(None) };
+}
+
+/// Runs `f`, a blocking call of the task that this thread polls (`task::block_in_place`);
+/// if the thread is a stand-in, it hands its slot to a new thread first (`standin.rs`), and
+/// serves no more once that poll returned.
+pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
+    if let Some((state, index)) = SERVING.with(Cell::get) {
+        // SAFETY: `serve` set the pointer to its `&Arc<State>` argument, and clears it before
+        // it returns; this runs inside a poll that `serve` makes, on its thread.
+        let state = unsafe { &*state };
+        if !state.is_shut_down()
+            && state
+                .forkjoin
+                .standins
+                .hand_off(index, &|| start(state, index))
+        {
+            SERVING.with(|serving| serving.set(None));
+        }
+    }
+    f()
+}
+
+/// Marks the current thread as serving worker `index`'s slot of `state` until dropped.
+struct Serving;
+
+impl Serving {
+    fn enter(state: &Arc<State>, index: usize) -> Serving {
+        SERVING.with(|serving| serving.set(Some((std::ptr::from_ref(state), index))));
+        Serving
+    }
+
+    /// Whether the thread still serves its slot (it did not hand it off).
+    fn still(&self) -> bool {
+        SERVING.with(Cell::get).is_some()
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        SERVING.with(|serving| serving.set(None));
+    }
 }
 
 /// The stand-in thread of worker `index`.
@@ -30,20 +84,29 @@ fn run(state: &Arc<State>, index: usize) {
     let _enter = context::enter(Arc::clone(state));
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
     while state.forkjoin.standins.wait_until_active(index) {
-        serve(state, index, &parker);
+        if !serve(state, index, &parker) {
+            // It handed the slot off: the new server serves it.
+            return;
+        }
     }
 }
 
-/// Serves worker `index`'s slot until released or shut down (`standin.rs`).
-fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) {
+/// Serves worker `index`'s slot until released or shut down (`standin.rs`); `false` if it
+/// handed the slot off.
+fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
     let standins = &state.forkjoin.standins;
+    let serving = Serving::enter(state, index);
     let mut booked = None;
     loop {
         if !standins.is_active(index) || state.is_shut_down() {
-            return;
+            return true;
         }
         if let Some(task) = find_task(state, index) {
             poll(task);
+            if !serving.still() {
+                // The task handed the slot off (`hand_off_while`).
+                return false;
+            }
             continue;
         }
         let woke = catch_unwind(AssertUnwindSafe(|| {
@@ -53,7 +116,7 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) {
             continue;
         }
         if !standins.begin_park(index) {
-            return;
+            return true;
         }
         // The re-check half of the release's pairing (`standin.rs`): tasks only, since the
         // stand-in runs no fork-join piece.

@@ -18,16 +18,23 @@
 //!   pinned tasks (bound to the worker's own thread: they wait for the occupancy to end);
 //!   tasks it wakes or spawns go to the injector.
 //!
+//! A task that the stand-in polls may itself call `block_in_place` (`serve.rs`,
+//! `hand_off_while`): the stand-in then hands the slot to a new thread (*hand-off*: the new
+//! thread becomes the slot's *server*), runs the blocking call, finishes that poll, and
+//! exits; as tokio's `block_in_place` on a thread that took over a core hands that core on.
+//!
 //! **Invariants:** a slot's stand-in is booked in the notifier only while the slot is
 //! `Active`: a release marks the slot, then wakes the stand-in if it is booked and waits
 //! until it left its park (`parking` clear), so the worker never finds its booking taken when
 //! it parks again. The release and the stand-in's re-check pair through SeqCst (the
 //! `active` flag, then the notifier's fences): either the re-check sees the release, or the
-//! release sees the booking. Only the worker's own thread activates or releases its slot. At
-//! most one stand-in thread per worker, so at most `workers` such threads per executor.
+//! release sees the booking. Only the worker's own thread activates or releases its slot.
+//! Only the slot's server serves it or parks as the worker: a thread that handed the slot
+//! off leaves `serve` at its next look and exits. So a slot has one thread, plus one for each
+//! task inside `block_in_place` on a thread that was its stand-in.
 
 use std::io;
-use std::thread;
+use std::thread::{self, ThreadId};
 
 use crate::runtime::park::Idle;
 use crate::util::sync::{AtomicBool, Condvar, Mutex, Ordering};
@@ -47,9 +54,12 @@ struct SlotState {
     phase: Phase,
     /// Set while the stand-in is inside its park (booked, or about to be, in the notifier).
     parking: bool,
-    /// The stand-in's thread, once started.
-    thread: Option<thread::JoinHandle<()>>,
-    /// Set at shutdown: the thread exits.
+    /// The slot's threads: its server, once started, and those that handed it off and have
+    /// not been joined yet.
+    threads: Vec<thread::JoinHandle<()>>,
+    /// The thread that serves the slot (or waits to be activated), once started.
+    server: Option<ThreadId>,
+    /// Set at shutdown: the threads exit.
     exit: bool,
 }
 
@@ -60,6 +70,9 @@ struct Slot {
     /// `phase == Active`, readable without the lock (SeqCst: module invariants).
     active: AtomicBool,
 }
+
+/// Starts a stand-in thread for a slot.
+pub(crate) type Start<'a> = &'a dyn Fn() -> io::Result<thread::JoinHandle<()>>;
 
 /// The stand-ins of one executor, one slot per worker.
 pub(crate) struct StandIns {
@@ -74,7 +87,8 @@ impl StandIns {
                     state: Mutex::new(SlotState {
                         phase: Phase::Dormant,
                         parking: false,
-                        thread: None,
+                        threads: Vec::new(),
+                        server: None,
                         exit: false,
                     }),
                     changed: Condvar::new(),
@@ -91,23 +105,16 @@ impl StandIns {
         self.slots[index].active.load(Ordering::SeqCst)
     }
 
-    /// Makes worker `index`'s stand-in serve its slot; `start` starts its thread if it has
+    /// Makes worker `index`'s stand-in serve its slot; `start` starts its server if it has
     /// none yet (if that fails, the slot stays dormant: the next heartbeat tries again).
-    pub(crate) fn activate(
-        &self,
-        index: usize,
-        start: impl FnOnce() -> io::Result<thread::JoinHandle<()>>,
-    ) {
+    pub(crate) fn activate(&self, index: usize, start: Start<'_>) {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
         if st.exit || st.phase == Phase::Active {
             return;
         }
-        if st.thread.is_none() {
-            match start() {
-                Ok(thread) => st.thread = Some(thread),
-                Err(_) => return,
-            }
+        if st.server.is_none() && !start_server(&mut st, start) {
+            return;
         }
         st.phase = Phase::Active;
         // SeqCst: module invariants.
@@ -138,6 +145,20 @@ impl StandIns {
         slot.changed.notify_all();
     }
 
+    /// Hands worker `index`'s slot, which the calling thread serves, to a new server started
+    /// by `start` (module docs); `false` if the slot is not `Active` any more or the thread
+    /// cannot start (the caller then goes on serving it).
+    pub(crate) fn hand_off(&self, index: usize, start: Start<'_>) -> bool {
+        let slot = &self.slots[index];
+        let mut st = slot.state.lock();
+        if st.exit || st.phase != Phase::Active {
+            return false;
+        }
+        // The threads that handed off earlier and have exited since.
+        st.threads.retain(|thread| !thread.is_finished());
+        start_server(&mut st, start)
+    }
+
     /// Stops every stand-in thread and joins those that are not the calling thread
     /// (shutdown, once the workers exited).
     pub(crate) fn shutdown(&self) {
@@ -148,10 +169,10 @@ impl StandIns {
             st.phase = Phase::Dormant;
             // SeqCst: module invariants.
             slot.active.store(false, Ordering::SeqCst);
-            let thread = st.thread.take();
+            let threads = std::mem::take(&mut st.threads);
             drop(st);
             slot.changed.notify_all();
-            if let Some(thread) = thread {
+            for thread in threads {
                 if thread.thread().id() != me {
                     // The thread catches the panics of what it runs; an error here could only
                     // come from a bug, with nothing to recover.
@@ -161,13 +182,14 @@ impl StandIns {
         }
     }
 
-    /// The stand-in thread's wait while dormant: returns `true` once activated, `false` at
-    /// shutdown (the thread exits).
+    /// A stand-in thread's wait while dormant: `true` once activated, `false` if it must exit
+    /// (shutdown, or it is no longer the slot's server: it handed the slot off).
     pub(crate) fn wait_until_active(&self, index: usize) -> bool {
         let slot = &self.slots[index];
+        let me = thread::current().id();
         let mut st = slot.state.lock();
         loop {
-            if st.exit {
+            if st.exit || st.server != Some(me) {
                 return false;
             }
             match st.phase {
@@ -197,5 +219,18 @@ impl StandIns {
         st.parking = false;
         drop(st);
         slot.changed.notify_all();
+    }
+}
+
+/// Starts a slot's new server with `start`; `false` if it cannot start. `st` is the slot's
+/// state, locked.
+fn start_server(st: &mut SlotState, start: Start<'_>) -> bool {
+    match start() {
+        Ok(thread) => {
+            st.server = Some(thread.thread().id());
+            st.threads.push(thread);
+            true
+        }
+        Err(_) => false,
     }
 }

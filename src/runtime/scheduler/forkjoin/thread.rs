@@ -20,10 +20,15 @@
 //! It is always the *oldest* unpublished frame that is published (the biggest piece of work,
 //! Cilk's steal-the-top, as in Spice's heartbeat scheduling), so the published frames of a
 //! thread are a prefix of its list, and the pieces outstanding stay below depth × threads.
+//! A frame is published as a child of the lineage it was linked under, which it keeps: a
+//! frame linked before the thread took up a piece (while it waits) is not that piece's
+//! work, and a waiter that runs only what descends from the piece must not run it.
 //!
 //! **Invariants:** the list holds exactly the frames of the joins this thread is inside,
 //! youngest last; `oldest_unpublished` is null or the oldest frame with no node, and every
-//! frame older than it has one; a frame is unlinked before its `join` returns or unwinds.
+//! frame older than it has one; a frame is unlinked before its `join` returns or unwinds,
+//! so before the lineage it was linked under is replaced (`with_lineage` restores the
+//! previous one only once the closure it runs returned, and joins nest inside it).
 
 use std::cell::{Cell, RefCell};
 use std::ptr;
@@ -41,6 +46,9 @@ pub(crate) struct FrameLinks {
     younger: Cell<*const FrameLinks>,
     /// Runs the frame's second half: see [`Half`](super::node::Half).
     run: unsafe fn(*const (), bool, bool),
+    /// The thread's lineage when the frame was linked (`Arc::as_ptr`, not counted: the
+    /// lineage outlives the frame, module invariants), null at the top of the call.
+    lineage: Cell<*const Node>,
     /// The frame's node once it was published (from `Arc::into_raw`: one count, which the
     /// frame's join takes back), else null.
     pub(crate) published: Cell<*const Node>,
@@ -54,6 +62,7 @@ impl FrameLinks {
             older: Cell::new(ptr::null()),
             younger: Cell::new(ptr::null()),
             run,
+            lineage: Cell::new(ptr::null()),
             published: Cell::new(ptr::null()),
         }
     }
@@ -69,6 +78,8 @@ pub(crate) struct FjThread {
     /// The published node whose run the thread is inside (the lineage of what it publishes);
     /// `None` at the top of its call.
     lineage: RefCell<Option<Arc<Node>>>,
+    /// `lineage` as a pointer (`Arc::as_ptr`, null for `None`), for `push` to copy.
+    lineage_ptr: Cell<*const Node>,
     youngest: Cell<*const FrameLinks>,
     oldest_unpublished: Cell<*const FrameLinks>,
     /// The epoch of the last heartbeat this thread saw.
@@ -131,6 +142,7 @@ impl FjThread {
             index,
             root,
             lineage: RefCell::new(None),
+            lineage_ptr: Cell::new(ptr::null()),
             youngest: Cell::new(ptr::null()),
             oldest_unpublished: Cell::new(ptr::null()),
             seen_epoch: Cell::new(seen),
@@ -163,14 +175,17 @@ impl FjThread {
 
     /// Runs `f` with `node` as the lineage (a claimed piece's run), restoring it after.
     pub(crate) fn with_lineage<R>(&self, node: Arc<Node>, f: impl FnOnce() -> R) -> R {
-        struct Restore<'a>(&'a RefCell<Option<Arc<Node>>>, Option<Arc<Node>>);
+        struct Restore<'a>(&'a FjThread, Option<Arc<Node>>);
         impl Drop for Restore<'_> {
             fn drop(&mut self) {
-                *self.0.borrow_mut() = self.1.take();
+                let previous = self.1.take();
+                self.0.lineage_ptr.set(lineage_ptr(&previous));
+                *self.0.lineage.borrow_mut() = previous;
             }
         }
+        self.lineage_ptr.set(Arc::as_ptr(&node));
         let previous = self.lineage.replace(Some(node));
-        let _restore = Restore(&self.lineage, previous);
+        let _restore = Restore(self, previous);
         f()
     }
 
@@ -184,6 +199,7 @@ impl FjThread {
     pub(crate) unsafe fn push(&self, frame: &FrameLinks) {
         let older = self.youngest.get();
         frame.older.set(older);
+        frame.lineage.set(self.lineage_ptr.get());
         if !older.is_null() {
             // SAFETY: `older` is linked, so alive (the caller's contract).
             unsafe { (*older).younger.set(frame) };
@@ -272,7 +288,17 @@ impl FjThread {
             frame: ptr::from_ref(frame).cast(),
             run: frame.run,
         };
-        let node = Node::half(self.lineage(), Arc::clone(&self.root), half);
+        let parent = frame.lineage.get();
+        let parent = (!parent.is_null()).then(|| {
+            // SAFETY: `parent` came from `Arc::as_ptr` of the lineage the frame was linked
+            // under, which lives until the frame is unlinked (module invariants), and the
+            // frame is linked; the count taken here is the new node's.
+            unsafe {
+                Arc::increment_strong_count(parent);
+                Arc::from_raw(parent)
+            }
+        });
+        let node = Node::half(parent, Arc::clone(&self.root), half);
         frame.published.set(Arc::into_raw(Arc::clone(&node)));
         super::publish::offer(&self.state, node);
     }
@@ -292,3 +318,8 @@ impl FjThread {
 
 /// The `seen_epoch` of a thread whose call was cancelled: never the epoch.
 const CANCELLED: u64 = u64::MAX;
+
+/// `lineage` as a pointer: `Arc::as_ptr`, null for `None`.
+fn lineage_ptr(lineage: &Option<Arc<Node>>) -> *const Node {
+    lineage.as_ref().map_or(ptr::null(), Arc::as_ptr)
+}

@@ -102,11 +102,6 @@ pub(crate) fn with_worker<R>(f: impl FnOnce(Option<&WorkerLocal>) -> R) -> R {
     f(unsafe { ptr.as_ref() })
 }
 
-/// Whether the current thread is a worker of any filch executor.
-pub(crate) fn is_worker_thread() -> bool {
-    !WORKER.with(Cell::get).is_null()
-}
-
 /// The question a long poll asks the worker it runs on now and then (a data-parallel
 /// loop's helper, between its items): should it return now, to let other tasks run? The
 /// worker takes a paced turn of its driver on the poll's behalf

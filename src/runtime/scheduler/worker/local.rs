@@ -74,6 +74,9 @@ pub(crate) struct WorkerLocal {
     /// runs no task meanwhile, so the tasks it wakes or spawns go to the injector, where
     /// others take them, rather than to its private queues.
     occupied: Cell<bool>,
+    /// Set while the thread is inside `task::block_in_place` (`forkjoin/occupy.rs`,
+    /// `Blocking`): the worker's place is taken, so the thread may block, in `block_on` too.
+    blocking: Cell<bool>,
     /// The loop ticker's epoch when fork-join work last started here.
     forkjoin_epoch: Cell<u64>,
 }
@@ -93,6 +96,7 @@ impl WorkerLocal {
             deferred: RefCell::new(Vec::new()),
             coop: ThreadCoop::current(),
             occupied: Cell::new(false),
+            blocking: Cell::new(false),
             forkjoin_epoch: Cell::new(u64::MAX),
         }
     }
@@ -114,6 +118,16 @@ impl WorkerLocal {
     /// previous value.
     pub(crate) fn set_occupied(&self, occupied: bool) -> bool {
         self.occupied.replace(occupied)
+    }
+
+    /// Whether the thread is inside `task::block_in_place` (see `blocking`).
+    pub(crate) fn is_blocking(&self) -> bool {
+        self.blocking.get()
+    }
+
+    /// Marks the start or the end of a `block_in_place` call; returns the previous value.
+    pub(crate) fn set_blocking(&self, blocking: bool) -> bool {
+        self.blocking.replace(blocking)
     }
 
     pub(crate) fn set_parked(&self, parked: bool) {
