@@ -4,14 +4,17 @@
 //! The slice is halved, the halves sorted as the two halves of a `join` while longer than
 //! [`SORT_LEN`] elements (else one after the other), down to pieces of at most 16 elements,
 //! which are sorted by insertion; two sorted halves are merged into a buffer as long as the
-//! slice, or back. The merge splits too: the middle element of the longer input is looked up (binary search)
+//! slice, or back. Halves alternate between the slice and the buffer (a piece whose result
+//! belongs in the buffer has its halves sorted into the slice, and the other way round), so
+//! each level moves every element once.
+//!
+//! A merge splits too: the middle element of the longer input is looked up (binary search)
 //! in the shorter one, which cuts both inputs, and the output, into two independent merges
-//! run through `join`; merges of at most [`MERGE_LEN`] elements run sequentially. Halves
-//! alternate between the slice and the buffer (a piece whose result belongs in the buffer
-//! has its halves sorted into the slice, and the other way round), so each level moves every
-//! element once. A slice that is already sorted, or strictly descending (then reversed), is
-//! recognised in one pass; so are two halves already in order, or in reverse order, at each
-//! merge.
+//! run through `join`. Merges of at most [`MERGE_LEN`] elements run on one thread, from 256
+//! elements on as four interleaved merges (cut the same way), whose waits on memory
+//! overlap. A slice that is already sorted, or strictly descending (then reversed), is
+//! recognised in one pass; so are, at each parallel merge, two halves already in order or
+//! in reverse order.
 //!
 //! A comparison that is no total order leaves the elements in some order, and never makes
 //! the sort panic (std's sorts may).
