@@ -3,26 +3,29 @@
 //! sides are sorted in parallel through [`join`].
 //!
 //! A piece is partitioned around a median of three (from 50 elements on, a pseudo-median of
-//! nine: Tukey's ninther) without branches on the comparisons: small elements by a Lomuto
-//! partition, larger ones by a block partition; when it is longer than
-//! [`SEQUENTIAL_LEN`], its two sides are sorted as the two halves of a `join`, else one after
-//! the other; pieces of at most 20 elements are sorted by insertion. The patterns that break plain quicksort are defeated as pdqsort
-//! does: a sample that is already in order (or in reverse order, which is reversed first)
-//! makes it try a bounded insertion sort that ends the piece if it was sorted; a pivot equal
-//! to the one its parent used (a piece of many equal elements) puts every element equal to it
-//! aside in one pass; a badly unbalanced partition shuffles a few elements and spends one
-//! unit of the budget of ⌊log₂ n⌋ + 1, after which the piece is heapsorted, so the whole sort is
-//! O(n log n) in the worst case.
+//! nine: Tukey's ninther) without branches on the comparisons: elements of up to 16 bytes
+//! by a Lomuto partition, larger ones by a block partition. When the piece is longer than
+//! [`SEQUENTIAL_LEN`], its two sides are sorted as the two halves of a `join`, else one
+//! after the other; pieces of at most 20 elements are sorted by insertion.
+//!
+//! The patterns that break plain quicksort are defeated as pdqsort does: a sample that is
+//! already in order (or in reverse order, which is reversed first) makes it try a bounded
+//! insertion sort that ends the piece if it was sorted; a pivot equal to the one its parent
+//! used (a piece of many equal elements) puts every element equal to it aside in one pass;
+//! a badly unbalanced partition shuffles a few elements and spends one unit of the budget of
+//! ⌊log₂ n⌋ + 1, after which the piece is heapsorted, so the whole sort is O(n log n) in the
+//! worst case. A piece's two sides inherit what its partition found (balance, order), so
+//! the budget holds across the parallel halves too.
 //!
 //! A comparison that is no total order leaves the elements in some order, and never makes
 //! the sort panic (std's sorts may).
 //!
 //! **Invariant:** every step moves elements by swapping them (the insertion sort by a hole
-//! that a guard fills, `insertion.rs`), so the slice is a permutation of its input at every instant, also
-//! when the comparison panics: nothing is duplicated, lost or dropped twice, and every element
-//! compared is the one that stays in the slice (a comparison that updates an element through
-//! interior mutability is observed in the result). The slice is only ever split into
-//! disjoint parts, so `T: Send` is all the parallel halves need.
+//! that a guard fills, `insertion.rs`), so the slice is a permutation of its input at every
+//! instant, also when the comparison panics: nothing is duplicated, lost or dropped twice,
+//! and every element compared is the one that stays in the slice (a comparison that updates
+//! an element through interior mutability is observed in the result). The slice is only
+//! ever split into disjoint parts, so `T: Send` is all the parallel halves need.
 
 use std::cmp::Ordering;
 use std::mem;
