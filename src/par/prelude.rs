@@ -13,6 +13,5 @@ pub use crate::par::iter::{IntoParallelRefIterator, IntoParallelRefMutIterator, 
 pub use crate::par::iter::{
     ParallelDrainFull, ParallelDrainRange, ParallelExtend, ParallelIterator,
 };
-// TODO(lead): the slice and string traits, once branch `slice` has them:
-// pub use crate::par::slice::{ParallelSlice, ParallelSliceMut};
-// pub use crate::par::str::ParallelString;
+pub use crate::par::slice::{ParallelSlice, ParallelSliceMut};
+pub use crate::par::str::ParallelString;

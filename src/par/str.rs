@@ -1,1 +1,0 @@
-//! Parallel string iterators (rayon's `rayon::str`).
