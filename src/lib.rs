@@ -174,6 +174,8 @@ pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
 pub use runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
 pub use runtime::scheduler::pinned::spawn_local;
+#[cfg(feature = "tokio-context")]
+pub use runtime::stats::TokioStats;
 pub use runtime::stats::{Stats, WorkerStats};
 pub use runtime::task::poll_watch::SlowPoll;
 pub use runtime::wake_policy::WakePolicy;
