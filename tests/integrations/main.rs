@@ -19,5 +19,7 @@ mod postgres;
 mod tokio_bound_crates;
 #[cfg(feature = "tokio-io")]
 mod tokio_io;
+#[cfg(all(feature = "tokio-context", feature = "axum", feature = "macros"))]
+mod tokio_side_runtime;
 #[cfg(feature = "tokio-context")]
 mod tonic_grpc;

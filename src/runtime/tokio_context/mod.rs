@@ -107,7 +107,11 @@ impl TokioContext {
             (None, Some(n)) => {
                 let runtime = start_runtime(n, prefix.to_owned())?;
                 let handle = runtime.handle().clone();
-                watch::start(&handle, n, format!("{n} worker threads `{prefix}-tokio-*`"));
+                watch::start(
+                    &handle,
+                    n,
+                    format!("this executor's runtime, {n} worker threads `{prefix}-tokio-*`"),
+                );
                 return Ok(TokioContext {
                     handle: Some(handle),
                     workers: None,
@@ -231,7 +235,7 @@ fn process_runtime() -> io::Result<tokio::runtime::Handle> {
     watch::start(
         &handle,
         1,
-        "the process's, 1 worker thread `filch-tokio-*`".to_owned(),
+        "the process's runtime, 1 worker thread `filch-tokio-*`".to_owned(),
     );
     *runtime = Some(started);
     Ok(handle)
