@@ -14,7 +14,7 @@ mod chat;
 mod coming_from_tokio;
 #[cfg(feature = "hyper")]
 mod http_server;
-#[cfg(feature = "tokio-context")]
+#[cfg(any(feature = "tokio-context", feature = "tokio-io"))]
 mod postgres;
 mod tokio_bound_crates;
 #[cfg(feature = "tokio-io")]
