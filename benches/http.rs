@@ -29,7 +29,19 @@
 //!   `examples/axum_app` (its `/` route, or `--path`), served by `filch::axum::serve` on
 //!   `filch::net` (axum-filch needs `--features axum`), and by `axum::serve` on tokio;
 //! - filch+async-io (only with `--only`): the async-executor server's connections on a filch
-//!   executor; async-io's reactor runs on its own thread.
+//!   executor; async-io's reactor runs on its own thread;
+//! - pg-filch, pg-filch-side, pg-tokio (only with `--only`, and `--features axum`): a
+//!   PostgreSQL-backed axum route (`common/pg_app.rs`: one row of a 1,000-row table per
+//!   request, through a pool of 4 tokio-postgres connections) against a real PostgreSQL that
+//!   the benchmark starts (`tests/common/postgres_server.rs`; Debian's `postgresql` package).
+//!   pg-filch is README's recipe (the connections over `filch::net`, driven by filch tasks),
+//!   pg-filch-side what `tokio-context` gives a plain `tokio_postgres::connect` (its sockets
+//!   on a one-worker tokio runtime beside filch), pg-tokio the same route on tokio; the
+//!   ratios are against pg-tokio:
+//!
+//! ```text
+//! cargo bench -p filch-benches --features axum --bench http -- --only pg-filch,pg-tokio,pg-filch-side --rounds 5
+//! ```
 //!
 //! Every server is started on 127.0.0.1:0, warmed up for 1 s with wrk, then measured.
 //!
@@ -54,6 +66,15 @@ mod axum_app;
 #[path = "common/h2load.rs"]
 mod h2load;
 
+#[cfg(feature = "axum")]
+#[path = "common/pg_app.rs"]
+mod pg_app;
+
+#[cfg(feature = "axum")]
+#[allow(dead_code)]
+#[path = "../tests/common/postgres_server.rs"]
+mod postgres_server;
+
 use std::net::SocketAddr;
 use std::process::{Command, ExitCode};
 use std::thread;
@@ -75,13 +96,17 @@ struct Config {
     h2_streams: Vec<usize>,
 }
 
-const RUNTIMES: [&str; 6] = [
+const RUNTIMES: [&str; 10] = [
     "filch",
     "tokio",
     "async-executor",
     "filch+async-io",
     "axum-filch",
     "axum-tokio",
+    "pg-filch",
+    "pg-filch-cur",
+    "pg-filch-side",
+    "pg-tokio",
 ];
 
 fn parse_args() -> Result<Config, String> {
@@ -134,9 +159,14 @@ fn parse_args() -> Result<Config, String> {
                         "--only: unknown runtime {bad:?} (have {RUNTIMES:?})"
                     ));
                 }
-                if cfg!(not(feature = "axum")) && cfg.only.iter().any(|n| n == "axum-filch") {
+                if cfg!(not(feature = "axum"))
+                    && cfg
+                        .only
+                        .iter()
+                        .any(|n| n == "axum-filch" || n.starts_with("pg-"))
+                {
                     return Err(
-                        "--only axum-filch needs filch's `axum` feature \
+                        "--only axum-filch and the pg-* rows need filch's `axum` feature \
                                 (cargo bench -p filch-benches --features axum --bench http -- ...)"
                             .to_owned(),
                     );
@@ -372,6 +402,38 @@ impl TokioServer {
         TokioServer { addr, rt: Some(rt) }
     }
 
+    /// The PostgreSQL-backed route on tokio (`benches/common/pg_app.rs`):
+    /// `tokio_postgres::connect`, `tokio::spawn` and `axum::serve`; returns once its pool is
+    /// connected.
+    #[cfg(feature = "axum")]
+    fn pg(workers: usize, port: u16) -> TokioServer {
+        let pg_port = pg_port();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name("tokio-pg")
+            .enable_all()
+            .build()
+            .expect("start tokio");
+        let (listener, pool) = rt.block_on(async {
+            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                .await
+                .expect("bind 127.0.0.1");
+            let mut clients = Vec::new();
+            for _ in 0..pg_app::CONNECTIONS {
+                clients.push(pg_app::connect_on_tokio(pg_port, |c| drop(tokio::spawn(c))).await);
+            }
+            (
+                listener,
+                std::sync::Arc::new(pg_app::Pool::new(clients).await),
+            )
+        });
+        let addr = listener.local_addr().unwrap();
+        rt.spawn(async move {
+            let _ = axum::serve(listener, pg_app::router(pool)).await;
+        });
+        TokioServer { addr, rt: Some(rt) }
+    }
+
     fn start(workers: usize, port: u16) -> TokioServer {
         TokioServer::serve(workers, port, "tokio-http", |listener| async move {
             loop {
@@ -461,6 +523,143 @@ impl Drop for AxumFilchServer {
     }
 }
 
+/// The PostgreSQL-backed route on filch (`benches/common/pg_app.rs`): `side` false is
+/// README's recipe (the pool over `filch::net`, its connections filch tasks), `side` true
+/// what `tokio-context` runs (`tokio_postgres::connect`, its sockets on a one-worker tokio
+/// runtime whose context filch's threads are in), served by `filch::axum::serve`.
+#[cfg(feature = "axum")]
+struct PgFilchServer {
+    addr: SocketAddr,
+    stop: async_channel::Sender<()>,
+    thread: Option<thread::JoinHandle<()>>,
+    side: Option<tokio::runtime::Runtime>,
+}
+
+#[cfg(feature = "axum")]
+impl PgFilchServer {
+    fn start(
+        workers: usize,
+        port: u16,
+        side: bool,
+        policy: Option<filch::WakePolicy>,
+    ) -> PgFilchServer {
+        let pg_port = pg_port();
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind 127.0.0.1");
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = async_channel::bounded::<()>(1);
+        // What the `tokio-context` feature sets up: one tokio worker, whose context every
+        // filch thread is in.
+        let side = side.then(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("filch-pg-tokio")
+                .enable_all()
+                .build()
+                .expect("start tokio")
+        });
+        let mut builder = filch::Executor::builder()
+            .worker_threads(workers)
+            .thread_name("filch-pg");
+        if let Some(policy) = policy {
+            builder = builder.wake_policy(policy);
+        }
+        if let Some(runtime) = &side {
+            let handle = runtime.handle().clone();
+            builder = builder.on_thread_start(move || std::mem::forget(handle.enter()));
+        }
+        let ex = builder.build().expect("start filch");
+        let on_side = side.is_some();
+        let (ready, is_ready) = std::sync::mpsc::channel();
+        let thread = thread::spawn(move || {
+            let serve = ex.spawn(async move {
+                let mut clients = Vec::new();
+                for _ in 0..pg_app::CONNECTIONS {
+                    clients.push(if on_side {
+                        pg_app::connect_on_tokio(pg_port, |c| drop(filch::spawn(c))).await
+                    } else {
+                        pg_app::connect_on_filch(pg_port).await
+                    });
+                }
+                let pool = std::sync::Arc::new(pg_app::Pool::new(clients).await);
+                let _ = ready.send(());
+                let listener = filch::net::TcpListener::from_std(listener).expect("register");
+                let _ = filch::axum::serve(listener, pg_app::router(pool))
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.recv().await;
+                    })
+                    .await;
+            });
+            let _ = ex.block_on(serve);
+        });
+        // Served once its pool is connected.
+        is_ready.recv().expect("the server's pool connects");
+        PgFilchServer {
+            addr,
+            stop,
+            thread: Some(thread),
+            side,
+        }
+    }
+}
+
+#[cfg(feature = "axum")]
+impl Running for PgFilchServer {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+}
+
+#[cfg(feature = "axum")]
+impl Drop for PgFilchServer {
+    fn drop(&mut self) {
+        let _ = self.stop.try_send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        if let Some(runtime) = self.side.take() {
+            runtime.shutdown_timeout(Duration::from_secs(5));
+        }
+    }
+}
+
+/// The port of the PostgreSQL server of the `pg-*` rows ([`start_pg`]).
+#[cfg(feature = "axum")]
+static PG_PORT: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+
+#[cfg(feature = "axum")]
+fn pg_port() -> u16 {
+    *PG_PORT
+        .get()
+        .expect("the PostgreSQL server is started first (start_pg)")
+}
+
+/// Starts the PostgreSQL server of the `pg-*` rows if `names` has one (a fresh cluster in a
+/// temporary directory, `tests/common/postgres_server.rs`) and creates the rows' table; the
+/// caller owns it, and its drop stops it.
+#[cfg(feature = "axum")]
+fn start_pg(names: &[String]) -> Option<postgres_server::Server> {
+    if !names.iter().any(|n| n.starts_with("pg-")) {
+        return None;
+    }
+    let server = postgres_server::Server::start();
+    let port = server.port;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("start tokio");
+    rt.block_on(async {
+        let client = pg_app::connect_on_tokio(port, |c| drop(tokio::spawn(c))).await;
+        pg_app::create_table(&client).await;
+    });
+    let _ = PG_PORT.set(port);
+    Some(server)
+}
+
+#[cfg(not(feature = "axum"))]
+fn start_pg(_: &[String]) -> Option<()> {
+    None
+}
+
 fn start(name: &str, workers: usize) -> Box<dyn Running> {
     start_on(name, workers, 0)
 }
@@ -478,6 +677,20 @@ fn start_on(name: &str, workers: usize, port: u16) -> Box<dyn Running> {
         "axum-tokio" => Box::new(TokioServer::serve(workers, port, "tokio-axum", |l| async {
             let _ = axum::serve(l, axum_app::router()).await;
         })),
+        #[cfg(feature = "axum")]
+        "pg-filch" => Box::new(PgFilchServer::start(workers, port, false, None)),
+        #[cfg(feature = "axum")]
+        "pg-filch-cur" => Box::new(PgFilchServer::start(
+            workers,
+            port,
+            false,
+            Some(filch::WakePolicy::CurrentWorker),
+        )),
+        #[cfg(feature = "axum")]
+        "pg-filch-side" => Box::new(PgFilchServer::start(workers, port, true, None)),
+        // The same route on tokio: `tokio_postgres::connect`, `tokio::spawn`, `axum::serve`.
+        #[cfg(feature = "axum")]
+        "pg-tokio" => Box::new(TokioServer::pg(workers, port)),
         other => panic!("unknown runtime {other} (have {RUNTIMES:?})"),
     }
 }
@@ -596,6 +809,7 @@ fn main() -> ExitCode {
             .nth(1)
             .and_then(|p| p.parse().ok())
             .unwrap_or(8080);
+        let _pg = start_pg(std::slice::from_ref(&name));
         let server = start_on(&name, cfg.workers, port);
         println!(
             "{name} serving on http://{} (pid {})",
@@ -622,6 +836,8 @@ fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
+    // Stopped when `main` returns.
+    let _pg = start_pg(&cfg.only);
     let command = format!(
         "wrk -t{} -c{} -d{}s --latency http://127.0.0.1:PORT{}",
         cfg.wrk_threads, cfg.connections, cfg.duration, cfg.path
@@ -671,6 +887,8 @@ fn main() -> ExitCode {
     let baseline_rps = |name: &str| {
         let baseline = if name.starts_with("axum-") {
             "axum-tokio"
+        } else if name.starts_with("pg-") {
+            "pg-tokio"
         } else {
             "tokio"
         };
@@ -821,6 +1039,11 @@ fn smoke_test(cfg: &Config) -> ExitCode {
     assert_eq!((h2.p50, h2.p99, h2.max), (200.0, 300.0, 300.0));
 
     for name in &cfg.only {
+        if name.starts_with("pg-") {
+            // They need a PostgreSQL server; `--bench` runs them.
+            println!("benches/http: {name} skipped in test mode");
+            continue;
+        }
         let server = start(name, cfg.workers);
         let mut stream = std::net::TcpStream::connect(server.addr()).expect("connect");
         stream

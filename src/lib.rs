@@ -134,7 +134,16 @@
 //! - `axum` (with `hyper`): `filch::axum::serve` runs an axum `Router` on a
 //!   [`net::TcpListener`] over HTTP/1.1 and HTTP/2, with graceful shutdown, as `axum::serve`
 //!   does on tokio; it brings axum and hyper-util with the parts it needs.
-//! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`.
+//! - `tokio-io`: the streams of [`net`] implement tokio's `AsyncRead` and `AsyncWrite`
+//!   (so tokio-postgres runs over a [`net::TcpStream`] with `Config::connect_raw`: README,
+//!   "Coming from tokio").
+//! - `tokio-context`: every thread on which filch polls futures is inside the context of a
+//!   tokio runtime kept beside the executor (the process's, with one worker; the executor's
+//!   own, `Builder::tokio_worker_threads`; or `Builder::tokio_handle`'s), so tokio-bound
+//!   crates work from filch tasks. What they `tokio::spawn`, and tokio's own IO and timers,
+//!   run on that runtime, not on filch's workers: `Stats::tokio` reports it, and filch warns
+//!   once per process when work piles up there. With `test-util`, tokio's timers are off
+//!   while the clock is paused (the first one panics, saying to use [`time`]).
 //! - `macros` (default): the attributes [`main`] and [`test`] (`#[filch::main]`,
 //!   `#[filch::test]`), from the filch-macros crate.
 //! - `test-util`: a test clock, `time::{pause, resume, advance}` and
@@ -174,6 +183,8 @@ pub use par::loops::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
 pub use runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
 pub use runtime::scheduler::pinned::spawn_local;
+#[cfg(feature = "tokio-context")]
+pub use runtime::stats::TokioStats;
 pub use runtime::stats::{Stats, WorkerStats};
 pub use runtime::task::poll_watch::SlowPoll;
 pub use runtime::wake_policy::WakePolicy;

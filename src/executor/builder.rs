@@ -233,13 +233,15 @@ impl Builder {
     /// `tokio-context`): its workers and blocking-pool threads for their whole life, and a
     /// thread inside its `block_on` while it blocks. Without it, one runtime per process,
     /// started by the first executor built with the feature (one worker, threads named
-    /// `filch-tokio-{n}`). Crates that need tokio's reactor or timers (reqwest, sqlx,
-    /// tonic's client, redis) then work unchanged in filch tasks; what they `tokio::spawn`
-    /// runs on that runtime, not on filch's workers.
+    /// `filch-tokio-{n}`), or the executor's own of [`Builder::tokio_worker_threads`].
+    /// Crates that need tokio's reactor or timers (reqwest, sqlx, tonic's client, redis)
+    /// then work unchanged in filch tasks; what they `tokio::spawn` runs on that runtime,
+    /// not on filch's workers. [`Stats::tokio`](crate::Stats::tokio) reports it; filch
+    /// watches only the runtimes it starts.
     ///
     /// The runtime must be a multi-thread one: [`Builder::build`] refuses a current-thread
     /// runtime's handle (`InvalidInput`), whose IO and timers run only inside its own
-    /// `block_on`.
+    /// `block_on`; and so it does when [`Builder::tokio_worker_threads`] is given too.
     ///
     /// ```
     /// let tokio_rt = tokio::runtime::Builder::new_multi_thread()
@@ -262,7 +264,47 @@ impl Builder {
     #[cfg(feature = "tokio-context")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
     pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Builder {
-        self.threads.tokio = crate::runtime::tokio_context::TokioContext::of(handle);
+        self.threads.tokio = self.threads.tokio.given(handle);
+        self
+    }
+
+    /// The number of worker threads of the tokio runtime beside this executor (cargo
+    /// feature `tokio-context`; default: the process's runtime, shared by every executor,
+    /// with 1 worker). With it, the executor gets a runtime of its own with `n` workers,
+    /// threads named `{prefix}-tokio-{i}` (see [`Builder::thread_name`]), shut down once the
+    /// executor and its handles and tasks are gone.
+    ///
+    /// That runtime runs what filch's workers do not: what `tokio::spawn` starts (tokio-bound
+    /// crates' background tasks, such as a database client's connection), and the IO and
+    /// timers of tokio's own types (`tokio::net`, `tokio::time`). More workers there help a
+    /// program whose load runs there; the way to run that load on filch's workers instead is
+    /// `filch::net`, `filch::axum::serve` and `filch::spawn` (README, "Coming from tokio").
+    /// filch warns once when work piles up on a runtime it started (more than half of its
+    /// workers' time over a second); [`Stats::tokio`](crate::Stats::tokio) reports it.
+    ///
+    /// Zero, or a [`Builder::tokio_handle`] beside it, makes [`Builder::build`] fail with
+    /// [`io::ErrorKind::InvalidInput`].
+    ///
+    /// ```
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(2)
+    ///     .thread_name("app")
+    ///     .tokio_worker_threads(2)
+    ///     .build()
+    ///     .unwrap();
+    /// // What `tokio::spawn` starts runs on the executor's own tokio runtime.
+    /// let name = ex.block_on(async {
+    ///     tokio::spawn(async { std::thread::current().name().map(str::to_owned) })
+    ///         .await
+    ///         .unwrap()
+    /// });
+    /// assert!(name.unwrap().starts_with("app-tokio-"));
+    /// assert_eq!(ex.stats().tokio.workers, 2);
+    /// ```
+    #[cfg(feature = "tokio-context")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
+    pub fn tokio_worker_threads(mut self, n: usize) -> Builder {
+        self.threads.tokio = self.threads.tokio.with_workers(n);
         self
     }
 
@@ -331,8 +373,10 @@ impl Builder {
     ///
     /// # Errors
     /// [`io::ErrorKind::InvalidInput`] if the number of workers or of blocking threads is
-    /// zero, or the thread name holds a NUL byte; the operating system's error if a thread
-    /// cannot be started (the threads already started are stopped and joined).
+    /// zero, or the thread name holds a NUL byte (with `tokio-context`: for the tokio
+    /// runtime's settings too, see [`Builder::tokio_worker_threads`]); the operating
+    /// system's error if a thread cannot be started (the threads already started are stopped
+    /// and joined).
     ///
     /// ```
     /// let ex = filch::Builder::new().worker_threads(3).build()?;
@@ -378,9 +422,10 @@ impl Builder {
                 format!("filch: a thread name cannot hold a NUL byte ({name:?} was given)"),
             ));
         }
-        // With `tokio-context`: the runtime given, else the process's (`tokio_context.rs`).
+        // With `tokio-context`: the runtime given, else one of the executor's own, else the
+        // process's (`runtime/tokio_context/`).
         let threads = ThreadConfig {
-            tokio: self.threads.tokio.clone().resolved()?,
+            tokio: self.threads.tokio.clone().resolved(&self.threads.prefix)?,
             ..self.threads.clone()
         };
         let driver = Driver::new()?;

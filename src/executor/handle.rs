@@ -182,8 +182,15 @@ impl Handle {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
         let _enter = context::enter(Arc::clone(&self.state));
-        // With `tokio-context`, inside tokio's context while it blocks (`tokio_context.rs`).
+        // With `tokio-context`, inside tokio's context while it blocks (`runtime/tokio_context/`).
         let _tokio = self.state.threads.tokio.enter();
+        // With `tokio-context`, tokio's timers are off while the clock is paused, and their
+        // panic says so in filch's words (`runtime/tokio_context/paused.rs`).
+        #[cfg(all(feature = "test-util", feature = "tokio-context"))]
+        let future = {
+            let clock = self.state.driver.clock();
+            crate::runtime::tokio_context::paused::Watched::new(future, || clock.is_paused())
+        };
         // With `test-util` the thread counts as busy while it polls, for the paused clock
         // (`runtime/driver/block_on.rs`).
         #[cfg(feature = "test-util")]

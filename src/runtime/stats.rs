@@ -12,7 +12,8 @@
 //! runs out of work still reports its busy time without lagging; `polls` are counted in the
 //! worker's loop and added with the busy time, so a poll is counted once its stretch ended or its
 //! fairness interval passed. The executor-wide fields are read at snapshot time and cost the
-//! workers nothing.
+//! workers nothing; so is [`TokioStats`] (feature `tokio-context`), from tokio's stable
+//! `RuntimeMetrics` of the runtime beside the executor (`runtime/tokio_context/`).
 
 use crate::util::sync::{add_single_writer, AtomicU64, Ordering};
 
@@ -47,6 +48,11 @@ pub struct Stats {
     /// driver's wheel holds at the snapshot: polled at least once and not yet dropped. A
     /// timer costs nothing until its first poll.
     pub timers: usize,
+    /// The tokio runtime beside the executor (cargo feature `tokio-context`): what runs there
+    /// runs on none of [`Stats::workers`] (see [`TokioStats`]).
+    #[cfg(feature = "tokio-context")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
+    pub tokio: TokioStats,
 }
 
 impl Stats {
@@ -169,6 +175,69 @@ impl Counters {
             busy: std::time::Duration::from_nanos(self.busy.load(Ordering::Relaxed)),
             slow_polls: 0,
             longest_poll: std::time::Duration::ZERO,
+        }
+    }
+}
+
+/// A snapshot of the tokio runtime beside an executor (cargo feature `tokio-context`), from
+/// tokio's stable `RuntimeMetrics`: the process's runtime (shared by every executor that did
+/// not ask for another), the executor's own ([`Builder::tokio_worker_threads`]) or the
+/// user's ([`Builder::tokio_handle`]).
+///
+/// What runs there runs on none of filch's workers: what `tokio::spawn` starts, and the IO
+/// and timers of tokio's own types (`tokio::net`, `tokio::time`, `axum::serve` on a tokio
+/// listener). A `busy` that grows by most of a second each second while filch's workers
+/// are idle is a program whose work runs there (README, "Coming from tokio"); filch warns
+/// once per process when that happens on a runtime it started.
+///
+/// ```
+/// let ex = filch::Builder::new().worker_threads(1).tokio_worker_threads(1).build().unwrap();
+/// ex.block_on(async {
+///     // Runs on the tokio runtime: its busy time shows there, not in `workers`.
+///     tokio::spawn(async { std::thread::sleep(std::time::Duration::from_millis(20)) })
+///         .await
+///         .unwrap();
+/// });
+/// let tokio = ex.stats().tokio;
+/// assert_eq!(tokio.workers, 1);
+/// // tokio adds a worker's busy time up when it parks: a moment after the task ended.
+/// while ex.stats().tokio.busy < std::time::Duration::from_millis(20) {
+///     std::thread::yield_now();
+/// }
+/// ```
+///
+/// [`Builder::tokio_worker_threads`]: crate::Builder::tokio_worker_threads
+/// [`Builder::tokio_handle`]: crate::Builder::tokio_handle
+#[cfg(feature = "tokio-context")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TokioStats {
+    /// The runtime's worker threads.
+    pub workers: usize,
+    /// Its tasks alive at the snapshot: spawned and not yet completed (filch's watch of a
+    /// runtime it started is one of them until it has warned).
+    pub alive_tasks: usize,
+    /// Tasks waiting in its global queue at the snapshot.
+    pub global_queue_depth: usize,
+    /// The time its workers spent running tasks since it started, summed over them (tokio
+    /// adds a worker's share up every few dozen polls and when it parks).
+    pub busy: std::time::Duration,
+}
+
+#[cfg(feature = "tokio-context")]
+impl TokioStats {
+    pub(crate) fn new(
+        workers: usize,
+        alive_tasks: usize,
+        global_queue_depth: usize,
+        busy: std::time::Duration,
+    ) -> TokioStats {
+        TokioStats {
+            workers,
+            alive_tasks,
+            global_queue_depth,
+            busy,
         }
     }
 }

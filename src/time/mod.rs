@@ -78,10 +78,31 @@ pub struct Sleep {
 /// filch::time::sleep(std::time::Duration::from_millis(1)).await;
 /// # });
 /// ```
+#[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    let driver = current_driver();
+    let driver = timer_driver();
     let deadline = after(driver.time().now(), duration);
     Sleep::new(driver, deadline)
+}
+
+/// The driver of the executor where a timer made on this thread belongs: the current
+/// executor's, else the fallback's (`executor/global.rs`).
+///
+/// # Panics
+/// With `test-util` and `tokio-context`, on a thread of the tokio runtime that runs what
+/// `tokio::spawn` starts under a paused clock, if that executor's clock is not paused: the
+/// timer would wait in real time (`runtime/tokio_context/paused.rs`).
+#[track_caller]
+fn timer_driver() -> Arc<Driver> {
+    let driver = current_driver();
+    #[cfg(all(feature = "test-util", feature = "tokio-context"))]
+    if crate::runtime::tokio_context::paused::on_side_thread() && !driver.clock().is_paused() {
+        panic!(
+            "{}",
+            crate::runtime::tokio_context::paused::FILCH_TIMER_ON_SIDE
+        );
+    }
+    driver
 }
 
 /// `at + duration`, or, where an `Instant` cannot hold that, [`far_future`] from `at` (a
@@ -108,8 +129,9 @@ fn far_future(at: StdInstant) -> StdInstant {
 /// filch::block_on(filch::time::sleep_until(deadline));
 /// assert!(filch::time::Instant::now() >= deadline);
 /// ```
+#[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep::new(current_driver(), deadline.into_std())
+    Sleep::new(timer_driver(), deadline.into_std())
 }
 
 impl Sleep {
@@ -292,6 +314,7 @@ pin_project_lite::pin_project! {
 ///     assert!(slow.is_err());
 /// });
 /// ```
+#[track_caller]
 pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
     Timeout {
         future,
@@ -311,6 +334,7 @@ pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
 ///     assert!(late.is_err());
 /// });
 /// ```
+#[track_caller]
 pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
     Timeout {
         future,
@@ -427,8 +451,9 @@ pub struct Interval {
 ///
 /// # Panics
 /// If `period` is zero.
+#[track_caller]
 pub fn interval(period: Duration) -> Interval {
-    let driver = current_driver();
+    let driver = timer_driver();
     let start = driver.time().now();
     Interval::new(Sleep::new(driver, start), period)
 }
@@ -448,6 +473,7 @@ pub fn interval(period: Duration) -> Interval {
 ///
 /// # Panics
 /// If `period` is zero.
+#[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
     Interval::new(sleep_until(start), period)
 }

@@ -88,6 +88,9 @@ pub fn pause() {
     if let Err(e) = state.driver.clock().pause() {
         panic!("{}", message(e));
     }
+    // tokio's timers are off from here (`runtime/tokio_context/paused.rs`).
+    #[cfg(feature = "tokio-context")]
+    crate::runtime::tokio_context::paused::paused_now();
 }
 
 /// Lets the current executor's paused clock run again, from where it stands: it goes on
@@ -117,6 +120,8 @@ pub fn resume() {
     if let Err(e) = state.driver.clock().resume() {
         panic!("{}", message(e));
     }
+    #[cfg(feature = "tokio-context")]
+    crate::runtime::tokio_context::paused::resumed_now();
 }
 
 /// Moves the current executor's paused clock forward by `by` in one jump, and fires every

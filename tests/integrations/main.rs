@@ -14,10 +14,12 @@ mod chat;
 mod coming_from_tokio;
 #[cfg(feature = "hyper")]
 mod http_server;
-#[cfg(feature = "tokio-context")]
+#[cfg(any(feature = "tokio-context", feature = "tokio-io"))]
 mod postgres;
 mod tokio_bound_crates;
 #[cfg(feature = "tokio-io")]
 mod tokio_io;
+#[cfg(all(feature = "tokio-context", feature = "axum", feature = "macros"))]
+mod tokio_side_runtime;
 #[cfg(feature = "tokio-context")]
 mod tonic_grpc;

@@ -32,8 +32,10 @@ use crate::runtime::task::TaskMeta;
 /// Its `Display` is an aligned table, one line per task after a header, sorted by how long
 /// each task has waited, longest first: the time since the task last ran (since its last
 /// poll ended; for a running task, since the poll in flight began; for a task never polled,
-/// since its spawn). A last line counts the live tasks the dump could not list (plain
-/// `spawn`s before their first wait), if there were any.
+/// since its spawn). A line after the table counts the live tasks the dump could not list
+/// (plain `spawn`s before their first wait), if there were any; with the cargo feature
+/// `tokio-context`, a last line reports the tokio runtime beside the executor (its workers,
+/// tasks alive and queued, and busy time: `Stats::tokio`), whose tasks are not filch's.
 ///
 /// With the cargo feature `serde` it implements `Serialize`: ids as numbers, `spawned_at`
 /// as `"file:line:column"`, durations as serde's (`{"secs": u64, "nanos": u32}`), the
@@ -63,6 +65,10 @@ pub struct TaskDump {
     /// a moment apart: approximate), for the table's last line.
     #[cfg_attr(feature = "serde", serde(skip))]
     unlisted: usize,
+    /// The tokio runtime beside the executor (`tokio-context`), for the footer.
+    #[cfg(feature = "tokio-context")]
+    #[cfg_attr(feature = "serde", serde(skip))]
+    tokio: crate::runtime::stats::TokioStats,
 }
 
 /// One task of a [`TaskDump`].
@@ -203,7 +209,12 @@ pub(crate) fn collect(state: &State) -> TaskDump {
     }
     tasks.sort_by(|a, b| b.waiting().cmp(&a.waiting()).then(a.id.cmp(&b.id)));
     let unlisted = state.tasks.alive().saturating_sub(tasks.len());
-    TaskDump { tasks, unlisted }
+    TaskDump {
+        tasks,
+        unlisted,
+        #[cfg(feature = "tokio-context")]
+        tokio: state.threads.tokio.stats(),
+    }
 }
 
 /// The name of `state`'s live task `id`, if it is in the registry and has one (for the
@@ -302,6 +313,21 @@ impl fmt::Display for TaskDump {
                 f,
                 "(and about {} more: spawned, not yet waited for a wake-up)",
                 self.unlisted
+            )?;
+        }
+        #[cfg(feature = "tokio-context")]
+        {
+            let t = &self.tokio;
+            writeln!(
+                f,
+                "tokio runtime beside filch (not in this table): {} worker{}, {} task{} alive, \
+                 {} queued, busy {} in all",
+                t.workers,
+                if t.workers == 1 { "" } else { "s" },
+                t.alive_tasks,
+                if t.alive_tasks == 1 { "" } else { "s" },
+                t.global_queue_depth,
+                short(t.busy)
             )?;
         }
         Ok(())

@@ -158,6 +158,8 @@ impl State {
             blocking_threads: self.blocking.threads(),
             io_sources: self.driver.io().sources_len(),
             timers: self.driver.time().timers_len(),
+            #[cfg(feature = "tokio-context")]
+            tokio: self.threads.tokio.stats(),
         }
     }
 

@@ -18,7 +18,9 @@
 //!   ran);
 //! - registers the task in the live-task registry the first time it returns `Pending` (a
 //!   task that waits for a wake-up sits in no queue, so only the registry can reach it at
-//!   shutdown or for an abort), and removes it when it is dropped.
+//!   shutdown or for an abort), and removes it when it is dropped;
+//! - with `test-util` and `tokio-context`, makes each poll a scope in which tokio's timers
+//!   are off while the executor's clock is paused (`runtime/tokio_context/paused.rs`).
 //!
 //! [`TaskOutput`] likewise drops an output that nobody takes (a detached task's) inside a
 //! panic guard.
@@ -80,6 +82,10 @@ pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
     fn task_completed(&self);
     /// The executor's slow-poll watch, if it has a threshold.
     fn poll_watch(&self) -> Option<&PollWatch>;
+    /// Whether the executor's clock is paused now (its polls then enter the context of a
+    /// tokio runtime without timers: `runtime/tokio_context/paused.rs`).
+    #[cfg(all(feature = "test-util", feature = "tokio-context"))]
+    fn clock_paused(&self) -> bool;
 }
 
 /// Per-task data that both the runnable and the join handle reach.
@@ -484,9 +490,19 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
             Some(watch) => watch_begin(watch, meta),
             None => None,
         };
+        // Under a paused clock, tokio's timers are off for the poll, and their panic says so
+        // in filch's words (`runtime/tokio_context/paused.rs`).
+        #[cfg(all(feature = "test-util", feature = "tokio-context"))]
+        let scope = crate::runtime::tokio_context::paused::Scope::begin(meta.home().clock_paused());
         // SAFETY: `future` is pinned along with `self` (see above) and still live.
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
         let polled = catch_unwind(AssertUnwindSafe(|| future.poll(cx)));
+        #[cfg(all(feature = "test-util", feature = "tokio-context"))]
+        let polled = {
+            let polled = polled.map_err(|payload| scope.explain(payload));
+            drop(scope);
+            polled
+        };
         if let Some(record) = record {
             record.poll_ended(started, coarse_now());
         }

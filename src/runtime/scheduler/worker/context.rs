@@ -150,6 +150,11 @@ impl TaskHome for State {
         self.poll_watch.as_deref()
     }
 
+    #[cfg(all(feature = "test-util", feature = "tokio-context"))]
+    fn clock_paused(&self) -> bool {
+        self.driver.clock().is_paused()
+    }
+
     fn take_drop_panic(&self, tag: usize) -> Option<Payload> {
         let mut kept = self.drop_panics.lock();
         let at = kept.iter().position(|(t, _)| *t == tag)?;
