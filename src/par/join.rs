@@ -123,6 +123,14 @@ pub(crate) fn wants_split() -> bool {
     with_current(|t| t.is_some_and(|t| t.wanted()))
 }
 
+/// Whether a sleeping worker may be woken for the split a parallel iterator is about to make:
+/// a worker sleeps and nothing is on offer. If so, the split's `join` publishes its half (as
+/// at a heartbeat), which wakes that worker.
+#[inline]
+pub(crate) fn offer_to_sleepers() -> bool {
+    with_current(|t| t.is_some_and(|t| t.offer_to_sleepers()))
+}
+
 /// Called by the parallel iterators between two pieces of work: the heartbeat and demand
 /// check of a `join` (it may publish a frame), which unwinds if the call was cancelled (its
 /// `par::run` future dropped).

@@ -43,4 +43,4 @@ pub use pool::{
 pub use run::{run, Run};
 pub use scope::{in_place_scope, scope, spawn, Scope};
 
-pub(crate) use join::{at_piece_boundary, wants_split};
+pub(crate) use join::{at_piece_boundary, offer_to_sleepers, wants_split};

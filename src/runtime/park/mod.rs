@@ -353,6 +353,15 @@ impl Idle {
         searching(self.state.load(Ordering::Relaxed))
     }
 
+    /// How many workers are booked as sleeping now: a hint for fork-join, which wakes one for a
+    /// long piece when nobody else wants work (`runtime/scheduler/forkjoin/thread.rs`). One
+    /// relaxed load.
+    #[inline]
+    pub(crate) fn sleeping(&self) -> usize {
+        // Relaxed: a hint; the publication that follows notifies with its own fence.
+        self.workers - unparked(self.state.load(Ordering::Relaxed))
+    }
+
     /// `(searching, unparked)` (the loom models' end-of-run check).
     #[cfg(all(test, loom))]
     pub(crate) fn counts(&self) -> (usize, usize) {

@@ -8,7 +8,9 @@
 //! in this order: the consumer is not full and the call is not stopping (else it ends with
 //! what it has); [`at_piece_boundary`] (which unwinds when the call was cancelled); and
 //! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
-//! split in half and the halves are [`join_context`]ed, each a piece of its own.
+//! split in half and the halves are [`join_context`]ed, each a piece of its own. A piece
+//! that has run for a few chunks at the cap with no worker awake to want work offers its rest
+//! to a sleeping one instead ([`offer_to_sleepers`], `splitter.rs`'s `WAKE_AFTER_CHUNKS`).
 //!
 //! An unindexed piece ([`bridge_unindexed`]) halves its producer and joins the halves: both
 //! halves are pieces that split again while the call splits eagerly (a few levels) or
@@ -32,7 +34,7 @@ use super::splitter::{eager_depth, Plan};
 use super::{Consumer, Folder, Producer, ProducerCallback, Reducer};
 use super::{UnindexedConsumer, UnindexedProducer};
 use crate::par::iter::IndexedParallelIterator;
-use crate::par::{at_piece_boundary, join_context, wants_split};
+use crate::par::{at_piece_boundary, join_context, offer_to_sleepers, wants_split};
 
 /// Drives an indexed parallel iterator into `consumer`: [`bridge_producer_consumer`] with
 /// the iterator's producer and length.
@@ -174,7 +176,7 @@ where
                 break consumer.into_folder().complete();
             }
             at_piece_boundary();
-            if plan.may_split(len) && wants_split() {
+            if plan.may_split(len) && (wants_split() || (plan.is_long() && offer_to_sleepers())) {
                 break split_indexed(call, plan, len, producer, consumer);
             }
             let (n, timer) = plan.chunk(len);
@@ -204,8 +206,16 @@ where
     let (left_producer, right_producer) = producer.split_at(mid);
     let (left_consumer, right_consumer, reducer) = consumer.split_at(mid);
     let (left, right) = join_context(
-        |_| indexed_piece(call, plan, mid, left_producer, left_consumer),
-        |_| indexed_piece(call, plan, len - mid, right_producer, right_consumer),
+        |_| indexed_piece(call, plan.for_half(), mid, left_producer, left_consumer),
+        |_| {
+            indexed_piece(
+                call,
+                plan.for_half(),
+                len - mid,
+                right_producer,
+                right_consumer,
+            )
+        },
     );
     reducer.reduce(left, right)
 }

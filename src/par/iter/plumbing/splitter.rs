@@ -34,6 +34,12 @@ pub(super) const TIMED_FROM: usize = 16;
 /// Once a piece has its cap, one chunk in this many is timed again.
 pub(super) const RETIME_EVERY: u32 = 8;
 
+/// After this many chunks at the cap (about this many [`CHUNK_TARGET`]s of work) with no
+/// worker awake to want its rest, a piece offers the rest to a sleeping worker, waking it:
+/// a call that lasts a few dozen microseconds pays for one wake-up and runs on two workers,
+/// while a shorter one never wakes anybody.
+pub(super) const WAKE_AFTER_CHUNKS: u32 = 2;
+
 /// A call on `n` workers is split at once into about `EAGER_PIECES_PER_THREAD × n` pieces.
 pub(super) const EAGER_PIECES_PER_THREAD: usize = 4;
 
@@ -56,6 +62,8 @@ pub(super) struct Plan {
     cap: Option<usize>,
     /// Chunks folded since the last timed one.
     untimed: u32,
+    /// Chunks folded at the cap by this piece (not copied into the halves of a split).
+    long: u32,
 }
 
 impl Plan {
@@ -77,7 +85,19 @@ impl Plan {
             eager_above,
             cap: None,
             untimed: 0,
+            long: 0,
         }
+    }
+
+    /// The plan of each half of a split of this piece.
+    pub(super) fn for_half(&self) -> Plan {
+        Plan { long: 0, ..*self }
+    }
+
+    /// Whether this piece has folded [`WAKE_AFTER_CHUNKS`] chunks at the cap: long enough to
+    /// wake a sleeping worker for its rest.
+    pub(super) fn is_long(&self) -> bool {
+        self.long >= WAKE_AFTER_CHUNKS
     }
 
     /// Whether a piece of `len` items should split before folding anything.
@@ -118,6 +138,9 @@ impl Plan {
             }
             None => self.untimed = self.untimed.saturating_add(1),
         }
+        if self.cap.is_some_and(|cap| n >= cap) {
+            self.long = self.long.saturating_add(1);
+        }
         let next = n.saturating_mul(2).min(self.cap.unwrap_or(usize::MAX));
         self.next = next.clamp(self.min, self.max);
     }
@@ -151,6 +174,7 @@ mod tests {
             eager_above: usize::MAX,
             cap: None,
             untimed: 0,
+            long: 0,
         };
         plan.next = plan.next.clamp(plan.min, plan.max);
         let mut left = 100;
@@ -176,6 +200,7 @@ mod tests {
             eager_above: usize::MAX,
             cap: None,
             untimed: 0,
+            long: 0,
         };
         plan.folded(1, None);
         assert_eq!(plan.next, 2);

@@ -254,6 +254,21 @@ impl FjThread {
         hungry != 0 && hungry > fj.board.available()
     }
 
+    /// If a worker sleeps and nothing is on offer, has the next check act as a heartbeat
+    /// (publish the oldest unpublished frame, which wakes a sleeper) and returns `true`: a
+    /// long piece's way to share its rest when no worker is awake to want it.
+    pub(crate) fn offer_to_sleepers(&self) -> bool {
+        let seen = self.seen_epoch.get();
+        if seen == CANCELLED
+            || self.state.idle.sleeping() == 0
+            || self.state.forkjoin.board.available() != 0
+        {
+            return false;
+        }
+        self.seen_epoch.set(seen.wrapping_sub(1));
+        true
+    }
+
     #[cold]
     #[inline(never)]
     fn check_in_slow(&self) -> bool {
