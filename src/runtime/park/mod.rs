@@ -149,6 +149,28 @@ impl Idle {
         }
     }
 
+    /// As [`Idle::notify_work`], for work that only some sleepers can take: wakes one whose
+    /// index `can_take` accepts (a fork-join piece, which a worker's stand-in booked under the
+    /// worker's index does not take: `runtime/scheduler/forkjoin/publish.rs`).
+    pub(crate) fn notify_work_for(&self, can_take: impl Fn(usize) -> bool) {
+        fence(Ordering::SeqCst);
+        // Relaxed: ordered by the fence above against the parker's fence.
+        let state = self.state.load(Ordering::Relaxed);
+        if searching(state) == 0 && unparked(state) < self.workers {
+            let mut sleepers = self.sleepers.lock();
+            // Why re-check: another pusher may have woken a searcher since our unlocked look.
+            if searching(self.state.load(Ordering::SeqCst)) != 0 {
+                return;
+            }
+            if let Some(pos) = sleepers.iter().rposition(|&w| can_take(w)) {
+                let index = sleepers.swap_remove(pos);
+                self.wake_locked(index, true);
+                drop(sleepers);
+                self.parks[index].event.notify(1);
+            }
+        }
+    }
+
     /// Called after work was pushed to worker `index`'s own inbox: wakes that worker if it
     /// sleeps (not as a searcher: its work is waiting for it), else behaves as
     /// [`Idle::notify_work`] so that idle workers may help.

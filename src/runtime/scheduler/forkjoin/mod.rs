@@ -51,6 +51,10 @@ pub(crate) struct ForkJoin {
     waiting: AtomicUsize,
     /// The workers' stand-ins (`standin.rs`).
     pub(crate) standins: standin::StandIns,
+    /// Workers occupied by fork-join work now (`occupy.rs`): while there are some, an idle
+    /// worker keeps searching a moment before it parks, since they publish pieces for
+    /// searchers (`thread.rs`, demand).
+    occupied: AtomicUsize,
 }
 
 impl ForkJoin {
@@ -59,6 +63,24 @@ impl ForkJoin {
             board: Board::default(),
             waiting: AtomicUsize::new(0),
             standins: standin::StandIns::new(workers),
+            occupied: AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether some worker does fork-join work now (a hint: one relaxed load).
+    #[inline]
+    pub(crate) fn is_busy(&self) -> bool {
+        // Relaxed: a hint for the worker loop's spin.
+        self.occupied.load(Ordering::Relaxed) != 0
+    }
+
+    /// Counts a worker as occupied (`occupy.rs`), or no longer.
+    pub(crate) fn set_occupied(&self, occupied: bool) {
+        // Relaxed: a hint (see `is_busy`).
+        if occupied {
+            self.occupied.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.occupied.fetch_sub(1, Ordering::Relaxed);
         }
     }
 

@@ -39,6 +39,7 @@ impl<'a> Occupied<'a> {
     pub(crate) fn enter(worker: &'a WorkerLocal) -> Occupied<'a> {
         let nested = worker.set_occupied(true);
         if !nested {
+            worker.state.forkjoin.set_occupied(true);
             let mut moved = worker.release_deferred();
             if let Some(task) = worker.take_lifo() {
                 worker.deque.push(task);
@@ -68,6 +69,7 @@ impl Drop for Occupied<'_> {
                 .standins
                 .release(&state.idle, self.worker.index);
             self.worker.set_occupied(false);
+            state.forkjoin.set_occupied(false);
         }
     }
 }

@@ -11,7 +11,12 @@ use crate::runtime::scheduler::state::State;
 pub(crate) fn offer(state: &State, node: Arc<Node>) {
     state.forkjoin.board.publish(Arc::clone(&node));
     node.wake_ancestors();
-    state.idle.notify_work();
+    // A sleeper booked under an occupied worker's index is that worker's stand-in, which runs
+    // no piece: wake a worker.
+    let standins = &state.forkjoin.standins;
+    state
+        .idle
+        .notify_work_for(|index| !standins.is_active(index));
     // After shutdown no worker takes a whole call: the drain drops it.
     crate::runtime::scheduler::worker::schedule::after_shared_push(state);
 }

@@ -37,7 +37,7 @@ use std::io;
 use std::thread::{self, ThreadId};
 
 use crate::runtime::park::Idle;
-use crate::util::sync::{AtomicBool, Condvar, Mutex, Ordering};
+use crate::util::sync::{AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// Where a slot's stand-in is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -77,6 +77,9 @@ pub(crate) type Start<'a> = &'a dyn Fn() -> io::Result<thread::JoinHandle<()>>;
 /// The stand-ins of one executor, one slot per worker.
 pub(crate) struct StandIns {
     slots: Box<[Slot]>,
+    /// Slots `Active` now (a hint: a count of the sleepers in the notifier that run no
+    /// fork-join piece).
+    active: AtomicUsize,
 }
 
 impl StandIns {
@@ -95,7 +98,14 @@ impl StandIns {
                     active: AtomicBool::new(false),
                 })
                 .collect(),
+            active: AtomicUsize::new(0),
         }
+    }
+
+    /// How many slots are `Active` (a hint: one relaxed load).
+    pub(crate) fn active(&self) -> usize {
+        // Relaxed: a hint for fork-join's publication rule.
+        self.active.load(Ordering::Relaxed)
     }
 
     /// Whether worker `index`'s stand-in serves its slot now (the stand-in's own check
@@ -119,6 +129,8 @@ impl StandIns {
         st.phase = Phase::Active;
         // SeqCst: module invariants.
         slot.active.store(true, Ordering::SeqCst);
+        // Relaxed: a hint (`active`).
+        self.active.fetch_add(1, Ordering::Relaxed);
         drop(st);
         slot.changed.notify_all();
     }
@@ -136,6 +148,8 @@ impl StandIns {
         st.phase = Phase::Releasing;
         // SeqCst: paired with the stand-in's re-check (module invariants).
         slot.active.store(false, Ordering::SeqCst);
+        // Relaxed: a hint (`active`).
+        self.active.fetch_sub(1, Ordering::Relaxed);
         // Wakes the stand-in if it is booked under `index` (its fence pairs with the re-check).
         idle.notify_worker(index);
         while st.parking {
@@ -166,6 +180,10 @@ impl StandIns {
         for slot in self.slots.iter() {
             let mut st = slot.state.lock();
             st.exit = true;
+            if st.phase == Phase::Active {
+                // Relaxed: a hint (`active`).
+                self.active.fetch_sub(1, Ordering::Relaxed);
+            }
             st.phase = Phase::Dormant;
             // SeqCst: module invariants.
             slot.active.store(false, Ordering::SeqCst);

@@ -259,9 +259,11 @@ impl FjThread {
     /// long piece's way to share its rest when no worker is awake to want it.
     pub(crate) fn offer_to_sleepers(&self) -> bool {
         let seen = self.seen_epoch.get();
+        let fj = &self.state.forkjoin;
+        // The stand-ins booked as sleepers run no piece (`standin.rs`).
         if seen == CANCELLED
-            || self.state.idle.sleeping() == 0
-            || self.state.forkjoin.board.available() != 0
+            || self.state.idle.sleeping() <= fj.standins.active()
+            || fj.board.available() != 0
         {
             return false;
         }

@@ -340,8 +340,10 @@ impl WorkerLocal {
         if !st.searching {
             return None;
         }
-        // Spin only while spinning pays off, probing now and then (SPIN_PROBE_INTERVAL).
-        let probe = st.dry_searches % SPIN_PROBE_INTERVAL == 0;
+        // Spin only while spinning pays off, probing now and then (SPIN_PROBE_INTERVAL), or
+        // while a worker does fork-join work: it publishes a piece for a searcher at its next
+        // join (`forkjoin/thread.rs`), while a sleeper would wait for its next heartbeat.
+        let probe = st.dry_searches % SPIN_PROBE_INTERVAL == 0 || self.state.forkjoin.is_busy();
         st.dry_searches = st.dry_searches.wrapping_add(1);
         if !probe {
             return None;
