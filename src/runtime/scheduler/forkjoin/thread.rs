@@ -33,6 +33,7 @@
 use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub(crate) use super::node::Cancelled;
 use super::node::{Node, Root};
@@ -86,6 +87,10 @@ pub(crate) struct FjThread {
     seen_epoch: Cell<u64>,
     /// The epoch when this fork-join work started (for the stand-in: `occupy.rs`).
     started_epoch: u64,
+    /// Checks left before the next look at the clock (`check_in`, sleepers).
+    until_clock: Cell<u32>,
+    /// When this thread last published a frame (or started): how long it has worked alone.
+    last_share: Cell<Instant>,
 }
 
 thread_local! {
@@ -147,6 +152,8 @@ impl FjThread {
             oldest_unpublished: Cell::new(ptr::null()),
             seen_epoch: Cell::new(seen),
             started_epoch: epoch,
+            until_clock: Cell::new(CHECKS_PER_CLOCK),
+            last_share: Cell::new(Instant::now()),
         }
     }
 
@@ -240,7 +247,38 @@ impl FjThread {
         if tick::moved(self.seen_epoch.get()) || self.wanted() {
             return self.check_in_slow();
         }
+        let left = self.until_clock.get();
+        if left == 0 {
+            self.clock_check();
+        } else {
+            self.until_clock.set(left - 1);
+        }
         false
+    }
+
+    /// Every [`CHECKS_PER_CLOCK`] checks: a thread that has worked alone for
+    /// [`SHARE_WITH_SLEEPERS_AFTER`] while a worker sleeps and nothing is on offer publishes
+    /// its oldest frame, which wakes that worker. Between two heartbeats this is what brings a
+    /// sleeping worker in for a call of a few dozen microseconds and more; a shorter call
+    /// wakes nobody.
+    #[cold]
+    #[inline(never)]
+    fn clock_check(&self) {
+        self.until_clock.set(CHECKS_PER_CLOCK);
+        if self.oldest_unpublished.get().is_null() || !self.sleepers_idle() {
+            return;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.last_share.get()) >= SHARE_WITH_SLEEPERS_AFTER {
+            self.publish_oldest();
+        }
+    }
+
+    /// Whether a worker (not a stand-in) sleeps and nothing is on offer.
+    fn sleepers_idle(&self) -> bool {
+        let fj = &self.state.forkjoin;
+        // The stand-ins booked as sleepers run no piece (`standin.rs`).
+        self.state.idle.sleeping() > fj.standins.active() && fj.board.available() == 0
     }
 
     /// Whether threads look for work now (workers searching, threads waiting with nothing
@@ -259,12 +297,7 @@ impl FjThread {
     /// long piece's way to share its rest when no worker is awake to want it.
     pub(crate) fn offer_to_sleepers(&self) -> bool {
         let seen = self.seen_epoch.get();
-        let fj = &self.state.forkjoin;
-        // The stand-ins booked as sleepers run no piece (`standin.rs`).
-        if seen == CANCELLED
-            || self.state.idle.sleeping() <= fj.standins.active()
-            || fj.board.available() != 0
-        {
+        if seen == CANCELLED || !self.sleepers_idle() {
             return false;
         }
         self.seen_epoch.set(seen.wrapping_sub(1));
@@ -318,6 +351,7 @@ impl FjThread {
         let node = Node::half(parent, Arc::clone(&self.root), half);
         frame.published.set(Arc::into_raw(Arc::clone(&node)));
         super::publish::offer(&self.state, node);
+        self.last_share.set(Instant::now());
     }
 
     /// Takes back the published half `node` of this thread's frame, or waits until the
@@ -332,6 +366,16 @@ impl FjThread {
         true
     }
 }
+
+/// How many checks (`join`s, piece boundaries) pass between two looks at the clock for
+/// sleeping workers (`FjThread::clock_check`): a clock read costs about as much as a few
+/// dozen joins that nobody steals.
+const CHECKS_PER_CLOCK: u32 = 63;
+
+/// How long a thread works alone, with a worker asleep and nothing on offer, before it
+/// publishes a frame for that worker (waking it): long enough that a short call never pays
+/// for a wake-up, short against the heartbeat.
+const SHARE_WITH_SLEEPERS_AFTER: Duration = Duration::from_micros(50);
 
 /// The `seen_epoch` of a thread whose call was cancelled: never the epoch.
 const CANCELLED: u64 = u64::MAX;
