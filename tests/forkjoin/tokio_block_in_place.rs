@@ -182,6 +182,7 @@ fn test_block_in_place2() {
 
 // origin: tokio tests/rt_threaded.rs::test_block_in_place3
 // tokio's panics under `#[tokio::main(flavor = "current_thread")]`; filch's works.
+#[cfg(feature = "macros")]
 #[test]
 fn test_block_in_place3() {
     #[filch::main(flavor = "current_thread")]
@@ -192,6 +193,7 @@ fn test_block_in_place3() {
 }
 
 // origin: tokio tests/rt_threaded.rs::test_block_in_place4
+#[cfg(feature = "macros")]
 #[test]
 fn test_block_in_place4() {
     #[filch::main]
