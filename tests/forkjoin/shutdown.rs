@@ -33,52 +33,59 @@ fn assert_no_item_starts(calls: &AtomicUsize, what: &str) {
     let before = calls.load(Ordering::SeqCst);
     thread::sleep(Duration::from_millis(100));
     let after = calls.load(Ordering::SeqCst);
-    assert_eq!(before, after, "{what}: items started after the executor's drop returned");
+    assert_eq!(
+        before, after,
+        "{what}: items started after the executor's drop returned"
+    );
     assert!(after < N / 10, "{what}: {after} of {N} items ran");
 }
 
 #[test]
 fn shutting_down_stops_a_running_par_run_call() {
     for workers in [1, 2] {
-        watchdog(60, &format!("par::run at shutdown, {workers} workers"), move || {
-            let ex = executor(workers);
-            let calls = Arc::new(AtomicUsize::new(0));
-            let tally = Tally::new();
-            let probe = tally.probe();
-            let body = slow(&calls);
-            let mut run = Box::pin(filch::par::run(move || {
-                // Dropped when the call ends, however it ends.
-                let _probe = probe;
-                (0..N).into_par_iter().for_each(body);
-            }));
-            let waker = futures::task::noop_waker();
-            let mut cx = Context::from_waker(&waker);
-            {
-                // The first poll starts the call on the current executor.
-                let _enter = ex.enter();
-                assert!(run.as_mut().poll(&mut cx).is_pending(), "{workers} workers");
-            }
-            wait_until(10, "the call's first items", || {
-                calls.load(Ordering::SeqCst) > 0
-            });
-            drop(ex);
-            assert_no_item_starts(&calls, &format!("par::run, {workers} workers"));
-            tally.assert_all_dropped_once("the call's closure");
-            let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run.as_mut().poll(&mut cx)
-            }));
-            match polled {
-                Ok(Poll::Ready(())) => panic!("the call completed under a shut-down executor"),
-                Ok(Poll::Pending) => panic!("the call's future still waits after the shutdown"),
-                Err(payload) => {
-                    let message = panic_message(&*payload);
-                    assert!(
-                        message.contains("shut down"),
-                        "the future's panic does not say the executor shut down: {message:?}"
-                    );
+        watchdog(
+            60,
+            &format!("par::run at shutdown, {workers} workers"),
+            move || {
+                let ex = executor(workers);
+                let calls = Arc::new(AtomicUsize::new(0));
+                let tally = Tally::new();
+                let probe = tally.probe();
+                let body = slow(&calls);
+                let mut run = Box::pin(filch::par::run(move || {
+                    // Dropped when the call ends, however it ends.
+                    let _probe = probe;
+                    (0..N).into_par_iter().for_each(body);
+                }));
+                let waker = futures::task::noop_waker();
+                let mut cx = Context::from_waker(&waker);
+                {
+                    // The first poll starts the call on the current executor.
+                    let _enter = ex.enter();
+                    assert!(run.as_mut().poll(&mut cx).is_pending(), "{workers} workers");
                 }
-            }
-        });
+                wait_until(10, "the call's first items", || {
+                    calls.load(Ordering::SeqCst) > 0
+                });
+                drop(ex);
+                assert_no_item_starts(&calls, &format!("par::run, {workers} workers"));
+                tally.assert_all_dropped_once("the call's closure");
+                let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run.as_mut().poll(&mut cx)
+                }));
+                match polled {
+                    Ok(Poll::Ready(())) => panic!("the call completed under a shut-down executor"),
+                    Ok(Poll::Pending) => panic!("the call's future still waits after the shutdown"),
+                    Err(payload) => {
+                        let message = panic_message(&*payload);
+                        assert!(
+                            message.contains("shut down"),
+                            "the future's panic does not say the executor shut down: {message:?}"
+                        );
+                    }
+                }
+            },
+        );
     }
 }
 

@@ -25,9 +25,7 @@ use std::ptr::{self, NonNull};
 
 use super::watch::watched;
 use crate::par::iter::collect::CollectConsumer;
-use crate::par::iter::plumbing::{
-    bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer,
-};
+use crate::par::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::par::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// Whether `par_map_vec` from `T` to `U` writes the results over the items: a `U` fits
@@ -46,7 +44,10 @@ where
     U: Send,
     F: Fn(T) -> U + Sync,
 {
-    assert!(in_place::<T, U>(), "filch: a map in place between two layouts");
+    assert!(
+        in_place::<T, U>(),
+        "filch: a map in place between two layouts"
+    );
     let mut items = ManuallyDrop::new(items);
     let (len, capacity) = (items.len(), items.capacity());
     // SAFETY: a vector's pointer is never null (dangling but non-null when unallocated).

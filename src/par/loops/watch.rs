@@ -17,13 +17,18 @@
 //!   tick, and unwinds (with the private `Cancelled` payload) if the call was cancelled or the
 //!   executor shut down;
 //! - the call's stop flag, set when one of its watched folds unwinds (a panic of a closure):
-//!   the fold then takes no more items (those left stay with the producer, which drops what it
-//!   owns), and the piece ends with what it made.
+//!   the fold then takes no more items (those left are dropped with its iterator, which drops
+//!   what it owns), and the piece ends with what it made.
 //!
-//! A block is four items: a nanosecond body still unrolls as rayon's does, and the check
-//! costs a quarter of what it would per item. So after a stop at most the rest of a block
-//! runs (three items), and a worker looks up within a tick plus a block of items however
-//! their cost changes.
+//! A watched fold takes its items one by one from its piece's sequential iterator, four to a
+//! block: the check costs a quarter of what it would per item, and the unrolled block keeps
+//! a nanosecond body close to a plain fold (`docs/par.md` has the measurements). So after a
+//! stop at most the rest of a block runs (three items), and a worker looks up within a tick
+//! plus a block of items however their cost changes.
+//!
+//! A watched call also asks, when it starts, that its first piece split at once and offer
+//! half of its work ([`offer_half_at_once`]): a loop spreads over the workers from its start,
+//! whatever they were doing at that moment.
 //!
 //! **Invariant:** once a call's stop flag is set, no watched fold of that call starts a
 //! block after its next look-up; a watched fold looks up at most one tick plus [`BLOCK`]
@@ -31,11 +36,11 @@
 //! (Release), and read after the epoch is read with `tick::now` (Acquire), so a fold that
 //! sees the bump sees the flag.
 
-use crate::par::{at_piece_boundary, offer_half_at_once};
 use crate::par::iter::plumbing::{
     bridge, Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer,
 };
 use crate::par::iter::{IndexedParallelIterator, ParallelIterator};
+use crate::par::{at_piece_boundary, offer_half_at_once};
 use crate::runtime::time::tick;
 use crate::util::sync::{AtomicBool, Ordering};
 
@@ -167,96 +172,49 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
         )
     }
 
-    fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
-        self.base
-            .fold_with(WatchedFolder::new(folder, self.stop))
-            .base
-    }
-}
-
-/// The folder of a watched fold (module docs).
-struct WatchedFolder<'s, F> {
-    base: F,
-    stop: &'s Stop,
-    /// The epoch at the last look-up.
-    seen: u64,
-    /// Set once a look-up saw the stop flag: no more items.
-    stopped: bool,
-    /// Items taken one by one ([`Folder::consume`]) since the last look at the epoch.
-    count: usize,
-}
-
-impl<'s, F> WatchedFolder<'s, F> {
-    fn new(base: F, stop: &'s Stop) -> Self {
+    /// Folds the base's items in blocks of [`BLOCK`], taken one by one from its iterator,
+    /// looking at the epoch between two blocks (module docs). Once stopped, the items left
+    /// are dropped with the iterator, unfolded (a drain drops the items it still owns).
+    fn fold_with<F: Folder<P::Item>>(self, mut folder: F) -> F {
+        let WatchedProducer { base, stop } = self;
         // The epoch first, then the flag (module invariant).
-        let seen = tick::now();
-        WatchedFolder {
-            base,
-            stop,
-            seen,
-            stopped: stop.is_set(),
-            count: 0,
+        let mut seen = tick::now();
+        if stop.is_set() {
+            return folder;
         }
-    }
-
-    /// A look-up (module docs): the heartbeat check, which unwinds if the call was cancelled
-    /// or the executor shut down, then the stop flag.
-    #[cold]
-    #[inline(never)]
-    fn look_up(&mut self) {
-        self.seen = tick::now();
-        at_piece_boundary();
-        if self.stop.is_set() {
-            self.stopped = true;
-        }
-    }
-}
-
-impl<T, F: Folder<T>> Folder<T> for WatchedFolder<'_, F> {
-    type Result = F::Result;
-
-    fn consume(mut self, item: T) -> Self {
-        if self.count == BLOCK {
-            self.count = 0;
-            if tick::moved(self.seen) {
-                self.look_up();
-            }
-        }
-        if self.stopped {
-            return self;
-        }
-        self.count += 1;
-        let unwinding = StopOnUnwind(self.stop);
-        self.base = self.base.consume(item);
-        std::mem::forget(unwinding);
-        self
-    }
-
-    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
-        let mut iter = iter.into_iter();
-        let unwinding = StopOnUnwind(self.stop);
-        while !self.stopped && !self.base.full() {
-            let mut taken = 0;
-            self.base = self
-                .base
-                .consume_iter(iter.by_ref().take(BLOCK).inspect(|_| taken += 1));
-            if taken < BLOCK {
-                // The items ran out (or the base filled up).
+        let unwinding = StopOnUnwind(stop);
+        let mut items = base.into_iter();
+        loop {
+            if items.len() < BLOCK {
+                // The last block.
+                folder = folder.consume_iter(items);
                 break;
             }
-            if tick::moved(self.seen) {
-                self.look_up();
+            for _ in 0..BLOCK {
+                let Some(item) = items.next() else { break };
+                folder = folder.consume(item);
+            }
+            if folder.full() {
+                break;
+            }
+            if tick::moved(seen) {
+                seen = tick::now();
+                if look_up(stop) {
+                    // The items left are dropped with `items`.
+                    break;
+                }
             }
         }
         std::mem::forget(unwinding);
-        self
+        folder
     }
+}
 
-    fn complete(self) -> F::Result {
-        self.base.complete()
-    }
-
-    fn full(&self) -> bool {
-        self.stopped || self.base.full()
-    }
+/// A look-up (module docs): the heartbeat check, which unwinds if the call was cancelled or
+/// the executor shut down, then the stop flag; whether to stop.
+#[cold]
+#[inline(never)]
+fn look_up(stop: &Stop) -> bool {
+    at_piece_boundary();
+    stop.is_set()
 }
