@@ -67,7 +67,7 @@ where
     R: Fn(T, T) -> T + Send + Sync + 'static,
 {
     if range.is_empty() {
-        return Run::at_once(move || identity());
+        return Run::at_once(identity);
     }
     Run::on(on, move || {
         // Set once `reduce` panicked: the loop has no value any more, so the partial results
