@@ -177,9 +177,9 @@ pub mod time;
 pub mod axum;
 
 pub use executor::global::{block_on, spawn, spawn_blocking, spawn_pinned, WORKERS_ENV};
-pub use executor::loops::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
 pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
-pub use par::loops::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
+pub use par::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
+pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
 pub use runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
 pub use runtime::scheduler::pinned::spawn_local;

@@ -437,7 +437,8 @@ impl Builder {
                 self.slow_polls.callback.clone(),
             ))
         });
-        // The loop ticker keeps the coarse clock of the task dump and watches slow polls.
+        // The loop ticker: the fork-join heartbeat, the coarse clock of the task dump, and the
+        // slow-poll watch.
         crate::runtime::time::tick::try_start()?;
         let state = new_anchored(
             State::new(

@@ -15,7 +15,6 @@
 mod builder;
 pub(crate) mod global;
 mod handle;
-pub(crate) mod loops;
 
 pub use builder::Builder;
 pub(crate) use handle::assert_not_on_worker;

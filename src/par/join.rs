@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use crate::executor::global::current_or_global_state;
 use crate::runtime::scheduler::forkjoin::node::Root;
 use crate::runtime::scheduler::forkjoin::occupy::on_worker;
-use crate::runtime::scheduler::forkjoin::thread::{with_current, Cancelled};
+use crate::runtime::scheduler::forkjoin::thread::{with_current, Cancelled, FjThread};
 use crate::runtime::scheduler::forkjoin::{inject, join as core};
 use crate::runtime::scheduler::worker::context;
 
@@ -117,10 +117,22 @@ where
 }
 
 /// Whether a parallel iterator should split the rest of its piece now (and `join` the two
-/// halves) rather than go on folding it: workers want work beyond what is on offer.
+/// halves) rather than go on folding it: workers want work beyond what is on offer, or a
+/// heartbeat found a worker asleep (`FjThread::wants_split`).
 #[inline]
 pub(crate) fn wants_split() -> bool {
-    with_current(|t| t.is_some_and(|t| t.wanted()))
+    with_current(|t| t.is_some_and(FjThread::wants_split))
+}
+
+/// Has the next parallel iterator on this thread offer half of its work at its first chunk
+/// boundary (an awaited loop's start: `par/loops/watch.rs`), when other workers could take
+/// it. Nothing off fork-join work.
+pub(crate) fn offer_half_at_once() {
+    with_current(|t| {
+        if let Some(t) = t.filter(|t| t.state.num_workers() > 1) {
+            t.request_split();
+        }
+    });
 }
 
 /// Whether a sleeping worker may be woken for the split a parallel iterator is about to make:

@@ -12,10 +12,11 @@
 //!   and the iterator types of the sources ([`range`], [`range_inclusive`],
 //!   [`vec`](mod@vec), [`array`](mod@array), [`option`], [`result`], [`string`],
 //!   [`collections`]), named as rayon names them.
-//! - The awaited loops ([`par_range`](crate::par_range) and the others, `loops/`), which
-//!   never block the awaiting task's worker.
+//! - The awaited loops ([`par_range`], [`par_map`], [`par_reduce`], [`par_map_vec`],
+//!   [`par_for_each_mut`], `loops/`): [`run`]s of parallel-iterator chains, which never block
+//!   the awaiting task's worker.
 
-pub(crate) mod loops;
+mod loops;
 
 mod join;
 mod math;
@@ -37,10 +38,12 @@ pub mod string;
 pub mod vec;
 
 pub use join::{join, join_context, FnContext};
+pub use loops::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
+pub use loops::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use pool::{
     current_num_threads, current_thread_index, ThreadPool, ThreadPoolBuildError, ThreadPoolBuilder,
 };
 pub use run::{run, Run};
 pub use scope::{in_place_scope, scope, spawn, Scope};
 
-pub(crate) use join::{at_piece_boundary, offer_to_sleepers, wants_split};
+pub(crate) use join::{at_piece_boundary, offer_half_at_once, offer_to_sleepers, wants_split};

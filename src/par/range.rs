@@ -106,10 +106,14 @@ macro_rules! indexed_range {
             type Item = $t;
             type IntoIter = Range<$t>;
 
+            // Inlined across crates (the impls are not generic): a watched loop splits a
+            // block of four items off its producer between two looks at the epoch.
+            #[inline]
             fn into_iter(self) -> Range<$t> {
                 self.range
             }
 
+            #[inline]
             fn split_at(self, index: usize) -> (Self, Self) {
                 assert!(index <= self.range.len(), "range split past its end");
                 // Wrapping: the index may exceed the type's positive range (-100i8 + 150).

@@ -1,12 +1,22 @@
 //! [`run`] and [`Run`]: a synchronous computation awaited without blocking the awaiting task,
 //! on the same workers (what tokio-rayon's `spawn` does with two pools), and cancelled when the
-//! future is dropped.
+//! future is dropped. The awaited loops (`par/loops/`) are `Run`s too.
 //!
 //! The closure runs as a whole fork-join call on a worker (`runtime/scheduler/forkjoin/inject.rs`):
 //! its `join`s, scopes and parallel iterators spread over the other workers. Dropping the
 //! future cancels the call: its root is marked and the loop ticker's epoch moved at once, so
 //! every thread working for it unwinds at its next piece (a `join`, or a parallel iterator's
-//! next chunk), and no piece of it starts after that; the pieces already running finish.
+//! next chunk), and no piece of it starts after that; the pieces already running finish. The
+//! executor's shutdown stops a running call the same way (`FjThread::check_in`), and the
+//! future then panics with a message that says so.
+//!
+//! The future is lazy: nothing starts until its first poll. [`run`] picks its executor then
+//! (the current one of the polling thread, else the global one); the loops' methods of
+//! `Handle` and `Executor` name theirs ([`On`]). A call that needs no executor (a loop over an
+//! empty range) runs on the polling thread at that first poll ([`Run::at_once`]).
+//!
+//! **Invariant:** a `Run` gives its value at most once, and never after it resumed a panic:
+//! it is then `Failed`, and a further poll panics with a message that says so.
 
 use std::fmt;
 use std::future::Future;
@@ -20,7 +30,8 @@ use futures::task::AtomicWaker;
 
 use crate::executor::global::current_or_global_state;
 use crate::runtime::scheduler::forkjoin::inject::spawn_call;
-use crate::runtime::scheduler::forkjoin::node::Root;
+use crate::runtime::scheduler::forkjoin::node::{Cancelled, Root};
+use crate::runtime::scheduler::state::State;
 use crate::runtime::time::tick;
 use crate::util::sync::Mutex;
 
@@ -51,9 +62,15 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    Run {
-        stage: Stage::Lazy(Box::new(f)),
-    }
+    Run::on(On::Current, f)
+}
+
+/// Where a [`Run`] runs its call: on a given executor (the loops' methods of `Handle` and
+/// `Executor`), or on the current executor of the thread that first polls it, else the
+/// global one ([`run`], the loops' free functions).
+pub(crate) enum On {
+    Fixed(Arc<State>),
+    Current,
 }
 
 /// The future of [`run`]: resolves to the closure's value.
@@ -62,13 +79,43 @@ pub struct Run<R> {
     stage: Stage<R>,
 }
 
+/// A call not started yet.
+type Call<R> = Box<dyn FnOnce() -> R + Send>;
+
 enum Stage<R> {
-    /// Not polled yet.
-    Lazy(Box<dyn FnOnce() -> R + Send>),
+    /// Not polled yet: the call and where it will run.
+    Lazy(On, Call<R>),
+    /// Not polled yet: a call that runs on the polling thread at the first poll.
+    AtOnce(Call<R>),
     /// Handed to a worker.
     Running(Arc<Shared<R>>),
-    /// The value was handed out, or the panic resumed.
+    /// The value was handed out.
     Done,
+    /// A panic was resumed (or the executor shut down under the call): there is no value.
+    Failed,
+}
+
+impl<R: Send + 'static> Run<R> {
+    /// The future of `f`, run as a whole fork-join call on the executor `on` names.
+    pub(crate) fn on<F>(on: On, f: F) -> Run<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+    {
+        Run {
+            stage: Stage::Lazy(on, Box::new(f)),
+        }
+    }
+
+    /// The future of `f`, run on the polling thread at the first poll, on no executor: the
+    /// value of a loop over an empty range.
+    pub(crate) fn at_once<F>(f: F) -> Run<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+    {
+        Run {
+            stage: Stage::AtOnce(Box::new(f)),
+        }
+    }
 }
 
 /// What the call and the future share.
@@ -101,40 +148,74 @@ impl<R: Send + 'static> Future for Run<R> {
     type Output = R;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
-        if let Stage::Lazy(_) = self.stage {
-            let Stage::Lazy(f) = std::mem::replace(&mut self.stage, Stage::Done) else {
-                unreachable!("matched above")
-            };
-            let shared = Arc::new(Shared {
-                outcome: Mutex::new(None),
-                waker: AtomicWaker::new(),
-                root: Root::new(),
-            });
-            shared.waker.register(cx.waker());
-            let mut end = EndOnDrop(Some(Arc::clone(&shared)));
-            let body = Box::new(move |_: &_| {
-                let outcome = catch_unwind(AssertUnwindSafe(f));
-                if let Some(shared) = end.0.take() {
-                    shared.end(Some(outcome));
-                }
-            });
-            spawn_call(&current_or_global_state(), Arc::clone(&shared.root), body);
-            self.stage = Stage::Running(shared);
+        match std::mem::replace(&mut self.stage, Stage::Failed) {
+            Stage::Lazy(on, f) => {
+                let state = match on {
+                    On::Fixed(state) => state,
+                    On::Current => current_or_global_state(),
+                };
+                self.stage = Stage::Running(start(&state, f, cx));
+            }
+            // `Failed` while `f` runs: if it panics, a later poll panics again.
+            Stage::AtOnce(f) => {
+                let value = f();
+                self.stage = Stage::Done;
+                return Poll::Ready(value);
+            }
+            running @ Stage::Running(_) => self.stage = running,
+            Stage::Done => {
+                self.stage = Stage::Done;
+                panic!("filch: a `par::run` future was polled after it completed");
+            }
+            Stage::Failed => {
+                panic!("filch: a `par::run` future was polled again after it panicked")
+            }
         }
         let Stage::Running(shared) = &self.stage else {
-            panic!("filch: a `par::run` future was polled after it completed");
+            unreachable!("running since above")
         };
         shared.waker.register(cx.waker());
         let Some(outcome) = shared.outcome.lock().take() else {
             return Poll::Pending;
         };
-        self.stage = Stage::Done;
+        // Leave the running state before resuming a panic: polled again, the future must
+        // panic again.
+        self.stage = Stage::Failed;
         match outcome {
-            Some(Ok(value)) => Poll::Ready(value),
+            Some(Ok(value)) => {
+                self.stage = Stage::Done;
+                Poll::Ready(value)
+            }
+            Some(Err(panic)) if panic.is::<Cancelled>() => {
+                // The call unwound at a piece because its executor shut down (the future,
+                // still here, did not cancel it).
+                drop(panic);
+                panic!("filch: the executor shut down while it ran this `par::run` call")
+            }
             Some(Err(panic)) => resume_unwind(panic),
             None => panic!("filch: the executor shut down before it ran this `par::run` call"),
         }
     }
+}
+
+/// Hands `f` to a worker of `state` as a whole fork-join call whose outcome the returned
+/// shared state receives; `cx`'s waker is woken then.
+fn start<R: Send + 'static>(state: &Arc<State>, f: Call<R>, cx: &Context<'_>) -> Arc<Shared<R>> {
+    let shared = Arc::new(Shared {
+        outcome: Mutex::new(None),
+        waker: AtomicWaker::new(),
+        root: Root::new(),
+    });
+    shared.waker.register(cx.waker());
+    let mut end = EndOnDrop(Some(Arc::clone(&shared)));
+    let body = Box::new(move |_: &_| {
+        let outcome = catch_unwind(AssertUnwindSafe(f));
+        if let Some(shared) = end.0.take() {
+            shared.end(Some(outcome));
+        }
+    });
+    spawn_call(state, Arc::clone(&shared.root), body);
+    shared
 }
 
 impl<R> Drop for Run<R> {
@@ -150,9 +231,10 @@ impl<R> Drop for Run<R> {
 impl<R> fmt::Debug for Run<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let stage = match self.stage {
-            Stage::Lazy(_) => "not started",
+            Stage::Lazy(..) | Stage::AtOnce(_) => "not started",
             Stage::Running(_) => "running",
             Stage::Done => "done",
+            Stage::Failed => "failed",
         };
         f.debug_struct("Run").field("stage", &stage).finish()
     }

@@ -1,5 +1,5 @@
 //! The one pseudo-random generator of filch: xorshift64* (Vigna), for picking the first
-//! victim of a steal (workers, and the helpers of the data-parallel loops). Not for anything
+//! victim of a steal (the workers' searches). Not for anything
 //! that needs real randomness; a zero state (which xorshift never leaves) is replaced by a
 //! fixed odd seed.
 

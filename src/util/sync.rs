@@ -87,13 +87,6 @@ impl<T> Mutex<T> {
         }
     }
 
-    /// The value, through a unique reference (no locking).
-    pub(crate) fn get_mut(&mut self) -> &mut T {
-        self.0
-            .get_mut()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     /// The value, taken out of the lock.
     pub(crate) fn into_inner(self) -> T {
         self.0

@@ -33,7 +33,6 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("the driver stack", &["runtime::driver"]),
     ("the scheduler", &["runtime::scheduler"]),
-    ("loops", &["par::loops"]),
     ("entry points", &["executor"]),
     ("public modules", &["par", "task", "time"]),
     ("IO objects", &["net", "signal", "hyper"]),

@@ -20,4 +20,5 @@ mod rayon_scope;
 mod rayon_spawn;
 mod rayon_thread_pool;
 mod served_while_joining;
+mod shutdown;
 mod tokio_block_in_place;

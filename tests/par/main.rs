@@ -1,6 +1,7 @@
 //! The async data-parallel loops (`par_range`, `par_map`, `par_reduce`, `par_map_vec`,
 //! `par_for_each_mut`), one module per property: every index exactly once, order, panics,
-//! drops, laziness, progress of other tasks, stealing, the ends of `usize`, and a proptest.
+//! drops, laziness, progress of other tasks, sharing skewed work, the ends of `usize`, and a
+//! proptest.
 //! `par_common` holds the helpers these modules share beside `common`.
 
 #[path = "../common/mod.rs"]

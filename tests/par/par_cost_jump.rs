@@ -1,7 +1,9 @@
-//! A helper returns to its worker within a few milliseconds of body time even when the cost
-//! of an item jumps in the middle of a loop, and after a stop no new item starts (issue 9,
-//! defect 3: the probe interval, grown to thousands of indices on nanosecond items, let
-//! thousands of 1 ms items run before the next look at the clock or at the stop flag).
+//! A loop's worker looks up within a few items even when the cost of an item jumps in the
+//! middle of a loop: its tasks are served (its stand-in takes its place) after a few slow
+//! items, and after a stop no new item starts (issue 9, defect 3: a probe interval grown to
+//! thousands of indices on nanosecond items let thousands of 1 ms items run before the next
+//! look; on the bridge, a chunk sized for nanosecond items would do the same without the
+//! loops' watch, `par/loops/watch.rs`).
 //!
 //! No timing assertions: the tests count items. Items turn slow (a 1 ms spin) after a
 //! million fast ones; once the event under test happened, or after [`SLOW_LIMIT`] slow items
@@ -17,7 +19,8 @@ use crate::common::{executor, wait_until, watchdog};
 
 /// Fast items before the cost jump: enough for any adaptive probe to grow large.
 const FAST: usize = 1_000_000;
-/// The most slow items a run makes; a helper that respects its budget returns after a few.
+/// The most slow items a run makes; a worker that looks up every few items is relieved
+/// after a few.
 const SLOW_LIMIT: usize = 100;
 /// At most this many slow items may run before a task spawned beside the loop runs: with a
 /// 2 ms budget and 1 ms items that is about 3, and the margin absorbs a loaded machine.
@@ -36,7 +39,8 @@ fn a_task_beside_a_loop_runs_soon_after_items_turn_slow() {
         120,
         "a_task_beside_a_loop_runs_soon_after_items_turn_slow",
         || {
-            // One worker: the helper and the task spawned beside it share it.
+            // One worker: the loop occupies it; the task spawned beside it (from a loop body:
+            // into the injector) runs on the worker's stand-in once the worker looked up.
             let ex = executor(1);
             let handle = ex.handle();
             let slow_started = Arc::new(AtomicUsize::new(0));
@@ -104,12 +108,11 @@ fn no_item_starts_after_the_future_is_dropped() {
         });
         drop(fut);
         stopped.store(true, Ordering::SeqCst);
-        // Let the helper see the stop (or run on, should it miss it).
+        // Let the loop see the stop (or run on, should it miss it).
         std::thread::sleep(Duration::from_millis(200));
         ex.block_on(async {});
         // The item running at the drop may read the flag, and so may the rest of its block
-        // if the helper still ran cheap items in blocks (it looks up between blocks of at
-        // most 4 items until it has seen that they turned slow); no later item may start.
+        // (a watched fold looks up between blocks of 4 items); no later item may start.
         let after = after_stop.load(Ordering::SeqCst);
         assert!(
             after <= 4,

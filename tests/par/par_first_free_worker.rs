@@ -1,12 +1,16 @@
 //! A task woken by an IO event or a timer while every worker runs a loop runs on the first
-//! worker that reaches the end of an item, not on the worker it last ran on: that worker may
-//! stay inside its item for the item's whole cost, while the one whose loop helper took the
-//! driver's turn yields at once.
+//! worker slot that is free, not only once the worker it last ran on is: that worker may stay
+//! inside an item for the item's whole cost. The other worker, which reaches the end of its
+//! items, looks up, and once it has run the loop for a tick its stand-in takes its place: it
+//! turns the driver, and polls the woken task wherever it waits (its own worker's inbox, the
+//! injector, or the other worker's inbox).
 //!
 //! The loop's items wait at a gate that the test opens one item at a time, and only for the
 //! worker that is not the task's last: the task's last worker stays inside its first item
 //! until the test ends. If the woken task waited for its last worker, it would never run, and
-//! the test fails after ten seconds with a message.
+//! the test fails after ten seconds with a message. The loop must also have spread to both
+//! workers while one of them was inside its first item (a loop offers half of its work when
+//! it starts).
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;

@@ -227,7 +227,7 @@ fn a_panic_drops_once_with<R: Made>(layout: &str, f: fn(Item) -> R) {
             let caught =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ex.block_on(fut)));
             assert!(caught.is_err(), "{what}: the panic was not resumed");
-            // The loop's buffers go when its last helper is done with them.
+            // The loop's buffers go when its call is done with them.
             wait_until(30, &what, || ledger.settled());
             ledger.assert_exactly_once(&what);
             assert_eq!(
@@ -308,7 +308,8 @@ fn shutting_down_with<R: Made>(layout: &str, f: fn(Item) -> R) {
     assert!(fut.as_mut().poll(&mut cx).is_pending());
     wait_until(30, "items running", || in_body.load(Ordering::SeqCst) > 10);
     drop(ex);
-    // The executor dropped the helpers: the future panics with a message.
+    // The shutdown stopped the call at its next block of items: the future panics with a
+    // message.
     let polled = poll_to_end_catching(&mut fut, &mut cx, |v| v.len());
     assert!(
         polled.is_err(),

@@ -1,5 +1,5 @@
 //! A one-worker executor where the task awaiting a loop sits on the only worker: the loop
-//! must still complete (the awaiting task yields the worker to the loop's helpers instead of
+//! must still complete (the awaiting task yields the worker to the loop's call instead of
 //! blocking it), including loops awaited one after another and from several tasks.
 
 use std::sync::Arc;

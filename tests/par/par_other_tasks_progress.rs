@@ -1,8 +1,8 @@
 //! While a loop of slow items occupies every worker, the executor's other tasks still run
-//! promptly: a loop's helpers take turns with the other tasks of their worker (awaiting a
-//! loop never blocks a worker, and neither may running one for seconds), and the IO driver
-//! and the timers are looked at as the loop runs, so a timer fires and a socket's data is
-//! delivered within a few items.
+//! promptly: a worker that has run the loop for a tick has a stand-in thread poll its tasks
+//! and turn the IO driver and the timers in its place (awaiting a loop never blocks a worker,
+//! and running one for seconds must not starve the others), so a task runs, a timer fires
+//! and a socket's data is delivered within a few items.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,8 +12,8 @@ use std::time::Duration;
 use crate::common::{named_executor, wait_until, watchdog};
 
 /// The most items the loop may run, per worker, between a task's spawn and its poll: a
-/// helper returns to its worker after a few milliseconds of body time (a few of these 1 ms
-/// items), so this is generous. Counted in items rather than timed: the machines are shared
+/// worker looks up every few items, and its stand-in takes its place once it has run the
+/// loop for a tick (a few of these 1 ms items), so this is generous. Counted in items rather than timed: the machines are shared
 /// and a timing bound would fail under load (or pass however the scheduler behaves).
 const MAX_ITEMS_PER_WORKER: usize = 50;
 

@@ -109,7 +109,7 @@ fn items_not_started_are_skipped() {
         );
         assert_still_works(&ex, "a panic at index 0");
 
-        // Two workers: the first item to run anywhere panics. The other helper may run items
+        // Two workers: the first item to run anywhere panics. The other worker may run items
         // while the panic unwinds (and the panic hook prints), but the loop (about 1 s of work
         // for two workers) stops long before its end.
         let ex = named_executor(2, "panic-skip2");

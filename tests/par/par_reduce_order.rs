@@ -1,10 +1,10 @@
 //! `par_reduce` combines partial results in index order, as rayon does: `reduce` need only
-//! be associative (issue 9, defect 2: partials used to be combined per helper, so a
+//! be associative (issue 9, defect 2: partials used to be combined per worker, so a
 //! concatenation came out scrambled).
 
 use crate::common::{executor, watchdog};
 
-/// Concatenating one-element Vecs gives `0..n` back, for sizes where helpers steal.
+/// Concatenating one-element Vecs gives `0..n` back, for sizes where the work is split.
 #[test]
 fn concatenation_gives_the_sequential_answer() {
     watchdog(120, "concatenation_gives_the_sequential_answer", || {
@@ -35,7 +35,7 @@ fn concatenation_gives_the_sequential_answer() {
 }
 
 /// A non-commutative, associative reduction over strings, on a range that does not start
-/// at zero, with an uneven cost so that thieves split the slices.
+/// at zero, with an uneven cost so that the pieces split on demand.
 #[test]
 fn string_concatenation_follows_the_range() {
     watchdog(120, "string_concatenation_follows_the_range", || {

@@ -1,5 +1,6 @@
-//! A skewed loop, all of whose heavy items lie in one worker's initial slice, is shared: other
-//! workers steal heavy items. On a loaded two-core machine a worker may be descheduled for a
+//! A skewed loop, all of whose heavy items lie in one worker's first piece, is shared: the
+//! piece splits for the other workers (on demand, and at heartbeats while they sleep), and
+//! they take heavy items. On a loaded two-core machine a worker may be descheduled for a
 //! while, so the check is "at least two distinct workers ran heavy items", with a few attempts.
 
 use std::ops::Range;

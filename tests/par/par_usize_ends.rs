@@ -131,7 +131,7 @@ fn a_huge_range_stops_when_dropped() {
 }
 
 /// The same loop awaited by a task that is aborted: the executor must get to the aborted
-/// task (to drop its future) while the loop's helpers occupy its workers.
+/// task (to drop its future) while the loop occupies its workers.
 #[test]
 fn a_huge_range_stops_when_its_task_is_aborted() {
     watchdog(30, "a_huge_range_stops_when_its_task_is_aborted", || {

@@ -18,7 +18,7 @@
 //!
 //! Threads that do not hold the driver take a turn that does not block through one method,
 //! [`Driver::turn_nonblocking`], with one pacing rule ([`Pace`]): a busy thread (a worker
-//! between polls, a data-parallel loop's helper between items) takes one if
+//! between polls) takes one if
 //! [`BUSY_TURN_INTERVAL`] has passed since the last such turn of any thread, by std's clock
 //! (paused or not); a worker about to park, or whose yielded tasks wait for a turn, takes one
 //! now. A turn that does not block skips the OS poll while no source is registered

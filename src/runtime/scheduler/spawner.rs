@@ -5,8 +5,6 @@
 //!
 //! - [`spawn`]: onto the workers, through the schedule function
 //!   (`runtime/scheduler/worker/schedule.rs`);
-//! - [`spawn_on_worker`]: the same, with the first run placed on a given worker (the
-//!   helpers of the data-parallel loops);
 //! - [`spawn_blocking`]: onto the executor's blocking pool (`runtime/blocking.rs`), whose threads
 //!   this module starts (named `{prefix}-blocking-{n}`, inside the executor's context).
 //!
@@ -31,7 +29,7 @@ use crate::runtime::blocking::Pushed;
 use crate::runtime::scheduler::join::JoinHandle;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
-use crate::runtime::scheduler::worker::schedule::{push_to_worker, schedule};
+use crate::runtime::scheduler::worker::schedule::schedule;
 use crate::runtime::task::cold_tail::{wants_cold_tail, ColdTail};
 use crate::runtime::task::record::{coarse_now, SpawnedAt};
 use crate::runtime::task::{Payload, TaskFuture, TaskMeta, TaskOutput};
@@ -79,26 +77,6 @@ where
     let (runnable, handle) = build(state, future, WithInfo(schedule), options, false);
     if let Some(runnable) = runnable {
         runnable.schedule();
-    }
-    handle
-}
-
-/// Spawns `future` onto `state` with its first run placed on worker `worker`. Later wake-ups
-/// follow the wake policy.
-#[track_caller]
-pub(crate) fn spawn_on_worker<F>(
-    state: &Arc<State>,
-    worker: usize,
-    future: F,
-) -> JoinHandle<F::Output>
-where
-    F: Future + Send + 'static,
-    F::Output: Send + 'static,
-{
-    let options = Options::at(Location::caller());
-    let (runnable, handle) = build(state, future, WithInfo(schedule), options, false);
-    if let Some(runnable) = runnable {
-        push_to_worker(state, worker, runnable);
     }
     handle
 }

@@ -8,10 +8,10 @@ use loom::thread;
 use super::tick::Ticker;
 
 /// The ticker's park (`tick.rs`, the shipped `Ticker`): the ticker thread parks while no
-/// helper is active, and a helper enters while it may be parking. The ticker must see each
-/// entry (it "ticks": notifies the helper) whatever the interleaving; a lost wake-up leaves
-/// the ticker parked and the helper waiting for its tick, which loom reports as a deadlock.
-/// The helper enters twice, leaving in between, so that the ticker also parks again after a
+/// worker is active, and a worker enters while it may be parking. The ticker must see each
+/// entry (it "ticks": notifies the worker) whatever the interleaving; a lost wake-up leaves
+/// the ticker parked and the worker waiting for its tick, which loom reports as a deadlock.
+/// The worker enters twice, leaving in between, so that the ticker also parks again after a
 /// wake-up.
 #[test]
 fn ticker_park_is_never_lost() {
@@ -27,14 +27,14 @@ fn ticker_park_is_never_lost() {
         // The ticks, and the entry the last one was for (a `Notify` may wake spuriously).
         let ticked = Arc::new(Notify::new());
         let ticked_for = Arc::new(AtomicUsize::new(0));
-        // Entries so far (the helper counts one before each `enter`).
+        // Entries so far (the worker counts one before each `enter`).
         let entries = Arc::new(AtomicUsize::new(0));
         let thread = {
             let (ticker, ticked) = (Arc::clone(&ticker), Arc::clone(&ticked));
             let (entries, last) = (Arc::clone(&entries), Arc::clone(&ticked_for));
             thread::spawn(move || {
                 // The ticker's loop without its sleeps: one tick per entry it finds active,
-                // a park while no helper is active.
+                // a park while no worker is active.
                 let mut ticked_for = 0;
                 while ticked_for < 2 {
                     let entry = entries.load(SeqCst);

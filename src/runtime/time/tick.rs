@@ -1,42 +1,41 @@
-//! The tick: a coarse clock that tells running loop bodies when to look up.
+//! The tick: a coarse clock that tells threads doing fork-join work when to look up.
 //!
 //! This module owns one process-wide counter, the *epoch*, and the thread that advances it
-//! every [`TICK`] while some helper of a data-parallel loop is running (the "ticker"). A
-//! helper reads the epoch when it starts running items and checks, before each item, that it
-//! has not moved ([`moved`]: one relaxed load, a hit in the helper's cache until the next
-//! tick). When it has moved, the helper looks at the real clock (has its budget been spent?)
-//! and at the stop flag of its loop. [`bump`] moves the epoch at once: a loop being stopped
-//! calls it, so every running helper notices the stop before its next item.
+//! every [`TICK`] while some worker is busy (the "ticker"). A thread doing fork-join work
+//! remembers the epoch it last saw and checks, at each `join` and between the pieces and
+//! blocks of items of a parallel iterator, that it has not moved ([`moved`]: one relaxed
+//! load, a hit in the thread's cache until the next tick). When it has moved, the thread
+//! takes its heartbeat (`runtime/scheduler/forkjoin/thread.rs`: it publishes work for idle
+//! workers, has its worker's stand-in take its place, and unwinds if its call was cancelled
+//! or its executor shut down) and an awaited loop reads its stop flag (`par/loops/watch.rs`).
+//! [`bump`] moves the epoch at once: a cancelled call, an executor that shuts down and a
+//! loop that stops call it, after setting their flag, so every thread concerned looks up
+//! before its next piece or block of items.
 //!
 //! Why a ticker, not the clock: an item's cost can jump at any moment (a million 1 ns items,
-//! then 1 ms ones), so a bound on the time a helper runs without looking up needs a check
-//! before *every* item; reading the clock costs ~20 ns, far more than a nanosecond body,
-//! while the epoch costs a load and a never-taken branch. What a per-item check does cost
-//! is the unrolling it forbids (a multiply-hash sum ran 1.4x slower than rayon's unrolled
-//! fold), so items measured cheap run in blocks of [`BLOCK`] between checks
-//! ([`fold_while`]). Between two looks a helper runs at most one tick plus one item (or
-//! one block).
+//! then 1 ms ones), so a bound on the time a thread runs without looking up needs a check
+//! between a few items; reading the clock costs ~20 ns, far more than a nanosecond body,
+//! while the epoch costs a load and a never-taken branch.
 //!
 //! Invariants:
 //! - the epoch only grows (wrapping after 2^64 ticks, which never happens);
-//! - while [`Ticker::active`] is non-zero (a helper is inside a poll) the ticker is awake and
-//!   bumps the epoch every [`TICK`] (modulo the OS scheduler); it parks only after
-//!   [`IDLE_TICKS`] ticks with no active helper, and an entering helper that sees it parked
-//!   (or about to park) unparks it: register, re-check, then wait ([`Ticker::park_while_idle`],
-//!   [`Ticker::enter`]).
+//! - while [`Ticker::active`] is non-zero (a worker is busy: polling tasks or running
+//!   fork-join pieces) the ticker is awake and bumps the epoch every [`TICK`] (modulo the OS
+//!   scheduler); it parks only after [`IDLE_TICKS`] ticks with no active worker, and an
+//!   entering worker that sees it parked (or about to park) unparks it: register, re-check,
+//!   then wait ([`Ticker::park_while_idle`], [`Ticker::enter`]).
 //!
 //! The ticker also serves the task dump and the slow-poll watch: each tick it moves the
 //! coarse clock of task stamps (`runtime/task/record.rs`) and scans the executors' poll slots
-//! (`runtime/task/poll_watch.rs`); and every busy worker counts as active (it enters at the start
-//! of a stretch of polls and leaves when it parks), so the clock moves and a stuck
-//! poll is seen whenever some worker polls.
+//! (`runtime/task/poll_watch.rs`); since every busy worker counts as active (it enters at the
+//! start of a stretch of polls and leaves when it parks), the clock moves and a stuck poll is
+//! seen whenever some worker polls.
 //!
 //! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go
 //! through `crate::util::sync`, so the loom model `ticker_park_is_never_lost` (`loom_model.rs`)
 //! runs this code. The epoch is a std atomic: a static read before every item, and no part
 //! of the park.
 
-use std::ops::Range;
 // std's, not `crate::util::sync`'s: the epoch lives in a static (loom's atomics have no `const fn
 // new`).
 use std::sync::atomic::AtomicU64;
@@ -49,27 +48,27 @@ use crossbeam_utils::CachePadded;
 use crate::runtime::park::{NoReactor, Parker};
 use crate::util::sync::{AtomicUsize, Ordering};
 
-/// How often the ticker moves the epoch while helpers run.
+/// How often the ticker moves the epoch while workers are busy.
 pub(crate) const TICK: Duration = Duration::from_millis(1);
 
-/// Ticks without any active helper before the ticker parks (about 50 ms), so that a program
-/// running loop after loop does not pay an unpark per loop.
+/// Ticks without any active worker before the ticker parks (about 50 ms), so that a program
+/// that keeps its workers busy now and then does not pay an unpark each time.
 const IDLE_TICKS: u32 = 50;
 
-/// The epoch. Its own cache line: the helpers read it before every item.
+/// The epoch. Its own cache line: fork-join threads read it between every few items.
 static EPOCH: CachePadded<AtomicU64> = CachePadded::new(AtomicU64::new(0));
 
 /// The process's ticker ([`ticker`]).
 static TICKER: OnceLock<Ticker> = OnceLock::new();
 
-/// Set once the ticker's thread started ([`ensure_started`]).
+/// Set once the ticker's thread started ([`try_start`]).
 static STARTED: OnceLock<()> = OnceLock::new();
 
-/// What the ticker thread and the helpers share: who is active, and where the ticker sleeps.
+/// What the ticker thread and the workers share: who is active, and where the ticker sleeps.
 pub(crate) struct Ticker {
     /// Helpers inside a poll, in every executor of the process.
     active: AtomicUsize,
-    /// Where the ticker sleeps once idle; entering helpers unpark it.
+    /// Where the ticker sleeps once idle; entering workers unpark it.
     parker: Parker<NoReactor>,
 }
 
@@ -78,12 +77,12 @@ fn ticker() -> &'static Ticker {
     TICKER.get_or_init(Ticker::new)
 }
 
-/// The current epoch, to pass to [`moved`]. A helper calls it when it starts and when it
-/// looks up, before it reads its loop's stop flag.
+/// The current epoch, to pass to [`moved`]. A thread calls it when it starts fork-join work
+/// and when it looks up, before it reads the flags that a [`bump`] publishes.
 #[inline]
 pub(crate) fn now() -> u64 {
     // Acquire: pairs with the Release of `bump` (the ticker's increments continue its
-    // release sequence), so a helper that saw a stop's bump also sees the stop flag set
+    // release sequence), so a thread that saw a stop's bump also sees the stop flag set
     // before it.
     EPOCH.load(Ordering::Acquire)
 }
@@ -91,109 +90,16 @@ pub(crate) fn now() -> u64 {
 /// Whether the epoch moved since `seen` (a tick, or a [`bump`]).
 #[inline(always)]
 pub(crate) fn moved(seen: u64) -> bool {
-    // Relaxed: only the change matters; the helper then calls `now` (Acquire) before it
+    // Relaxed: only the change matters; the thread then calls `now` (Acquire) before it
     // reads anything the bump published.
     EPOCH.load(Ordering::Relaxed) != seen
 }
 
-/// Moves the epoch now, so that every running helper looks up before its next item.
+/// Moves the epoch now, so that every thread doing fork-join work looks up at its next check.
 pub(crate) fn bump() {
     // Release: pairs with the Acquire load in `now`, publishing what the caller did before
     // (a stop's flag).
     EPOCH.fetch_add(1, Ordering::Release);
-}
-
-/// Items run between two checks of the epoch when they are cheap: a block this long is
-/// unrolled by the compiler as rayon's folds are, and a check costs a quarter of what it
-/// would per item (`benches/par.rs` compares the loops with rayon's).
-pub(crate) const BLOCK: usize = 4;
-
-/// How a kind runs items until the next look-up: the epoch it must not see move, and
-/// whether items are cheap enough to run [`BLOCK`] at a time between checks (else one).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Watch {
-    pub(crate) epoch: u64,
-    pub(crate) blocks: bool,
-}
-
-/// Folds `f` over the indices of `part` in order, from `init`, as long as the epoch stays
-/// `watch.epoch`: checked before each item, or before each [`BLOCK`] of items when
-/// `watch.blocks`. Returns the fold and the first index not run (`part.end` if all ran).
-/// A panic of `f` propagates.
-#[inline(always)]
-pub(crate) fn fold_while<A>(
-    part: Range<usize>,
-    watch: Watch,
-    init: A,
-    mut f: impl FnMut(A, usize) -> A,
-) -> (A, usize) {
-    let mut acc = init;
-    let mut i = part.start;
-    if watch.blocks {
-        // `part.end - i` cannot underflow: `i <= part.end` throughout.
-        while part.end - i >= BLOCK && !moved(watch.epoch) {
-            for j in 0..BLOCK {
-                acc = f(acc, i + j);
-            }
-            i += BLOCK;
-        }
-    }
-    while i < part.end && !moved(watch.epoch) {
-        acc = f(acc, i);
-        i += 1;
-    }
-    (acc, i)
-}
-
-/// Calls `f` on the indices of `part` in order as [`fold_while`] does, and keeps `*done` at
-/// the first index not completed: written when the call returns, or unwinds from a panic of
-/// `f` (then `*done` is the index whose `f` panicked). The progress lives in a register
-/// meanwhile, so the loop stores nothing but what `f` stores (a store to `*done` per item
-/// could alias the results `f` writes, and would forbid vectorising them).
-#[inline(always)]
-pub(crate) fn for_each_while(
-    part: Range<usize>,
-    watch: Watch,
-    done: &mut usize,
-    mut f: impl FnMut(usize),
-) -> usize {
-    /// Writes the progress out on return and on unwind.
-    struct Progress<'a> {
-        next: usize,
-        out: &'a mut usize,
-    }
-    impl Drop for Progress<'_> {
-        fn drop(&mut self) {
-            *self.out = self.next;
-        }
-    }
-    let mut p = Progress {
-        next: part.start,
-        out: done,
-    };
-    if watch.blocks {
-        // `part.end - p.next` cannot underflow: `p.next <= part.end` throughout.
-        while part.end - p.next >= BLOCK && !moved(watch.epoch) {
-            for _ in 0..BLOCK {
-                f(p.next);
-                p.next += 1;
-            }
-        }
-    }
-    while p.next < part.end && !moved(watch.epoch) {
-        f(p.next);
-        p.next += 1;
-    }
-    p.next
-}
-
-/// Starts the ticker if it is not running yet.
-///
-/// # Panics
-///
-/// If the thread cannot be started (the OS refused a thread); the next loop tries again.
-pub(crate) fn ensure_started() {
-    try_start().expect("filch: cannot start the data-parallel loops' tick thread");
 }
 
 /// Starts the ticker if it is not running yet; the OS's error if it refuses the thread (a
@@ -217,7 +123,7 @@ pub(crate) fn try_start() -> std::io::Result<()> {
     Ok(())
 }
 
-/// The ticker's loop: bump every [`TICK`] while helpers are active, park when idle.
+/// The ticker's loop: bump every [`TICK`] while workers are active, park when idle.
 fn run(ticker: &Ticker) {
     let mut idle = 0;
     loop {
@@ -248,18 +154,18 @@ impl Ticker {
         }
     }
 
-    /// Whether some helper is inside a poll.
+    /// Whether some worker is busy.
     pub(super) fn is_active(&self) -> bool {
         // Relaxed: a look between ticks; the park's re-check is what orders against
         // `enter` (see `park_while_idle`).
         self.active.load(Ordering::Relaxed) != 0
     }
 
-    /// The ticker's sleep once idle: until a helper enters (or spuriously; the loop then
+    /// The ticker's sleep once idle: until a worker enters (or spuriously; the loop then
     /// counts idle ticks again). Register, re-check, then wait: the parker registers as
     /// parked, fences, then reads `active`; `enter` increments `active`, fences, then reads
     /// the parker's state. Of the two fences one comes first, so either the re-check sees
-    /// the helper and the ticker stays up, or the helper sees the ticker parked and unparks
+    /// the worker and the ticker stays up, or the worker sees the ticker parked and unparks
     /// it (`Parker::park_condvar`, `Parker::unpark_if_parked`).
     pub(super) fn park_while_idle(&self) {
         // Relaxed: ordered by the parker's fence after it registers.
@@ -267,7 +173,7 @@ impl Ticker {
             .park_condvar(|| self.active.load(Ordering::Relaxed) != 0);
     }
 
-    /// Marks a helper as active until the returned guard drops; wakes the ticker if it
+    /// Marks a worker as active until the returned guard drops; wakes the ticker if it
     /// parked (see [`Ticker::park_while_idle`]).
     pub(super) fn enter(&self) -> Active<'_> {
         // Relaxed: `unpark_if_parked` fences before it reads the parker's state, which
@@ -278,11 +184,11 @@ impl Ticker {
     }
 }
 
-/// Marks a helper as running for as long as it lives (one poll): the ticker keeps ticking.
+/// Marks a worker as busy for as long as it lives: the ticker keeps ticking.
 pub(crate) struct Active<'a>(&'a Ticker);
 
 impl Active<'static> {
-    /// Enters the process's ticker; wakes it if it parked. Call [`ensure_started`] once
+    /// Enters the process's ticker; wakes it if it parked. Call [`try_start`] once
     /// before (else no thread ticks).
     pub(crate) fn enter() -> Active<'static> {
         ticker().enter()

@@ -46,6 +46,24 @@ impl<'c, T: Send> CollectConsumer<'c, T> {
     }
 }
 
+impl<T: Send> CollectConsumer<'_, T> {
+    /// A consumer of the `len` slots from `start`, reached only through that pointer
+    /// (`par/loops/in_place.rs` aims one at the buffer whose items it moves out).
+    ///
+    /// # Safety
+    ///
+    /// The `len` slots from `start` lie inside one allocation, hold nothing to drop, and
+    /// nothing else reads or writes a slot from the moment the consumer may write it until
+    /// the consumer's result is dropped or released.
+    pub(crate) unsafe fn from_raw(start: NonNull<T>, len: usize) -> Self {
+        CollectConsumer {
+            start,
+            len,
+            target: PhantomData,
+        }
+    }
+}
+
 /// The items a folder wrote: the first `written` of a run of `slots` slots from `start`. Owns
 /// them: dropping it drops them.
 #[must_use]

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::thread::Result as Outcome;
 
-use super::node::{Body, Node, Root};
+use super::node::{Body, Cancelled, Node, Root};
 use super::occupy::on_worker;
 use super::thread::{with_current, FjThread};
 use super::wait;
@@ -129,7 +129,7 @@ unsafe impl<F: Send, R: Send> Send for CallJob<F, R> {}
 ///
 /// # Panics
 ///
-/// If the executor shut down before the call ran.
+/// If the executor shut down before the call ran, or while it ran.
 pub(crate) fn call<F, R>(state: &Arc<State>, f: F) -> R
 where
     F: FnOnce(&FjThread) -> R + Send,
@@ -189,6 +189,12 @@ where
     });
     match out {
         Some(Ok(value)) => value,
+        // The call's root is its own and never cancelled: it unwound because the executor
+        // shut down (`thread.rs`, `check_in`).
+        Some(Err(panic)) if panic.is::<Cancelled>() => {
+            drop(panic);
+            panic!("filch: the executor shut down while it ran this fork-join call")
+        }
         Some(Err(panic)) => resume_unwind(panic),
         None => panic!("filch: the executor shut down before it ran this fork-join call"),
     }

@@ -421,7 +421,9 @@ impl std::fmt::Debug for Node {
     }
 }
 
-/// The payload of the unwind that stops a cancelled call at its next piece. Never shown:
-/// `par::run` drops it (nobody awaits the call any more).
+/// The payload of the unwind that stops a cancelled call (or any call of an executor that
+/// shut down) at its next piece. Never shown: `par::run` drops it when its future was
+/// dropped (nobody awaits the call any more), and `par::run`'s future and injected calls
+/// turn it into a panic that says the executor shut down.
 #[derive(Debug)]
 pub(crate) struct Cancelled;

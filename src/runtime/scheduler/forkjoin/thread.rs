@@ -24,6 +24,20 @@
 //! frame linked before the thread took up a piece (while it waits) is not that piece's
 //! work, and a waiter that runs only what descends from the piece must not run it.
 //!
+//! # Splitting for sleepers
+//!
+//! A thread that folds a long piece of a parallel iterator has no frame to publish: its
+//! joins' halves are on offer already, or it never joined. Demand (searching workers) makes
+//! the piece split at its next chunk, but a worker that went to sleep asks for nothing. So a
+//! heartbeat that finds no frame to publish while a worker sleeps and the board offers
+//! nothing sets `split_due`: the iterator splits the rest of its piece at its next chunk
+//! boundary ([`FjThread::wants_split`]), and the join of that split publishes its half at
+//! once, waking a sleeper. A long piece thus offers half of what is left once a tick while
+//! workers sleep (Spice's heartbeat), and a skewed call spreads however its cost is laid out.
+//! An awaited loop asks for such a split when it starts ([`FjThread::request_split`]), so
+//! that its work spreads at once, whatever the other workers are doing at that moment. The
+//! flag is cleared only by the split it asks for, or with the fork-join work's state.
+//!
 //! **Invariants:** the list holds exactly the frames of the joins this thread is inside,
 //! youngest last; `oldest_unpublished` is null or the oldest frame with no node, and every
 //! frame older than it has one; a frame is unlinked before its `join` returns or unwinds,
@@ -91,6 +105,10 @@ pub(crate) struct FjThread {
     until_clock: Cell<u32>,
     /// When this thread last published a frame (or started): how long it has worked alone.
     last_share: Cell<Instant>,
+    /// Set by a heartbeat that found no frame to publish while a worker sleeps: the
+    /// parallel iterator running here splits its piece at its next chance (module docs,
+    /// "Splitting for sleepers").
+    split_due: Cell<bool>,
 }
 
 thread_local! {
@@ -131,11 +149,11 @@ impl FjThread {
         root: Arc<Root>,
         heartbeat: bool,
     ) -> FjThread {
-        // The epoch first, then the flag: a cancellation whose bump came before this read is
-        // seen set here (its flag was set before the bump, which `now` acquires); a later one
-        // moves the epoch past `seen_epoch`.
+        // The epoch first, then the flags: a cancellation (or shutdown) whose bump came
+        // before this read is seen set here (its flag was set before the bump, which `now`
+        // acquires); a later one moves the epoch past `seen_epoch`.
         let epoch = tick::now();
-        let seen = if root.is_cancelled() {
+        let seen = if root.is_cancelled() || state.is_shut_down() {
             CANCELLED
         } else if heartbeat {
             epoch.wrapping_sub(1)
@@ -154,6 +172,7 @@ impl FjThread {
             started_epoch: epoch,
             until_clock: Cell::new(CHECKS_PER_CLOCK),
             last_share: Cell::new(Instant::now()),
+            split_due: Cell::new(false),
         }
     }
 
@@ -239,8 +258,9 @@ impl FjThread {
 
     /// The check every `join` and every piece boundary makes: a load of the epoch and two of
     /// the idle counts. Publishes the oldest unpublished frame on a heartbeat or on demand.
-    /// Returns `true` if the call was cancelled (`par::run` dropped): the caller unlinks its
-    /// frame, if it linked one, and unwinds with [`Cancelled`].
+    /// Returns `true` if the call was cancelled (`par::run` dropped) or its executor shut
+    /// down (both bump the epoch after setting their flag): the caller unlinks its frame, if
+    /// it linked one, and unwinds with [`Cancelled`].
     #[inline]
     #[must_use]
     pub(crate) fn check_in(&self) -> bool {
@@ -304,12 +324,40 @@ impl FjThread {
         true
     }
 
+    /// Whether a parallel iterator running on this thread should split the rest of its piece
+    /// now (and `join` the halves): workers want work beyond what is on offer, or a heartbeat
+    /// asked for a split (module docs, "Splitting for sleepers"); the join of that split then
+    /// publishes its half at its check, as at a heartbeat.
+    #[inline]
+    pub(crate) fn wants_split(&self) -> bool {
+        if self.wanted() {
+            return true;
+        }
+        if !self.split_due.get() {
+            return false;
+        }
+        self.split_due.set(false);
+        // The next check (the split's join) counts as a heartbeat, as `new` arranges for the
+        // first check of a call. A cancelled call's mark is kept: it unwinds either way.
+        if self.seen_epoch.get() != CANCELLED {
+            self.seen_epoch.set(self.seen_epoch.get().wrapping_sub(1));
+        }
+        true
+    }
+
+    /// Asks the parallel iterator that runs next on this thread to split at its first chunk
+    /// boundary and offer half of its work at once (an awaited loop's start,
+    /// `par/loops/watch.rs`), as a heartbeat does for a sleeping worker.
+    pub(crate) fn request_split(&self) {
+        self.split_due.set(true);
+    }
+
     #[cold]
     #[inline(never)]
     fn check_in_slow(&self) -> bool {
         let epoch = tick::now();
         let heartbeat = epoch != self.seen_epoch.get();
-        if heartbeat && self.root.is_cancelled() {
+        if heartbeat && (self.root.is_cancelled() || self.state.is_shut_down()) {
             // Every later check fails too (the epoch never reaches this value), so that each
             // piece the unwind runs on its way out (a join's second half) stops at once.
             self.seen_epoch.set(CANCELLED);
@@ -320,16 +368,21 @@ impl FjThread {
             self.stand_in_if_due();
         }
         if heartbeat || self.wanted() {
-            self.publish_oldest();
+            let published = self.publish_oldest();
+            let fj = &self.state.forkjoin;
+            if heartbeat && !published && fj.sleeping() > 0 && fj.board.available() == 0 {
+                self.split_due.set(true);
+            }
         }
         false
     }
 
-    /// Publishes the oldest unpublished frame, if any, and lets the others know.
-    fn publish_oldest(&self) {
+    /// Publishes the oldest unpublished frame, if any, and lets the others know; whether
+    /// there was one.
+    fn publish_oldest(&self) -> bool {
         let frame = self.oldest_unpublished.get();
         if frame.is_null() {
-            return;
+            return false;
         }
         // SAFETY: a linked frame is alive (`push`'s contract).
         let frame = unsafe { &*frame };
@@ -352,6 +405,7 @@ impl FjThread {
         frame.published.set(Arc::into_raw(Arc::clone(&node)));
         super::publish::offer(&self.state, node);
         self.last_share.set(Instant::now());
+        true
     }
 
     /// Takes back the published half `node` of this thread's frame, or waits until the

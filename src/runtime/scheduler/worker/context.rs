@@ -102,16 +102,6 @@ pub(crate) fn with_worker<R>(f: impl FnOnce(Option<&WorkerLocal>) -> R) -> R {
     f(unsafe { ptr.as_ref() })
 }
 
-/// The question a long poll asks the worker it runs on now and then (a data-parallel
-/// loop's helper, between its items): should it return now, to let other tasks run? The
-/// worker takes a paced turn of its driver on the poll's behalf
-/// ([`WorkerLocal::turn_inside_poll`]), and answers yes if that turn woke a task or tasks
-/// wait for this worker in its inbox or the injector (woken by another thread, say).
-/// `false` off a worker.
-pub(crate) fn should_return_now() -> bool {
-    with_worker(|worker| worker.is_some_and(|w| w.turn_inside_poll() || w.tasks_wait()))
-}
-
 impl Counted for State {
     fn task_count(&self) -> &TaskCount {
         &self.tasks

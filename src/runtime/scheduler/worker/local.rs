@@ -24,19 +24,6 @@ use crossbeam_deque::Worker;
 use crate::runtime::coop::ThreadCoop;
 use crate::runtime::scheduler::state::{Runnable, State};
 
-/// Which inbox a task woken by a driver turn goes to.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum InboxTarget {
-    /// The one the wake policy picks: the task's last worker's under `LastWorker`, else
-    /// this worker's. A worker's own turns (asleep in the OS poll, or busy between polls).
-    ByPolicy,
-    /// This worker's, whatever the policy: a turn taken inside a poll, on the poll's behalf
-    /// ([`WorkerLocal::turn_inside_poll`]). The poll returns at once when the turn woke a
-    /// task, so this worker is the first free to run it, while the task's last worker may
-    /// be inside a long poll (a loop's item) for its whole length.
-    ThisWorker,
-}
-
 /// The private part of one worker (module docs).
 pub(crate) struct WorkerLocal {
     pub(crate) state: Arc<State>,
@@ -49,11 +36,11 @@ pub(crate) struct WorkerLocal {
     /// Set while the worker sleeps in its park: tasks woken on this thread then (by the
     /// reactor that a parked worker drives) go through the inboxes, which wake it.
     parked: Cell<bool>,
-    /// Set while this thread takes a driver turn (a busy worker's, or a loop helper's):
-    /// the tasks that the turn's events and timers wake go through the inboxes, in event
-    /// order, rather than the LIFO slot and deque, which would run the last woken first;
-    /// which inbox, the turn's taker says ([`InboxTarget`]).
-    delivering: Cell<Option<InboxTarget>>,
+    /// Set while this thread takes a driver turn (a busy worker's, between two polls): the
+    /// tasks that the turn's events and timers wake go through the inboxes the wake policy
+    /// picks, in event order, rather than the LIFO slot and deque, which would run the last
+    /// woken first.
+    delivering: Cell<bool>,
     /// Whether the task being polled now is in its first poll: the tasks it spawns are its
     /// forks (depth-first, onto the deque); those of a later poll are a generator's
     /// requests (FIFO, through the inbox; `schedule.rs`).
@@ -90,7 +77,7 @@ impl WorkerLocal {
             deque,
             lifo: Cell::new(None),
             parked: Cell::new(false),
-            delivering: Cell::new(None),
+            delivering: Cell::new(false),
             first_poll: Cell::new(false),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
@@ -134,35 +121,25 @@ impl WorkerLocal {
         self.parked.set(parked);
     }
 
-    /// Whether the tasks woken now must go through the inboxes, and which: the worker
-    /// delivers the events of a driver turn (its taker chose), or it sleeps (the policy's).
+    /// Whether the tasks woken now must go through the inboxes: the worker delivers the
+    /// events of a driver turn, or it sleeps.
     #[inline]
-    pub(crate) fn wakes_go_to_inbox(&self) -> Option<InboxTarget> {
-        match self.delivering.get() {
-            None if self.parked.get() => Some(InboxTarget::ByPolicy),
-            delivering => delivering,
-        }
+    pub(crate) fn wakes_go_to_inbox(&self) -> bool {
+        self.delivering.get() || self.parked.get()
     }
 
-    /// Runs `turn` (a driver turn) with wake-ups placed in event order, on the inboxes that
-    /// `target` names (see `delivering`).
-    pub(crate) fn delivering<R>(&self, target: InboxTarget, turn: impl FnOnce() -> R) -> R {
+    /// Runs `turn` (a driver turn) with wake-ups placed in event order, on the inboxes (see
+    /// `delivering`).
+    pub(crate) fn delivering<R>(&self, turn: impl FnOnce() -> R) -> R {
         /// Puts the earlier value back also when a waker run by the turn panics.
-        struct Reset<'a>(&'a Cell<Option<InboxTarget>>, Option<InboxTarget>);
+        struct Reset<'a>(&'a Cell<bool>, bool);
         impl Drop for Reset<'_> {
             fn drop(&mut self) {
                 self.0.set(self.1);
             }
         }
-        let _reset = Reset(&self.delivering, self.delivering.replace(Some(target)));
+        let _reset = Reset(&self.delivering, self.delivering.replace(true));
         turn()
-    }
-
-    /// Whether tasks wait in this worker's inbox or pinned queue, or in the injector (a
-    /// hint: loads only).
-    pub(crate) fn tasks_wait(&self) -> bool {
-        let own = &self.state.workers[self.index];
-        !own.inbox.is_empty() || !own.pinned.is_empty() || !self.state.injector.is_empty()
     }
 
     /// Marks whether the task about to be polled is in its first poll.

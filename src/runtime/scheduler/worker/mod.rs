@@ -31,9 +31,10 @@
 //! it wherever it waits. A busy worker also takes a turn of the driver that does not block
 //! every [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are
 //! handled while every worker is busy: a paced turn (the driver's one pacing rule,
-//! `runtime/driver/mod.rs`), or one now while tasks wait in its deferred list. A long poll
-//! asks its worker now and then whether to return ([`context::should_return_now`]): the
-//! worker takes a paced turn on its behalf, so IO and timers stay the worker's business.
+//! `runtime/driver/mod.rs`), or one now while tasks wait in its deferred list. A worker
+//! occupied by fork-join work for a tick (a `join`, a parallel iterator, an awaited loop)
+//! has a stand-in thread poll its tasks and turn the driver in its place
+//! (`runtime/scheduler/forkjoin/standin.rs`).
 //!
 //! A task that yielded (`yield_now`, or a spent budget) thus runs again only after its
 //! worker's next non-blocking driver turn, or its try at one when another worker holds the
@@ -99,7 +100,7 @@ use crate::runtime::park::{Parked, Parker};
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::task::task_count;
 use crate::util::wake_all::drop_quietly;
-use local::{InboxTarget, WorkerLocal};
+use local::WorkerLocal;
 
 /// Every this many polls a worker takes one task of the injector or of its inbox (the two
 /// alternately, step 1 of the module docs) before its LIFO slot and deque. 61 as in tokio and Go:
@@ -288,6 +289,8 @@ impl<'a> WorkerLoop<'a> {
                 || worker.has_pinned()
                 || crate::runtime::scheduler::auto_advance::on_park(state)
         };
+        // Counted while it sleeps: a heartbeat of fork-join work splits a piece for it.
+        let sleeping = state.forkjoin.start_sleeping();
         let parked = state.idle.park(
             worker.index,
             self.st.searching,
@@ -295,6 +298,7 @@ impl<'a> WorkerLoop<'a> {
             recheck,
             &mut self.listener,
         );
+        drop(sleeping);
         worker.set_parked(false);
         worker.after_park(self.st, parked);
     }
@@ -491,24 +495,11 @@ impl WorkerLocal {
     /// out of line, which costs time per yield in a `yield_many`-shaped loop).
     #[inline(never)]
     fn turn_driver(&self, pace: Pace) -> Turn {
-        let woke = self.delivering(InboxTarget::ByPolicy, || {
-            self.state.driver.turn_nonblocking(pace)
-        });
+        let woke = self.delivering(|| self.state.driver.turn_nonblocking(pace));
         Turn {
             woke,
             released: self.release_deferred(),
         }
-    }
-
-    /// A paced turn of the driver taken inside a poll, on its behalf
-    /// ([`context::should_return_now`]): the tasks it wakes go to this worker's inbox
-    /// ([`InboxTarget::ThisWorker`]), since the poll returns at once when it woke one.
-    /// Whether it woke a task.
-    #[inline(never)]
-    pub(crate) fn turn_inside_poll(&self) -> bool {
-        self.delivering(InboxTarget::ThisWorker, || {
-            self.state.driver.turn_nonblocking(Pace::IfDue)
-        })
     }
 
     /// Step 5: steal from the other workers, as a searcher.

@@ -20,12 +20,9 @@
 //!   that keeps spawning would bury its earlier requests under the deque's LIFO end
 //!   (`mod.rs`, "How long a runnable task waits").
 //! - A worker that delivers the events of a driver turn (asleep in the OS poll, or busy and
-//!   between two polls, or inside a long poll that asked whether to return) places through
-//!   the inboxes, FIFO, so that tasks woken by IO events and timers run in the order their
-//!   events came; the inbox push wakes its worker if it sleeps. The inbox is the one the
-//!   policy picks, except in a turn taken inside a poll (`context::should_return_now`):
-//!   there it is this worker's, since that poll returns at once and the task's last worker
-//!   may be inside a long poll (a loop's item) for its whole length.
+//!   between two polls) places through the inboxes, FIFO, so that tasks woken by IO events
+//!   and timers run in the order their events came; the inbox is the one the policy picks,
+//!   and the push wakes its worker if it sleeps.
 //! - On a worker that does fork-join work (`runtime/scheduler/forkjoin/occupy.rs`), and on any
 //!   other thread: the global injector.
 //!
@@ -35,7 +32,7 @@
 
 use async_task::ScheduleInfo;
 
-use super::local::{InboxTarget, WorkerLocal};
+use super::local::WorkerLocal;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
 use crate::runtime::wake_policy::WakePolicy;
@@ -78,14 +75,14 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     }
     let here = worker.index;
     let last = runnable.metadata().last_worker();
-    if let Some(inbox) = worker.wakes_go_to_inbox() {
-        // Woken by a driver turn this worker takes (asleep in the OS poll, busy, or in a
-        // loop helper): through an inbox, FIFO, so that tasks woken by events run in the
-        // order the events came; it wakes the target worker (this one, or the task's last
-        // under `LastWorker` unless a loop helper took the turn) if it sleeps.
-        let target = match (inbox, state.policy) {
-            (InboxTarget::ByPolicy, WakePolicy::LastWorker) => last.unwrap_or(here),
-            _ => here,
+    if worker.wakes_go_to_inbox() {
+        // Woken by a driver turn this worker takes (asleep in the OS poll, or busy): through
+        // an inbox, FIFO, so that tasks woken by events run in the order the events came; it
+        // wakes the target worker (this one, or the task's last under `LastWorker`) if it
+        // sleeps.
+        let target = match state.policy {
+            WakePolicy::LastWorker => last.unwrap_or(here),
+            WakePolicy::CurrentWorker => here,
         };
         return push_to_worker(state, target, runnable);
     }
