@@ -37,10 +37,11 @@ pub(crate) use loom::sync::atomic::{
 /// The guard of a [`Mutex`] (std's, or loom's under `cfg(loom)`).
 pub(crate) use imp::MutexGuard;
 
-#[cfg(all(loom, feature = "test-util"))]
+/// A task's placement hints (`runtime/task/mod.rs`) and the state word of the paused
+/// clock's counted `block_on` (`test-util`).
+#[cfg(loom)]
 pub(crate) use loom::sync::atomic::AtomicU8;
-/// The state word of the paused clock's counted `block_on` (`test-util`), and of tests.
-#[cfg(all(not(loom), any(feature = "test-util", test)))]
+#[cfg(not(loom))]
 pub(crate) use std::sync::atomic::AtomicU8;
 
 /// The paused clock's counted `block_on` (`test-util`) parks and unparks a thread, which

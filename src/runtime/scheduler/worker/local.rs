@@ -8,6 +8,9 @@
 //! task in the deferred list is released onto the deque (where it can be stolen) by the
 //! worker's next driver turn, or its next try at one (`mod.rs`); nothing stays
 //! deferred while the worker sleeps (the re-check before a park counts the list as work).
+//! Around each poll the worker keeps what the schedule function asks about the polled task:
+//! whether the tasks it spawns are forks or a generator's requests, and whether it resumes
+//! from a yield.
 //! While the worker delivers the events of a driver turn (`delivering`), the tasks they
 //! wake go to the FIFO inboxes instead (`schedule.rs`): they are served in event order.
 //!
@@ -23,6 +26,18 @@ use crossbeam_deque::Worker;
 
 use crate::runtime::coop::ThreadCoop;
 use crate::runtime::scheduler::state::{Runnable, State};
+use crate::runtime::task::{TaskMeta, SPAWNED, YIELDED};
+
+/// What the tasks a poll spawns are (`schedule.rs`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Spawns {
+    /// The poll has spawned nothing yet.
+    Undecided,
+    /// Forks: the poll is its task's first that spawns (depth-first, onto the deque).
+    Forks,
+    /// A generator's requests: its task spawned in an earlier poll (FIFO, through the inbox).
+    Generated,
+}
 
 /// Which inbox a task woken by a driver turn goes to.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -54,10 +69,16 @@ pub(crate) struct WorkerLocal {
     /// order, rather than the LIFO slot and deque, which would run the last woken first;
     /// which inbox, the turn's taker says ([`InboxTarget`]).
     delivering: Cell<Option<InboxTarget>>,
-    /// Whether the task being polled now is in its first poll: the tasks it spawns are its
-    /// forks (depth-first, onto the deque); those of a later poll are a generator's
-    /// requests (FIFO, through the inbox; `schedule.rs`).
-    first_poll: Cell<bool>,
+    /// The metadata of the task being polled now (null between polls): the spawner of the
+    /// tasks this poll spawns. Valid while it is set: async-task keeps the task alive for
+    /// the whole of `Runnable::run`, which it is set around.
+    polling: Cell<*const TaskMeta<State>>,
+    /// What the tasks the current poll spawns are: forks, or a generator's requests
+    /// (`schedule.rs`); decided by the poll's first spawn ([`WorkerLocal::spawn_is_generated`]).
+    spawns: Cell<Spawns>,
+    /// Whether the task being polled yielded in its poll before this one (this poll resumes
+    /// it from the deferred list).
+    resumed: Cell<bool>,
     /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
     /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
     /// continuation) from one between tasks that stay (two tasks waking each other).
@@ -66,6 +87,11 @@ pub(crate) struct WorkerLocal {
     /// at one), which moves them onto the deque in that order (tokio's `Defer`). Private,
     /// so a yield costs no atomic operation.
     deferred: RefCell<Vec<Runnable>>,
+    /// Set while the deferred list holds a task that yielded in a poll that did not resume
+    /// it from a yield (its first yield since it was spawned or woken): a task newer, in
+    /// depth-first order, than the yielded tasks an earlier turn moved onto the deque
+    /// (`mod.rs`, step 3).
+    fresh_deferred: Cell<bool>,
     /// This thread's cooperative budget and yield mark, set at each poll and read when a
     /// task wakes itself (`runtime/coop.rs`). Its raw pointer also keeps `WorkerLocal` on its
     /// thread (neither `Send` nor `Sync`).
@@ -82,9 +108,12 @@ impl WorkerLocal {
             lifo: Cell::new(None),
             parked: Cell::new(false),
             delivering: Cell::new(None),
-            first_poll: Cell::new(false),
+            polling: Cell::new(std::ptr::null()),
+            spawns: Cell::new(Spawns::Undecided),
+            resumed: Cell::new(false),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
+            fresh_deferred: Cell::new(false),
             coop: ThreadCoop::current(),
         }
     }
@@ -124,16 +153,45 @@ impl WorkerLocal {
         !own.inbox.is_empty() || !own.pinned.is_empty() || !self.state.injector.is_empty()
     }
 
-    /// Marks whether the task about to be polled is in its first poll.
+    /// Marks the start of a poll of the task whose metadata is `meta` (`resumed`: it yielded
+    /// in its poll before).
     #[inline]
-    pub(crate) fn set_first_poll(&self, first: bool) {
-        self.first_poll.set(first);
+    pub(crate) fn begin_poll(&self, meta: &TaskMeta<State>, resumed: bool) {
+        self.polling.set(meta);
+        self.spawns.set(Spawns::Undecided);
+        self.resumed.set(resumed);
     }
 
-    /// Whether the task being polled is in its first poll.
+    /// Marks the end of the poll that [`WorkerLocal::begin_poll`] began.
     #[inline]
-    pub(crate) fn in_first_poll(&self) -> bool {
-        self.first_poll.get()
+    pub(crate) fn end_poll(&self) {
+        self.polling.set(std::ptr::null());
+    }
+
+    /// Whether a task spawned now is a generator's request rather than a fork: whether the
+    /// task being polled spawned in an earlier poll. A poll's first spawn decides for the
+    /// whole poll and marks the spawner ([`SPAWNED`]): the tasks of the first poll that
+    /// spawns anything are forks, whatever the polls before it awaited (`schedule.rs`). A
+    /// spawn outside any task's poll (by a waker a driver turn runs) counts as a
+    /// generator's.
+    pub(crate) fn spawn_is_generated(&self) -> bool {
+        match self.spawns.get() {
+            Spawns::Forks => false,
+            Spawns::Generated => true,
+            Spawns::Undecided => {
+                // SAFETY: set by `begin_poll` to the metadata of the task being polled, which
+                // async-task keeps alive until `end_poll` clears it (see the field).
+                let decided = match unsafe { self.polling.get().as_ref() } {
+                    Some(spawner) if !spawner.hint(SPAWNED) => {
+                        spawner.set_hint(SPAWNED, true);
+                        Spawns::Forks
+                    }
+                    _ => Spawns::Generated,
+                };
+                self.spawns.set(decided);
+                decided == Spawns::Generated
+            }
+        }
     }
 
     /// The task running now completed.
@@ -156,9 +214,20 @@ impl WorkerLocal {
         self.lifo.take()
     }
 
-    /// Holds back a task that yielded until the worker's next driver turn.
+    /// Holds back a task that yielded (the task being polled) until the worker's next driver
+    /// turn, marking it [`YIELDED`].
     pub(crate) fn push_deferred(&self, runnable: Runnable) {
+        runnable.metadata().set_hint(YIELDED, true);
+        if !self.resumed.get() {
+            self.fresh_deferred.set(true);
+        }
         self.deferred.borrow_mut().push(runnable);
+    }
+
+    /// Whether the deferred list holds a task that yielded in a poll that did not resume it
+    /// from a yield (see `fresh_deferred`).
+    pub(crate) fn has_fresh_deferred(&self) -> bool {
+        self.fresh_deferred.get()
     }
 
     /// Whether tasks wait for a driver turn.
@@ -172,6 +241,7 @@ impl WorkerLocal {
     pub(crate) fn release_deferred(&self) -> usize {
         let mut deferred = self.deferred.borrow_mut();
         let count = deferred.len();
+        self.fresh_deferred.set(false);
         for task in deferred.drain(..).rev() {
             self.deque.push(task);
         }

@@ -5,7 +5,9 @@
 //! fairness fixes):
 //! 1. every [`FAIRNESS_INTERVAL`] polls, first one task of the injector or of its inbox,
 //!    alternately (of the other if that one is empty), so that neither starves behind
-//!    local work that never ends;
+//!    local work that never ends; not of the queue that step 3's last batch came from while
+//!    tasks of that batch wait on the deque, since that queue is being served and its next
+//!    task would overtake them (timers that fired in one turn run in deadline order);
 //! 2. its LIFO slot (the task the last poll woke or spawned), at most
 //!    [`MAX_LIFO_HANDOFFS`] times in a row between tasks that stay alive (a fork-join
 //!    continuation, woken by a poll that completed its task, and a task spawned and not
@@ -14,10 +16,15 @@
 //! 3. its own deque (LIFO: its newest task, so that fork-join by spawning runs depth-first
 //!    and the tasks outstanding stay few), then its pinned queue (the tasks pinned to it,
 //!    FIFO, never stolen: `pinned.rs`), then its inbox, then the injector (in
-//!    batches, popped oldest first);
+//!    batches, popped oldest first); a batch taken from a shared queue onto the deque is
+//!    announced to the idle workers (`Idle::notify_work`), since it was out of their sight
+//!    while it moved;
 //! 4. if tasks that yielded wait in its deferred list: a turn of the driver that does not
 //!    block (if no other worker holds it), then the deferred tasks move onto the deque, and
-//!    the first that yielded runs (tokio's `Defer`);
+//!    the first that yielded runs (tokio's `Defer`). Also before step 3 pops a task that
+//!    yielded and that an earlier turn moved onto the deque, if a task that yielded in its
+//!    first poll since it was spawned or woken (a fork that awaited before it forks) waits
+//!    in the list: that one is newer in depth-first order, and goes on top of it;
 //! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
@@ -56,16 +63,20 @@
 //!   other threads wait, and the requests of a generator. While pinned tasks wait in the
 //!   worker's pinned queue, the rotation has three queues, and the bound is
 //!   `3 × FAIRNESS_INTERVAL × (k + 1)` for each of the three;
-//! - **the deque** (LIFO for its owner): a fork, a task spawned by its spawner's *first*
-//!   poll (fork-join: the spawner goes on to await it), runs after the tasks its worker
-//!   spawns after it, depth-first, or when a thief takes it (thieves take the oldest). No
-//!   number of polls bounds that wait: it is the price of depth-first order, which keeps
-//!   the tasks outstanding near depth × workers (a binary spawn tree of 131,071 tasks peaks
-//!   at about 60 on 2 workers; were the fairness rotation to take the deque's oldest task,
-//!   they would reach about 27,000). A task spawned by a *later* poll of its spawner (an accept
-//!   loop, an HTTP/2 connection spawning a task per stream: a generator of requests, not a fork) is
-//!   displaced from the LIFO slot to the back of the inbox instead, so a generator that
-//!   keeps spawning cannot bury its earlier requests: they wait their turn, FIFO.
+//! - **the deque** (LIFO for its owner): a fork, a task spawned by the first poll of its
+//!   spawner that spawns anything (fork-join: the spawner goes on to await it, whatever it
+//!   awaited before), runs after the tasks its worker spawns after it, depth-first, or when
+//!   a thief takes it (thieves take the oldest). No number of polls bounds that wait: it is
+//!   the price of depth-first order, which keeps the tasks outstanding near 2 × depth ×
+//!   workers (a binary spawn tree of 65,535 tasks peaks at about 50-60 on 2 workers, and at
+//!   2 × depth on one, whether its nodes fork in their first poll or after a yield; were
+//!   the fairness rotation to take the deque's oldest task, they would reach about 27,000).
+//!   A task that yielded waits here too once a turn released it, below the forks that
+//!   yielded after it (step 4). A task spawned by a *later* poll of its spawner (an accept
+//!   loop, an HTTP/2 connection spawning a task per stream: a generator of requests, not a
+//!   fork) goes to the back of the inbox instead, never to the LIFO slot, so a generator that
+//!   keeps spawning cannot bury its earlier requests: they run in the order they were
+//!   spawned, FIFO.
 //!
 //! **Invariants:**
 //! - a worker never blocks inside a poll; it only sleeps in step 6, after a re-check of
@@ -97,7 +108,7 @@ use event_listener::EventListener;
 use crate::runtime::driver::{Driver, Pace};
 use crate::runtime::park::{Parked, Parker};
 use crate::runtime::scheduler::state::{Runnable, State};
-use crate::runtime::task::task_count;
+use crate::runtime::task::{task_count, YIELDED};
 use crate::util::wake_all::drop_quietly;
 use local::{InboxTarget, WorkerLocal};
 
@@ -162,6 +173,18 @@ struct LoopState {
     unreported_polls: u32,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
+    /// The shared queue the last batch of step 3 came from, and about how many of its tasks
+    /// still wait on the deque (the batch's size, less one per pop from the deque since).
+    /// While some do, the fairness check skips that queue ([`WorkerLocal::fairness_pick`]).
+    batch_from: BatchFrom,
+    batch_left: u32,
+}
+
+/// The shared queue a batch on the deque came from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum BatchFrom {
+    Inbox,
+    Injector,
 }
 
 /// The body of worker thread `index`.
@@ -181,6 +204,8 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         ticking: None,
         unreported_polls: 0,
         dry_searches: 0,
+        batch_from: BatchFrom::Inbox,
+        batch_left: 0,
     };
     {
         let _installed = context::enter_worker(&worker);
@@ -368,7 +393,10 @@ impl WorkerLocal {
         if st.fairness_due {
             st.fairness_due = false;
             st.fairness_round = st.fairness_round.wrapping_add(1);
-            if let Some(task) = self.fairness_pick(st.fairness_round) {
+            // A queue a batch was taken from, while tasks of that batch wait on the deque,
+            // is being served: its next task would overtake them.
+            let serving = (st.batch_left > 0).then_some(st.batch_from);
+            if let Some(task) = self.fairness_pick(st.fairness_round, serving) {
                 if let Some(waiting) = self.take_lifo() {
                     self.deque.push(waiting);
                     self.state.idle.notify_work();
@@ -395,21 +423,52 @@ impl WorkerLocal {
             }
             None => st.handoffs = 0,
         }
-        self.deque
-            .pop()
-            .or_else(|| self.pop_pinned())
-            .or_else(|| self.pop_inbox())
-            .or_else(|| self.pop_injector())
-            .or_else(|| self.pop_deferred())
+        if let Some(task) = self.deque.pop() {
+            st.batch_left = st.batch_left.saturating_sub(1);
+            if task.metadata().hint(YIELDED) && self.has_fresh_deferred() {
+                // A task that yielded, moved here by an earlier turn, while a task newer in
+                // depth-first order (one that yielded in a poll that did not resume it from a
+                // yield: a fork that awaited before it forks) waits in the deferred list: that
+                // one goes on top of it first, so a tree whose nodes yield before they fork
+                // stays depth-first (step 4).
+                self.deque.push(task);
+                return self.pop_deferred();
+            }
+            return Some(task);
+        }
+        if let Some(task) = self.pop_pinned() {
+            return Some(task);
+        }
+        // The deque is empty: what a batch leaves on it is that batch's.
+        let (task, from) = match self.pop_inbox() {
+            Some(task) => (Some(task), BatchFrom::Inbox),
+            None => (self.pop_injector(), BatchFrom::Injector),
+        };
+        if task.is_some() {
+            st.batch_from = from;
+            st.batch_left = u32::try_from(self.deque.len()).unwrap_or(u32::MAX);
+            return task;
+        }
+        self.pop_deferred()
     }
 
     /// Step 1: one task from the queue whose turn it is (`round`: fairness checks so far),
     /// the injector or the inbox, alternately (and the pinned queue, in a rotation of three,
     /// while pinned tasks wait in it: `pinned.rs`); from another if it is empty. One
     /// task, not a batch: a batch would go onto the deque, above the tasks already there.
-    fn fairness_pick(&self, round: u32) -> Option<Runnable> {
-        let inbox = || retry_steal(|| self.state.workers[self.index].inbox.steal());
-        let injector = || retry_steal(|| self.state.injector.steal());
+    /// The queue `serving` names is skipped: tasks of a batch taken from it wait on the
+    /// deque, and its next task would overtake them (tasks woken by events, in event order).
+    fn fairness_pick(&self, round: u32, serving: Option<BatchFrom>) -> Option<Runnable> {
+        let inbox = || {
+            (serving != Some(BatchFrom::Inbox))
+                .then(|| retry_steal(|| self.state.workers[self.index].inbox.steal()))
+                .flatten()
+        };
+        let injector = || {
+            (serving != Some(BatchFrom::Injector))
+                .then(|| retry_steal(|| self.state.injector.steal()))
+                .flatten()
+        };
         let pinned = || self.pop_pinned();
         let turns = if self.has_pinned() { 3 } else { 2 };
         match round % turns {
@@ -420,15 +479,32 @@ impl WorkerLocal {
     }
 
     fn pop_inbox(&self) -> Option<Runnable> {
-        retry_steal(|| {
+        let task = retry_steal(|| {
             self.state.workers[self.index]
                 .inbox
                 .steal_batch_and_pop(&self.deque)
-        })
+        });
+        self.announce_batch(task)
     }
 
     fn pop_injector(&self) -> Option<Runnable> {
-        retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque))
+        let task = retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque));
+        self.announce_batch(task)
+    }
+
+    /// After a batch moved onto this worker's deque (from a shared queue, or another
+    /// worker's deque or inbox): if tasks of it wait there, tells the idle workers, as a
+    /// push does. While the batch moved it was in neither queue (crossbeam takes it from
+    /// the source before it publishes it in the deque), so a searcher that looked at both
+    /// then may have found nothing and parked: the notification the batch's first push made
+    /// was spent on it, and without this one the batch waits for this worker alone (two
+    /// tasks that must run at once, on a barrier, would wait for each other for good).
+    #[inline]
+    fn announce_batch(&self, task: Option<Runnable>) -> Option<Runnable> {
+        if task.is_some() && !self.deque.is_empty() {
+            self.state.idle.notify_work();
+        }
+        task
     }
 
     /// Step 4: with nothing else of its own to run, a worker with deferred tasks takes (or
@@ -522,12 +598,12 @@ impl WorkerLocal {
                 let other = &self.state.workers[victim];
                 attempts += 1;
                 if let Some(task) = retry_steal(|| other.stealer.steal_batch_and_pop(&self.deque)) {
-                    found = Some(task);
+                    found = self.announce_batch(Some(task));
                     break 'rounds;
                 }
                 attempts += 1;
                 if let Some(task) = retry_steal(|| other.inbox.steal_batch_and_pop(&self.deque)) {
-                    found = Some(task);
+                    found = self.announce_batch(Some(task));
                     break 'rounds;
                 }
             }
@@ -579,7 +655,11 @@ impl WorkerLocal {
             }
         }
         let meta = task.metadata();
-        self.set_first_poll(meta.last_worker().is_none());
+        let resumed = meta.hint(YIELDED);
+        if resumed {
+            meta.set_hint(YIELDED, false);
+        }
+        self.begin_poll(meta, resumed);
         meta.set_last_worker(self.index);
         // `with_budget` also drops a yield mark of an earlier poll that did not end in a
         // self-wake; the completion mark was taken after the last poll.
@@ -590,6 +670,7 @@ impl WorkerLocal {
         {
             drop_quietly(payload);
         }
+        self.end_poll();
         st.last_pending = !self.take_completed();
         st.unreported_polls += 1;
         st.until_maintenance -= 1;
