@@ -23,6 +23,11 @@ use crate::runtime::task::task_count::{self, new_anchored};
 use crate::runtime::threads::ThreadConfig;
 use crate::runtime::wake_policy::WakePolicy;
 
+/// The most worker threads an executor has (rayon's limit too): far more than any machine
+/// runs usefully, and few enough that the per-worker tables `build` makes before it starts
+/// the threads stay small.
+const MAX_WORKER_THREADS: usize = 0xFFFF;
+
 /// Configures and starts an [`Executor`].
 ///
 /// ```
@@ -70,10 +75,13 @@ impl Builder {
     }
 
     /// The number of worker threads (default: [`std::thread::available_parallelism`]).
-    /// Zero makes [`Builder::build`] fail with [`io::ErrorKind::InvalidInput`].
+    /// Zero, or more than 65,535 (rayon's limit too), makes [`Builder::build`] fail with
+    /// [`io::ErrorKind::InvalidInput`].
     ///
     /// ```
     /// let err = filch::Builder::new().worker_threads(0).build().unwrap_err();
+    /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    /// let err = filch::Builder::new().worker_threads(usize::MAX).build().unwrap_err();
     /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     /// ```
     pub fn worker_threads(mut self, n: usize) -> Builder {
@@ -179,7 +187,8 @@ impl Builder {
     }
 
     /// How long an idle blocking-pool thread waits for a job before it exits (default
-    /// 10 s, as tokio's).
+    /// 10 s, as tokio's). Any `Duration` works: one too long for the clock to hold
+    /// (`Duration::MAX`) keeps idle threads until shutdown.
     ///
     /// ```
     /// let ex = filch::Builder::new()
@@ -312,7 +321,8 @@ impl Builder {
     ///
     /// # Errors
     /// [`io::ErrorKind::InvalidInput`] if the number of workers or of blocking threads is
-    /// zero, or the thread name holds a NUL byte; the operating system's error if a thread
+    /// zero, the number of workers above 65,535, the slow-poll threshold zero, or the
+    /// thread name holds a NUL byte; the operating system's error if a thread
     /// cannot be started (the threads already started are stopped and joined).
     ///
     /// ```
@@ -329,6 +339,15 @@ impl Builder {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
+            ));
+        }
+        if n > MAX_WORKER_THREADS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "filch: an executor has at most {MAX_WORKER_THREADS} worker threads \
+                     (worker_threads({n}) was given)"
+                ),
             ));
         }
         if self.max_blocking_threads == 0 {
