@@ -256,19 +256,25 @@ impl Builder {
         self
     }
 
-    /// Reports task polls that run longer than `threshold` (off by default): once while the
-    /// poll still runs (`SlowPoll::still_running`, within about a millisecond of crossing
-    /// the threshold, from filch's loop-ticker thread, never from the stuck worker) and once
-    /// when it returns (from the worker, before the task's output is out), and counts them
-    /// in [`WorkerStats::slow_polls`](crate::WorkerStats::slow_polls) and
+    /// Reports task polls that hold their worker longer than `threshold` (off by default):
+    /// once while the poll still runs (`SlowPoll::still_running`, within about a
+    /// millisecond of crossing the threshold, from filch's loop-ticker thread, never from
+    /// the stuck worker) and once when it returns (from the worker, before the task's output
+    /// is out), and counts them in
+    /// [`WorkerStats::slow_polls`](crate::WorkerStats::slow_polls) and
     /// [`longest_poll`](crate::WorkerStats::longest_poll). Without
     /// [`Builder::on_slow_poll`], each report is printed to stderr as one line (the
-    /// [`SlowPoll`](crate::SlowPoll)'s `Display`).
+    /// [`SlowPoll`](crate::SlowPoll)'s `Display`). The threshold counts the time the
+    /// worker's thread runs the poll or is blocked inside it (a sleep, a lock, a read), not
+    /// the time it waits for a CPU: on Linux, a worker preempted in the middle of a short
+    /// poll on a busy machine is not reported (elsewhere the wall clock counts). A report's
+    /// `duration` is the poll's time on the wall clock.
     ///
-    /// Cost: with a threshold, each task poll reads the clock twice (about 40 ns in all);
-    /// without one, nothing. A zero threshold makes [`Builder::build`] fail with
-    /// [`io::ErrorKind::InvalidInput`]. Blocking-pool jobs are not watched: blocking is
-    /// what they are for.
+    /// Cost: with a threshold, each task poll reads the clock twice (about 40 ns in all),
+    /// and the ticker reads two `/proc` files per tick for each poll older than a
+    /// millisecond; without one, nothing. A zero threshold makes [`Builder::build`] fail
+    /// with [`io::ErrorKind::InvalidInput`]; `Duration::MAX` never reports. Blocking-pool
+    /// jobs are not watched: blocking is what they are for.
     ///
     /// ```
     /// use std::time::Duration;

@@ -37,6 +37,7 @@ mod loom_model;
 pub(crate) mod poll_watch;
 pub(crate) mod record;
 pub(crate) mod task_count;
+pub(crate) mod thread_state;
 pub(crate) mod yield_now;
 
 use std::any::Any;

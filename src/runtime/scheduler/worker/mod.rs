@@ -190,6 +190,9 @@ enum BatchFrom {
 /// The body of worker thread `index`.
 pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     let _enter = context::enter(Arc::clone(&state));
+    if let Some(watch) = &state.poll_watch {
+        watch.worker_started(index);
+    }
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {
