@@ -327,12 +327,50 @@ fn a_zero_threshold_is_refused() {
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
 }
 
-// Without `on_slow_poll`, each report goes to stderr as one line.
+// Without `on_slow_poll`, each report goes to stderr as one line. The child's poll blocks on
+// its stdin, which this test writes to only once the report of the poll still running has
+// come: no bound on how soon it comes.
 #[test]
 fn without_a_callback_reports_go_to_stderr() {
-    let out = crate::common::run_child_test(module_path!(), "child_reports_to_stderr", &[]);
+    use std::io::{BufRead, Write};
+    use std::process::{Command, Stdio};
+
+    let name = crate::common::test_name(module_path!(), "child_reports_to_stderr");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            &name,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(crate::common::CHILD_ENV, &name)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in stderr.lines() {
+            let line = line.unwrap();
+            if line.contains("has been inside one poll") {
+                // Let the stuck poll return.
+                stdin.write_all(b"go").unwrap();
+                stdin.flush().unwrap();
+            }
+            lines.push(line);
+        }
+        lines.join("\n")
+    });
+    let out = watchdog(120, "the child reporting to stderr", move || {
+        child.wait_with_output().unwrap()
+    });
+    let stderr = reader.join().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && stdout.contains("child done"),
         "the child failed:\n{stdout}\n{stderr}"
@@ -351,7 +389,7 @@ fn child_reports_to_stderr() {
     if !crate::common::is_child() {
         return;
     }
-    watchdog(60, "reports to stderr", || {
+    watchdog(120, "reports to stderr", || {
         let ex = filch::Builder::new()
             .worker_threads(1)
             .slow_poll_threshold(Duration::from_millis(50))
@@ -360,7 +398,11 @@ fn child_reports_to_stderr() {
         let task = filch::task::Builder::new()
             .name("quiet-sleeper")
             .spawn_on(
-                async { std::thread::sleep(Duration::from_millis(300)) },
+                async {
+                    // Blocked until the parent saw the report of this poll still running.
+                    let mut go = [0u8; 2];
+                    std::io::Read::read_exact(&mut std::io::stdin(), &mut go).unwrap();
+                },
                 &ex.handle(),
             )
             .unwrap();

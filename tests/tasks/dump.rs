@@ -265,15 +265,29 @@ fn busy_time_counts_long_polls() {
     watchdog(60, "dump busy time", || {
         let ex = executor(2);
         let (go, gate) = async_channel::bounded::<()>(1);
+        let (slept_tx, slept_rx) = mpsc::channel::<()>();
+        let moved = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&moved);
+        let polled_at = std::time::Instant::now();
         let (task, _) = named(&ex, "worker-bee", async move {
             std::thread::sleep(Duration::from_millis(200));
+            // The poll ends only once the other worker has started a stretch of polls
+            // (which sets the coarse clock to the real one) after the sleep: its end stamp
+            // is then at least 200 ms after its start, however late the ticker is.
+            slept_tx.send(()).unwrap();
+            while !seen.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
             gate.recv().await.unwrap();
         });
+        slept_rx.recv().unwrap();
+        ex.spawn(async move { moved.store(true, Ordering::SeqCst) });
         let info = wait_for_state(&ex, task.id(), TaskState::Idle, "the task to wait");
         assert_eq!(info.polls, 1);
-        // A coarse clock (about 1 ms per tick): generous bounds.
+        // Whole milliseconds of the coarse clock: the 200 ms, less one for the rounding,
+        // and no more than the poll can have taken.
         assert!(
-            info.busy >= Duration::from_millis(150) && info.busy < Duration::from_secs(20),
+            info.busy >= Duration::from_millis(199) && info.busy <= polled_at.elapsed(),
             "{info:?}"
         );
         go.try_send(()).unwrap();

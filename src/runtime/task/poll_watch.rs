@@ -25,8 +25,9 @@
 //! thread was blocked, and the CPU time it got in the others; the time before the first
 //! sample counts up to [`SIGHTING_CREDIT`]. Where the thread cannot be sampled (no
 //! `/proc`), every tick counts. The worker's own report when the poll returns goes by the
-//! same sum (plus the last tick's, up to the credit), so a poll is reported after it
-//! returned only if it held its worker past the threshold.
+//! same sum (plus the last tick's, up to the credit), so a poll the watcher saw is reported
+//! after it returned only if it held its worker past the threshold; one it never saw (the
+//! ticker did not get to run while it did) goes by the wall clock.
 //!
 //! Invariants:
 //! - a poll is reported as still running at most once (the slot's `reported` holds its
@@ -337,14 +338,13 @@ impl PollWatch {
     /// Whether the poll `seq` (odd: the value while it ran), which ended at `ended` after
     /// more than the threshold on the wall clock, held its worker past the threshold: its
     /// stuck time as the watcher summed it, plus the time since the watcher's last sample,
-    /// up to [`SIGHTING_CREDIT`] (module docs). A poll the watcher never sampled was not
-    /// stuck: a poll that holds its worker for a tick is sampled at the next one (and, where
-    /// the thread cannot be sampled, the sum is the wall clock's).
+    /// up to [`SIGHTING_CREDIT`] (module docs). A poll the watcher never sampled (the ticker
+    /// did not run while it did) goes by the wall clock: nothing says it was preempted.
     fn held_past_threshold(&self, slot: &Slot, seq: u64, ended: Instant) -> bool {
         // Acquire: pairs with the watcher's Release store of `sampled`, after `stuck` and
         // `sampled_at` for that poll.
         if slot.sampled.load(Ordering::Acquire) != seq {
-            return false;
+            return true;
         }
         // Relaxed: see above; a later value of the same poll is as good.
         let stuck = slot.stuck.load(Ordering::Relaxed);
