@@ -9,8 +9,8 @@
 //! worker's next driver turn, or its next try at one (`mod.rs`); nothing stays
 //! deferred while the worker sleeps (the re-check before a park counts the list as work).
 //! Around each poll the worker keeps what the schedule function asks about the polled task:
-//! whether the tasks it spawns are forks or a generator's requests, and whether it resumes
-//! from a yield.
+//! whether the tasks it spawns are forks or a generator's requests, and whether this is its
+//! first poll.
 //! While the worker delivers the events of a driver turn (`delivering`), the tasks they
 //! wake go to the FIFO inboxes instead (`schedule.rs`): they are served in event order.
 //!
@@ -76,9 +76,8 @@ pub(crate) struct WorkerLocal {
     /// What the tasks the current poll spawns are: forks, or a generator's requests
     /// (`schedule.rs`); decided by the poll's first spawn ([`WorkerLocal::spawn_is_generated`]).
     spawns: Cell<Spawns>,
-    /// Whether the task being polled yielded in its poll before this one (this poll resumes
-    /// it from the deferred list).
-    resumed: Cell<bool>,
+    /// Whether the task being polled is in its first poll.
+    first_poll: Cell<bool>,
     /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
     /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
     /// continuation) from one between tasks that stay (two tasks waking each other).
@@ -87,10 +86,9 @@ pub(crate) struct WorkerLocal {
     /// at one), which moves them onto the deque in that order (tokio's `Defer`). Private,
     /// so a yield costs no atomic operation.
     deferred: RefCell<Vec<Runnable>>,
-    /// Set while the deferred list holds a task that yielded in a poll that did not resume
-    /// it from a yield (its first yield since it was spawned or woken): a task newer, in
-    /// depth-first order, than the yielded tasks an earlier turn moved onto the deque
-    /// (`mod.rs`, step 3).
+    /// Set while the deferred list holds a task that yielded in its first poll (a fork that
+    /// awaited before it forks): newer, in depth-first order, than the yielded tasks an
+    /// earlier turn moved onto the deque (`mod.rs`, step 4).
     fresh_deferred: Cell<bool>,
     /// This thread's cooperative budget and yield mark, set at each poll and read when a
     /// task wakes itself (`runtime/coop.rs`). Its raw pointer also keeps `WorkerLocal` on its
@@ -110,7 +108,7 @@ impl WorkerLocal {
             delivering: Cell::new(None),
             polling: Cell::new(std::ptr::null()),
             spawns: Cell::new(Spawns::Undecided),
-            resumed: Cell::new(false),
+            first_poll: Cell::new(false),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
             fresh_deferred: Cell::new(false),
@@ -153,13 +151,13 @@ impl WorkerLocal {
         !own.inbox.is_empty() || !own.pinned.is_empty() || !self.state.injector.is_empty()
     }
 
-    /// Marks the start of a poll of the task whose metadata is `meta` (`resumed`: it yielded
-    /// in its poll before).
+    /// Marks the start of a poll of the task whose metadata is `meta` (`first`: its first
+    /// poll).
     #[inline]
-    pub(crate) fn begin_poll(&self, meta: &TaskMeta<State>, resumed: bool) {
+    pub(crate) fn begin_poll(&self, meta: &TaskMeta<State>, first: bool) {
         self.polling.set(meta);
         self.spawns.set(Spawns::Undecided);
-        self.resumed.set(resumed);
+        self.first_poll.set(first);
     }
 
     /// Marks the end of the poll that [`WorkerLocal::begin_poll`] began.
@@ -218,14 +216,14 @@ impl WorkerLocal {
     /// turn, marking it [`YIELDED`].
     pub(crate) fn push_deferred(&self, runnable: Runnable) {
         runnable.metadata().set_hint(YIELDED, true);
-        if !self.resumed.get() {
+        if self.first_poll.get() {
             self.fresh_deferred.set(true);
         }
         self.deferred.borrow_mut().push(runnable);
     }
 
-    /// Whether the deferred list holds a task that yielded in a poll that did not resume it
-    /// from a yield (see `fresh_deferred`).
+    /// Whether the deferred list holds a task that yielded in its first poll (see
+    /// `fresh_deferred`).
     pub(crate) fn has_fresh_deferred(&self) -> bool {
         self.fresh_deferred.get()
     }

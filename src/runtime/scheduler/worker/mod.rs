@@ -23,8 +23,8 @@
 //!    block (if no other worker holds it), then the deferred tasks move onto the deque, and
 //!    the first that yielded runs (tokio's `Defer`). Also before step 3 pops a task that
 //!    yielded and that an earlier turn moved onto the deque, if a task that yielded in its
-//!    first poll since it was spawned or woken (a fork that awaited before it forks) waits
-//!    in the list: that one is newer in depth-first order, and goes on top of it;
+//!    first poll (a fork that awaited before it forks) waits in the list: that one is newer
+//!    in depth-first order, and goes on top of it;
 //! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
@@ -68,9 +68,10 @@
 //!   awaited before), runs after the tasks its worker spawns after it, depth-first, or when
 //!   a thief takes it (thieves take the oldest). No number of polls bounds that wait: it is
 //!   the price of depth-first order, which keeps the tasks outstanding near 2 × depth ×
-//!   workers (a binary spawn tree of 65,535 tasks peaks at about 50-60 on 2 workers, and at
-//!   2 × depth on one, whether its nodes fork in their first poll or after a yield; were
-//!   the fairness rotation to take the deque's oldest task, they would reach about 27,000).
+//!   workers (the bench's binary spawn tree of 131,071 tasks peaks at 48-57 on 2 workers,
+//!   and a tree on one worker at exactly 2 × depth, whether its nodes fork in their first
+//!   poll or after a yield; were the fairness rotation to take the deque's oldest task, they
+//!   would reach about 27,000).
 //!   A task that yielded waits here too once a turn released it, below the forks that
 //!   yielded after it (step 4). A task spawned by a *later* poll of its spawner (an accept
 //!   loop, an HTTP/2 connection spawning a task per stream: a generator of requests, not a
@@ -430,10 +431,10 @@ impl WorkerLocal {
             st.batch_left = st.batch_left.saturating_sub(1);
             if task.metadata().hint(YIELDED) && self.has_fresh_deferred() {
                 // A task that yielded, moved here by an earlier turn, while a task newer in
-                // depth-first order (one that yielded in a poll that did not resume it from a
-                // yield: a fork that awaited before it forks) waits in the deferred list: that
-                // one goes on top of it first, so a tree whose nodes yield before they fork
-                // stays depth-first (step 4).
+                // depth-first order (one that yielded in its first poll: a fork that awaited
+                // before it forks) waits in the deferred list: that one goes on top of it
+                // first, so a tree whose nodes yield before they fork stays depth-first
+                // (step 4).
                 self.deque.push(task);
                 return self.pop_deferred();
             }
@@ -658,11 +659,10 @@ impl WorkerLocal {
             }
         }
         let meta = task.metadata();
-        let resumed = meta.hint(YIELDED);
-        if resumed {
+        if meta.hint(YIELDED) {
             meta.set_hint(YIELDED, false);
         }
-        self.begin_poll(meta, resumed);
+        self.begin_poll(meta, meta.last_worker().is_none());
         meta.set_last_worker(self.index);
         // `with_budget` also drops a yield mark of an earlier poll that did not end in a
         // self-wake; the completion mark was taken after the last poll.
