@@ -72,9 +72,9 @@ pub(crate) const GENERATED: u8 = 1;
 /// A hint of [`TaskMeta`]: the task has spawned a task in one of its polls. Set by the first
 /// spawn of its first poll that spawns.
 pub(crate) const SPAWNED: u8 = 2;
-/// A hint of [`TaskMeta`]: the task yielded (`yield_now`, a spent budget) and has not been
-/// polled since. Set when the task goes to its worker's deferred list, cleared by its next
-/// poll.
+/// A hint of [`TaskMeta`]: the task has yielded (`yield_now`, a spent budget) in one of its
+/// polls, as every task an earlier driver turn released from a deferred list has. Set when
+/// the task goes to its worker's deferred list.
 pub(crate) const YIELDED: u8 = 4;
 
 /// What a task needs from its executor's state.

@@ -28,15 +28,18 @@ use crate::runtime::coop::ThreadCoop;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::task::{TaskMeta, SPAWNED, YIELDED};
 
-/// What the tasks a poll spawns are (`schedule.rs`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Spawns {
-    /// The poll has spawned nothing yet.
-    Undecided,
-    /// Forks: the poll is its task's first that spawns (depth-first, onto the deque).
-    Forks,
-    /// A generator's requests: its task spawned in an earlier poll (FIFO, through the inbox).
-    Generated,
+/// What the worker knows of the poll in flight, as bits ([`WorkerLocal::begin_poll`]).
+mod poll_bits {
+    /// A poll runs (`polling` points to its task's metadata).
+    pub(super) const IN_POLL: u8 = 1;
+    /// It is its task's first poll.
+    pub(super) const FIRST: u8 = 2;
+    /// The tasks it spawns are forks: it is its task's first poll that spawns (depth-first,
+    /// onto the deque).
+    pub(super) const FORKS: u8 = 4;
+    /// The tasks it spawns are a generator's requests: its task spawned in an earlier poll
+    /// (FIFO, through the inbox).
+    pub(super) const GENERATED: u8 = 8;
 }
 
 /// Which inbox a task woken by a driver turn goes to.
@@ -69,15 +72,14 @@ pub(crate) struct WorkerLocal {
     /// order, rather than the LIFO slot and deque, which would run the last woken first;
     /// which inbox, the turn's taker says ([`InboxTarget`]).
     delivering: Cell<Option<InboxTarget>>,
-    /// The metadata of the task being polled now (null between polls): the spawner of the
-    /// tasks this poll spawns. Valid while it is set: async-task keeps the task alive for
-    /// the whole of `Runnable::run`, which it is set around.
+    /// The metadata of the task being polled now: the spawner of the tasks this poll
+    /// spawns. Valid while `poll` has [`poll_bits::IN_POLL`]: async-task keeps the task
+    /// alive for the whole of `Runnable::run`, which that bit is set around.
     polling: Cell<*const TaskMeta<State>>,
-    /// What the tasks the current poll spawns are: forks, or a generator's requests
-    /// (`schedule.rs`); decided by the poll's first spawn ([`WorkerLocal::spawn_is_generated`]).
-    spawns: Cell<Spawns>,
-    /// Whether the task being polled is in its first poll.
-    first_poll: Cell<bool>,
+    /// [`poll_bits`]: whether a poll runs, whether it is its task's first, and what the
+    /// tasks it spawns are (decided by its first spawn,
+    /// [`WorkerLocal::spawn_is_generated`]).
+    poll: Cell<u8>,
     /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
     /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
     /// continuation) from one between tasks that stay (two tasks waking each other).
@@ -107,8 +109,7 @@ impl WorkerLocal {
             parked: Cell::new(false),
             delivering: Cell::new(None),
             polling: Cell::new(std::ptr::null()),
-            spawns: Cell::new(Spawns::Undecided),
-            first_poll: Cell::new(false),
+            poll: Cell::new(0),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
             fresh_deferred: Cell::new(false),
@@ -156,14 +157,14 @@ impl WorkerLocal {
     #[inline]
     pub(crate) fn begin_poll(&self, meta: &TaskMeta<State>, first: bool) {
         self.polling.set(meta);
-        self.spawns.set(Spawns::Undecided);
-        self.first_poll.set(first);
+        let first = if first { poll_bits::FIRST } else { 0 };
+        self.poll.set(poll_bits::IN_POLL | first);
     }
 
     /// Marks the end of the poll that [`WorkerLocal::begin_poll`] began.
     #[inline]
     pub(crate) fn end_poll(&self) {
-        self.polling.set(std::ptr::null());
+        self.poll.set(0);
     }
 
     /// Whether a task spawned now is a generator's request rather than a fork: whether the
@@ -172,24 +173,38 @@ impl WorkerLocal {
     /// spawns anything are forks, whatever the polls before it awaited (`schedule.rs`). A
     /// spawn outside any task's poll (by a waker a driver turn runs) counts as a
     /// generator's.
+    #[inline]
     pub(crate) fn spawn_is_generated(&self) -> bool {
-        match self.spawns.get() {
-            Spawns::Forks => false,
-            Spawns::Generated => true,
-            Spawns::Undecided => {
-                // SAFETY: set by `begin_poll` to the metadata of the task being polled, which
-                // async-task keeps alive until `end_poll` clears it (see the field).
-                let decided = match unsafe { self.polling.get().as_ref() } {
-                    Some(spawner) if !spawner.hint(SPAWNED) => {
-                        spawner.set_hint(SPAWNED, true);
-                        Spawns::Forks
-                    }
-                    _ => Spawns::Generated,
-                };
-                self.spawns.set(decided);
-                decided == Spawns::Generated
-            }
+        let poll = self.poll.get();
+        if poll & poll_bits::FORKS != 0 {
+            return false;
         }
+        if poll & (poll_bits::GENERATED | poll_bits::IN_POLL) != poll_bits::IN_POLL {
+            // Decided already, or no poll runs.
+            return true;
+        }
+        self.decide_spawns(poll)
+    }
+
+    /// The first spawn of the poll in flight (`poll`: its bits) decides what its spawns are
+    /// (see [`WorkerLocal::spawn_is_generated`]). Out of line: once per poll that spawns.
+    #[inline(never)]
+    fn decide_spawns(&self, poll: u8) -> bool {
+        // SAFETY: `IN_POLL` is set (the caller checked), so `polling` is the metadata of the
+        // task being polled, which async-task keeps alive until `end_poll` clears the bit
+        // (see the field).
+        let spawner = unsafe { &*self.polling.get() };
+        let generated = spawner.hint(SPAWNED);
+        if !generated {
+            spawner.set_hint(SPAWNED, true);
+        }
+        let decided = if generated {
+            poll_bits::GENERATED
+        } else {
+            poll_bits::FORKS
+        };
+        self.poll.set(poll | decided);
+        generated
     }
 
     /// The task running now completed.
@@ -214,9 +229,10 @@ impl WorkerLocal {
 
     /// Holds back a task that yielded (the task being polled) until the worker's next driver
     /// turn, marking it [`YIELDED`].
+    #[inline(always)]
     pub(crate) fn push_deferred(&self, runnable: Runnable) {
         runnable.metadata().set_hint(YIELDED, true);
-        if self.first_poll.get() {
+        if self.poll.get() & poll_bits::FIRST != 0 {
             self.fresh_deferred.set(true);
         }
         self.deferred.borrow_mut().push(runnable);

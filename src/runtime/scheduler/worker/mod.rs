@@ -22,9 +22,9 @@
 //! 4. if tasks that yielded wait in its deferred list: a turn of the driver that does not
 //!    block (if no other worker holds it), then the deferred tasks move onto the deque, and
 //!    the first that yielded runs (tokio's `Defer`). Also before step 3 pops a task that
-//!    yielded and that an earlier turn moved onto the deque, if a task that yielded in its
-//!    first poll (a fork that awaited before it forks) waits in the list: that one is newer
-//!    in depth-first order, and goes on top of it;
+//!    has yielded (as one an earlier turn moved onto the deque has), if a task that yielded
+//!    in its first poll (a fork that awaited before it forks) waits in the list: that one is
+//!    newer in depth-first order, and goes on top of it;
 //! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
@@ -174,11 +174,15 @@ struct LoopState {
     unreported_polls: u32,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
-    /// The shared queue the last batch of step 3 came from, and about how many of its tasks
-    /// still wait on the deque (the batch's size, less one per pop from the deque since).
-    /// While some do, the fairness check skips that queue ([`WorkerLocal::fairness_pick`]).
+    /// The shared queue the last batch of step 3 came from, the tasks it left on the deque,
+    /// and the polls left until the maintenance when it was taken: the maintenance tells
+    /// from them whether tasks of the batch still wait (fewer polls than it left ran since,
+    /// each taking one), and if so the fairness check after it skips that queue
+    /// (`serving`, [`WorkerLocal::fairness_pick`]). No count per poll.
     batch_from: BatchFrom,
     batch_left: u32,
+    batch_at: u32,
+    serving: Option<BatchFrom>,
 }
 
 /// The shared queue a batch on the deque came from.
@@ -210,6 +214,8 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         dry_searches: 0,
         batch_from: BatchFrom::Inbox,
         batch_left: 0,
+        batch_at: 0,
+        serving: None,
     };
     {
         let _installed = context::enter_worker(&worker);
@@ -399,8 +405,7 @@ impl WorkerLocal {
             st.fairness_round = st.fairness_round.wrapping_add(1);
             // A queue a batch was taken from, while tasks of that batch wait on the deque,
             // is being served: its next task would overtake them.
-            let serving = (st.batch_left > 0).then_some(st.batch_from);
-            if let Some(task) = self.fairness_pick(st.fairness_round, serving) {
+            if let Some(task) = self.fairness_pick(st.fairness_round, st.serving.take()) {
                 if let Some(waiting) = self.take_lifo() {
                     self.deque.push(waiting);
                     self.state.idle.notify_work();
@@ -428,13 +433,12 @@ impl WorkerLocal {
             None => st.handoffs = 0,
         }
         if let Some(task) = self.deque.pop() {
-            st.batch_left = st.batch_left.saturating_sub(1);
-            if task.metadata().hint(YIELDED) && self.has_fresh_deferred() {
-                // A task that yielded, moved here by an earlier turn, while a task newer in
-                // depth-first order (one that yielded in its first poll: a fork that awaited
-                // before it forks) waits in the deferred list: that one goes on top of it
-                // first, so a tree whose nodes yield before they fork stays depth-first
-                // (step 4).
+            if self.has_fresh_deferred() && task.metadata().hint(YIELDED) {
+                // A task that has yielded (perhaps one an earlier turn moved here), while a
+                // task newer in depth-first order (one that yielded in its first poll: a fork
+                // that awaited before it forks) waits in the deferred list: that one goes on
+                // top of it first, so a tree whose nodes yield before they fork stays
+                // depth-first (step 4).
                 self.deque.push(task);
                 return self.pop_deferred();
             }
@@ -451,6 +455,7 @@ impl WorkerLocal {
         if task.is_some() {
             st.batch_from = from;
             st.batch_left = u32::try_from(self.deque.len()).unwrap_or(u32::MAX);
+            st.batch_at = st.until_maintenance;
             return task;
         }
         self.pop_deferred()
@@ -533,6 +538,11 @@ impl WorkerLocal {
     /// them (and are told so).
     #[inline(never)]
     fn maintenance(&self, st: &mut LoopState) {
+        // The last batch's tasks still wait if fewer polls than it left ran since it came
+        // (each ran one task); a batch of an earlier interval is done (a batch is at most
+        // 32 tasks, fewer than an interval's polls).
+        st.serving = (st.batch_left > st.batch_at).then_some(st.batch_from);
+        st.batch_left = 0;
         st.until_maintenance = FAIRNESS_INTERVAL;
         st.fairness_due = true;
         self.end_busy(st);
@@ -659,9 +669,6 @@ impl WorkerLocal {
             }
         }
         let meta = task.metadata();
-        if meta.hint(YIELDED) {
-            meta.set_hint(YIELDED, false);
-        }
         self.begin_poll(meta, meta.last_worker().is_none());
         meta.set_last_worker(self.index);
         // `with_budget` also drops a yield mark of an earlier poll that did not end in a
