@@ -12,9 +12,11 @@
 //! - ping_pong: 1,000 pairs of tasks exchanging oneshot messages;
 //! - chained_spawn: a chain of 1,000 tasks, each spawning the next;
 //! - spawn_tree: fork-join by spawning, a binary tree of depth 16 (131,071 tasks): each node
-//!   spawns its two children and awaits them; after the timings, a second table gives each
-//!   runtime's peak of tasks spawned and not yet finished (depth-first execution keeps it
-//!   near depth x workers, breadth-first near a whole level of the tree);
+//!   spawns its two children and awaits them; spawn_tree_yield: the same tree, each node
+//!   yielding once (its runtime's `yield_now`) before it forks, so that its forks come in a
+//!   later poll; after the timings, a second table gives each runtime's peak of tasks
+//!   spawned and not yet finished in both trees (depth-first execution keeps it near
+//!   2 x depth x workers, breadth-first near a whole level of the tree);
 //! - scatter_gather_n{N}_w{W}us: the WS-LAST paper's workload (one coordinator, N worker
 //!   tasks, capacity-1 channels both ways, W µs of spinning per message), from
 //!   `examples/scatter_gather/workload.rs`, at n = 16, w = 10 and 100 µs, and n = 64, w = 10 µs.
@@ -154,13 +156,18 @@ struct Outstanding {
     peak: AtomicUsize,
 }
 
-/// A node of the spawn tree: spawns its two children (when `depth > 0`) and awaits both.
+/// A node of the spawn tree: yields first if `yield_first`, then spawns its two children
+/// (when `depth > 0`) and awaits both.
 fn tree_node<R: Runtime>(
     rt: Arc<R>,
     depth: u32,
     count: Option<Arc<Outstanding>>,
+    yield_first: bool,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     Box::pin(async move {
+        if yield_first {
+            rt.yield_now().await;
+        }
         if depth == 0 {
             return;
         }
@@ -172,7 +179,7 @@ fn tree_node<R: Runtime>(
                 let now = count.now.fetch_add(1, Ordering::SeqCst) + 1;
                 count.peak.fetch_max(now, Ordering::SeqCst);
             }
-            let child = tree_node(Arc::clone(&rt), depth - 1, count.clone());
+            let child = tree_node(Arc::clone(&rt), depth - 1, count.clone(), yield_first);
             let count = count.clone();
             rt.spawn_here(async move {
                 child.await;
@@ -188,10 +195,11 @@ fn tree_node<R: Runtime>(
     })
 }
 
-/// The spawn tree (see the module docs); with `count`, counts the outstanding tasks.
-fn spawn_tree<R: Runtime>(rt: &Arc<R>, count: Option<Arc<Outstanding>>) {
+/// The spawn tree (see the module docs), its nodes yielding before they fork if
+/// `yield_first`; with `count`, counts the outstanding tasks.
+fn spawn_tree<R: Runtime>(rt: &Arc<R>, count: Option<Arc<Outstanding>>, yield_first: bool) {
     let (tx, rx) = oneshot::channel();
-    let root = tree_node(Arc::clone(rt), TREE_DEPTH, count);
+    let root = tree_node(Arc::clone(rt), TREE_DEPTH, count, yield_first);
     rt.spawn_remote(async move {
         root.await;
         let _ = tx.send(());
@@ -199,19 +207,25 @@ fn spawn_tree<R: Runtime>(rt: &Arc<R>, count: Option<Arc<Outstanding>>) {
     rt.block_on(async move { rx.await.unwrap() });
 }
 
-/// The peak of outstanding tasks of one spawn tree on each runtime (three trees each; the
-/// largest peak).
+/// The peak of outstanding tasks of one spawn tree on each runtime, its nodes forking in
+/// their first poll and after a yield (three trees each; the largest and the smallest peak).
 fn print_spawn_tree_peaks(workers: usize) {
     println!(
         "\nspawn_tree, depth {TREE_DEPTH} ({} tasks), {workers} workers: peak of tasks \
-         spawned and not yet finished (largest of 3 trees)\n",
-        (1usize << (TREE_DEPTH + 1)) - 1
+         spawned and not yet finished (largest and smallest of 3 trees; 2 x depth x workers \
+         = {})\n",
+        (1usize << (TREE_DEPTH + 1)) - 1,
+        2 * TREE_DEPTH as usize * workers
     );
-    println!("| runtime | peak outstanding tasks |");
-    println!("|---|---:|");
+    println!("| runtime | forks in the first poll | forks after a yield |");
+    println!("|---|---:|---:|");
     for rt in runtimes(workers) {
-        let peak = (0..3).map(|_| rt.tree_peak()).max().unwrap_or(0);
-        println!("| {} | {peak} |", rt.label());
+        let peaks = |yield_first: bool| {
+            let peaks: Vec<usize> = (0..3).map(|_| rt.tree_peak(yield_first)).collect();
+            let (min, max) = (peaks.iter().min(), peaks.iter().max());
+            format!("{} - {}", min.unwrap_or(&0), max.unwrap_or(&0))
+        };
+        println!("| {} | {} | {} |", rt.label(), peaks(false), peaks(true));
     }
 }
 
@@ -235,8 +249,9 @@ fn compare(c: &mut Criterion, name: &'static str) {
 trait ErasedRuntime {
     fn label(&self) -> &'static str;
     fn run(&self, workload: &str);
-    /// The peak of outstanding tasks of one spawn tree.
-    fn tree_peak(&self) -> usize;
+    /// The peak of outstanding tasks of one spawn tree (its nodes yielding before they fork
+    /// if `yield_first`).
+    fn tree_peak(&self, yield_first: bool) -> usize;
 }
 
 impl<R: Runtime> ErasedRuntime for Arc<R> {
@@ -250,13 +265,14 @@ impl<R: Runtime> ErasedRuntime for Arc<R> {
             "yield_many" => yield_many(self),
             "ping_pong" => ping_pong(self),
             "chained_spawn" => chained_spawn(self),
-            "spawn_tree" => spawn_tree(self, None),
+            "spawn_tree" => spawn_tree(self, None, false),
+            "spawn_tree_yield" => spawn_tree(self, None, true),
             other => unreachable!("unknown workload {other}"),
         }
     }
-    fn tree_peak(&self) -> usize {
+    fn tree_peak(&self, yield_first: bool) -> usize {
         let count = Arc::new(Outstanding::default());
-        spawn_tree(self, Some(Arc::clone(&count)));
+        spawn_tree(self, Some(Arc::clone(&count)), yield_first);
         count.peak.load(Ordering::SeqCst)
     }
 }
@@ -278,13 +294,14 @@ fn runtimes(workers: usize) -> Vec<Box<dyn ErasedRuntime>> {
     ]
 }
 
-const WORKLOADS: [&str; 6] = [
+const WORKLOADS: [&str; 7] = [
     "spawn_many_local",
     "spawn_many_remote",
     "yield_many",
     "ping_pong",
     "chained_spawn",
     "spawn_tree",
+    "spawn_tree_yield",
 ];
 
 /// The scatter-gather points: (group name, n, w, rounds per iteration).

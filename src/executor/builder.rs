@@ -23,6 +23,11 @@ use crate::runtime::task::task_count::{self, new_anchored};
 use crate::runtime::threads::ThreadConfig;
 use crate::runtime::wake_policy::WakePolicy;
 
+/// The most worker threads an executor has (rayon's limit too): far more than any machine
+/// runs usefully, and few enough that the per-worker tables `build` makes before it starts
+/// the threads stay small.
+const MAX_WORKER_THREADS: usize = 0xFFFF;
+
 /// Configures and starts an [`Executor`].
 ///
 /// ```
@@ -70,10 +75,13 @@ impl Builder {
     }
 
     /// The number of worker threads (default: [`std::thread::available_parallelism`]).
-    /// Zero makes [`Builder::build`] fail with [`io::ErrorKind::InvalidInput`].
+    /// Zero, or more than 65,535 (rayon's limit too), makes [`Builder::build`] fail with
+    /// [`io::ErrorKind::InvalidInput`].
     ///
     /// ```
     /// let err = filch::Builder::new().worker_threads(0).build().unwrap_err();
+    /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    /// let err = filch::Builder::new().worker_threads(usize::MAX).build().unwrap_err();
     /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     /// ```
     pub fn worker_threads(mut self, n: usize) -> Builder {
@@ -198,7 +206,8 @@ impl Builder {
     }
 
     /// How long an idle blocking-pool thread waits for a job before it exits (default
-    /// 10 s, as tokio's).
+    /// 10 s, as tokio's). Any `Duration` works: one too long for the clock to hold
+    /// (`Duration::MAX`) keeps idle threads until shutdown.
     ///
     /// ```
     /// let ex = filch::Builder::new()
@@ -308,19 +317,25 @@ impl Builder {
         self
     }
 
-    /// Reports task polls that run longer than `threshold` (off by default): once while the
-    /// poll still runs (`SlowPoll::still_running`, within about a millisecond of crossing
-    /// the threshold, from filch's loop-ticker thread, never from the stuck worker) and once
-    /// when it returns (from the worker, before the task's output is out), and counts them
-    /// in [`WorkerStats::slow_polls`](crate::WorkerStats::slow_polls) and
+    /// Reports task polls that hold their worker longer than `threshold` (off by default):
+    /// once while the poll still runs (`SlowPoll::still_running`, within about a
+    /// millisecond of crossing the threshold, from filch's loop-ticker thread, never from
+    /// the stuck worker) and once when it returns (from the worker, before the task's output
+    /// is out), and counts them in
+    /// [`WorkerStats::slow_polls`](crate::WorkerStats::slow_polls) and
     /// [`longest_poll`](crate::WorkerStats::longest_poll). Without
     /// [`Builder::on_slow_poll`], each report is printed to stderr as one line (the
-    /// [`SlowPoll`](crate::SlowPoll)'s `Display`).
+    /// [`SlowPoll`](crate::SlowPoll)'s `Display`). The threshold counts the time the
+    /// worker's thread runs the poll or is blocked inside it (a sleep, a lock, a read), not
+    /// the time it waits for a CPU: on Linux, a worker preempted in the middle of a short
+    /// poll on a busy machine is not reported (elsewhere the wall clock counts). A report's
+    /// `duration` is the poll's time on the wall clock.
     ///
-    /// Cost: with a threshold, each task poll reads the clock twice (about 40 ns in all);
-    /// without one, nothing. A zero threshold makes [`Builder::build`] fail with
-    /// [`io::ErrorKind::InvalidInput`]. Blocking-pool jobs are not watched: blocking is
-    /// what they are for.
+    /// Cost: with a threshold, each task poll reads the clock twice (about 40 ns in all),
+    /// and the ticker reads two `/proc` files per tick for each poll older than a
+    /// millisecond; without one, nothing. A zero threshold makes [`Builder::build`] fail
+    /// with [`io::ErrorKind::InvalidInput`]; `Duration::MAX` never reports. Blocking-pool
+    /// jobs are not watched: blocking is what they are for.
     ///
     /// ```
     /// use std::time::Duration;
@@ -373,10 +388,10 @@ impl Builder {
     ///
     /// # Errors
     /// [`io::ErrorKind::InvalidInput`] if the number of workers or of blocking threads is
-    /// zero, or the thread name holds a NUL byte (with `tokio-context`: for the tokio
-    /// runtime's settings too, see [`Builder::tokio_worker_threads`]); the operating
-    /// system's error if a thread cannot be started (the threads already started are stopped
-    /// and joined).
+    /// zero, the number of workers above 65,535, the slow-poll threshold zero, or the
+    /// thread name holds a NUL byte (with `tokio-context`: for the tokio runtime's settings
+    /// too, see [`Builder::tokio_worker_threads`]); the operating system's error if a thread
+    /// cannot be started (the threads already started are stopped and joined).
     ///
     /// ```
     /// let ex = filch::Builder::new().worker_threads(3).build()?;
@@ -392,6 +407,15 @@ impl Builder {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
+            ));
+        }
+        if n > MAX_WORKER_THREADS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "filch: an executor has at most {MAX_WORKER_THREADS} worker threads \
+                     (worker_threads({n}) was given)"
+                ),
             ));
         }
         if self.max_blocking_threads == 0 {

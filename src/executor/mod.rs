@@ -224,7 +224,9 @@ impl Executor {
 
     /// Shuts the executor down as dropping it does, then waits at most `timeout` for the
     /// blocking-pool jobs that are still running (those that take longer are left to
-    /// finish on their threads, detached).
+    /// finish on their threads, detached). Called inside one of those jobs, it waits for the
+    /// others, not for the job it runs in. A `timeout` too long for the clock to hold
+    /// (`Duration::MAX`) waits as long as they take.
     ///
     /// ```
     /// use std::time::Duration;

@@ -14,7 +14,8 @@
 //!   (`Builder::max_blocking_threads`, default [`MAX_BLOCKING_THREADS`]); beyond that jobs
 //!   wait in a FIFO queue;
 //! - shrinks when idle: a thread that finds no job for its keep-alive
-//!   (`Builder::thread_keep_alive`, default [`IDLE_TIMEOUT`]) exits;
+//!   (`Builder::thread_keep_alive`, default [`IDLE_TIMEOUT`]; one too long for an `Instant`
+//!   to hold, such as `Duration::MAX`, keeps it until shutdown) exits;
 //! - names its threads `{prefix}-blocking-{n}` (`n` counts up from 0 and is never reused),
 //!   enters the owning executor's context on them (so `Handle::current()` is that executor
 //!   and `spawn` goes there), and does not mark them as workers (so `block_on` is allowed).
@@ -22,7 +23,7 @@
 //! Shutdown (`State::shutdown` calls [`BlockingPool::shutdown`]): idle threads exit at once;
 //! a job already running runs to its end on its thread, and its `JoinHandle` gets its output
 //! (only `Executor::shutdown_timeout` waits for it, and only so long: a blocking call may
-//! never return); a job queued but not started is dropped without running, and so is one
+//! never return; on one of the pool's own threads it waits for the others); a job queued but not started is dropped without running, and so is one
 //! spawned after shutdown: their `JoinHandle`s resolve to a cancelled `JoinError`.
 //! `JoinHandle::abort` likewise cancels a job that has not started; one that runs cannot be
 //! interrupted.
@@ -43,6 +44,7 @@
 //! - a thread looks at the queue before it waits, so no job is left queued while a thread
 //!   lives: every queued job is run, or dropped by `shutdown`.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -53,6 +55,11 @@ pub(crate) const MAX_BLOCKING_THREADS: usize = 512;
 
 /// How long a blocking-pool thread waits for a job before it exits.
 pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+thread_local! {
+    /// The pool whose [`BlockingPool::serve`] runs on this thread (its address), else null.
+    static SERVING: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
+}
 
 /// One executor's blocking pool of jobs `J`. See the module docs.
 pub(crate) struct BlockingPool<J> {
@@ -115,11 +122,13 @@ impl<J> BlockingPool<J> {
 
     /// Waits until no thread of the pool is left (after [`BlockingPool::shutdown`], once the
     /// jobs still running have returned), or until `timeout` has passed; whether none is
-    /// left.
+    /// left. Called on one of the pool's own threads (a job that shuts its executor down),
+    /// it waits for the others: this one cannot leave while it waits.
     pub(crate) fn wait_for_threads(&self, timeout: Duration) -> bool {
         let deadline = Instant::now().checked_add(timeout);
+        let me = usize::from(SERVING.with(Cell::get) == self.address());
         let mut st = self.lock();
-        while st.threads > 0 {
+        while st.threads > me {
             let left = match deadline {
                 Some(deadline) => deadline.saturating_duration_since(Instant::now()),
                 // A timeout beyond what an `Instant` holds: wait as long as it takes.
@@ -135,6 +144,11 @@ impl<J> BlockingPool<J> {
 
     fn lock(&self) -> MutexGuard<'_, PoolState<J>> {
         self.state.lock()
+    }
+
+    /// This pool's address, as [`SERVING`] holds it.
+    fn address(&self) -> *const () {
+        std::ptr::from_ref(self).cast()
     }
 
     /// Queues `job` and makes sure a thread will run it: wakes an idle thread, or asks the
@@ -195,6 +209,15 @@ impl<J> BlockingPool<J> {
     /// The body of a pool thread: runs jobs with `run` until the thread has been idle for
     /// the idle timeout, or the pool shuts down.
     pub(crate) fn serve(&self, run: impl Fn(J)) {
+        /// Clears [`SERVING`] however `serve` ends.
+        struct Serving;
+        impl Drop for Serving {
+            fn drop(&mut self) {
+                SERVING.with(|s| s.set(std::ptr::null()));
+            }
+        }
+        SERVING.with(|s| s.set(self.address()));
+        let _serving = Serving;
         let mut st = self.lock();
         'jobs: loop {
             while let Some(job) = st.queue.pop_front() {
@@ -206,16 +229,22 @@ impl<J> BlockingPool<J> {
                 break;
             }
             st.idle += 1;
-            let deadline = Instant::now() + st.idle_timeout;
+            // A keep-alive beyond what an `Instant` holds (`Duration::MAX`): no deadline.
+            let deadline = Instant::now().checked_add(st.idle_timeout);
             loop {
-                let timeout = deadline.saturating_duration_since(Instant::now());
-                st = self.condvar.wait_timeout(st, timeout).0;
+                st = match deadline {
+                    Some(deadline) => {
+                        let timeout = deadline.saturating_duration_since(Instant::now());
+                        self.condvar.wait_timeout(st, timeout).0
+                    }
+                    None => self.condvar.wait(st),
+                };
                 if st.notified > 0 {
                     // A push claimed us (and already took us out of `idle`).
                     st.notified -= 1;
                     continue 'jobs;
                 }
-                if st.shutdown || Instant::now() >= deadline {
+                if st.shutdown || deadline.is_some_and(|deadline| Instant::now() >= deadline) {
                     st.idle -= 1;
                     break 'jobs;
                 }

@@ -1,7 +1,8 @@
 //! `Builder::build` reports bad input as an error instead of panicking (shared/API.md,
-//! Builder): zero worker threads, and a thread-name prefix holding a NUL byte (which std's
-//! thread builder would panic on), are `Err(ErrorKind::InvalidInput)`; after such an error
-//! the next build works.
+//! Builder): zero worker threads, an absurd number of them (more than 65,535), and a
+//! thread-name prefix holding a NUL byte (which std's thread builder would panic on), are
+//! `Err(ErrorKind::InvalidInput)`; after such an error the next build works. Every
+//! `Duration` the builder takes works up to `Duration::MAX`.
 
 use std::io::{self, ErrorKind};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,6 +37,43 @@ fn zero_workers_is_invalid_input() {
         build(Builder::default().worker_threads(0), "Builder::default"),
         "0 workers, Builder::default",
     );
+}
+
+#[test]
+fn an_absurd_number_of_workers_is_invalid_input() {
+    for workers in [usize::MAX, usize::MAX / 2, 1 << 32, 65_536] {
+        let what = format!("worker_threads({workers})");
+        assert_invalid_input(build(Builder::new().worker_threads(workers), &what), &what);
+    }
+}
+
+// `Duration::MAX` (saturating, as tokio's): the slow-poll threshold is never crossed, and an
+// idle blocking-pool thread waits for its next job however long it takes.
+#[test]
+fn durations_up_to_the_maximum_work() {
+    watchdog(30, "Duration::MAX in the builder", || {
+        let ex = build(
+            Builder::new()
+                .worker_threads(1)
+                .max_blocking_threads(1)
+                .thread_keep_alive(std::time::Duration::MAX)
+                .slow_poll_threshold(std::time::Duration::MAX)
+                .on_slow_poll(|report| panic!("reported: {report}")),
+            "Duration::MAX",
+        )
+        .expect("a build with Duration::MAX");
+        for i in 0..3 {
+            // One thread: the later jobs go to the one the first job started, once it is
+            // idle (or before it goes idle).
+            assert_eq!(ex.block_on(ex.spawn_blocking(move || i)).unwrap(), i);
+        }
+        assert_eq!(ex.stats().blocking_threads, 1);
+        ex.block_on(ex.spawn(async {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }))
+        .unwrap();
+        assert_eq!(ex.stats().total().slow_polls, 0);
+    });
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! A worker whose LIFO end keeps growing cannot starve the task at its FIFO end. Each
-//! worker runs fork-join trees without end (every node spawns two children onto its LIFO
-//! slot and deque, and awaits them), so its deque never drains; a task spawned before one
-//! of those trees (pushed onto the deque below it, as a task displaced from the LIFO slot)
+//! A worker whose LIFO end keeps growing cannot starve a task spawned before its latest
+//! tree. Each worker runs fork-join trees without end (every node spawns two children onto
+//! its LIFO slot and deque, and awaits them), so its deque never drains; a task spawned by
+//! a later poll of a tree's driver just before one of those trees (a generator's request,
+//! as hyper's per-stream tasks are: where a fork would wait below the tree on the deque)
 //! must still run within a bounded number of polls of its worker: a detached one (its
 //! `JoinHandle` dropped: nobody joins it, as hyper's per-stream tasks) and one whose
 //! handle its spawner keeps, on 1 and 2 workers, both wake policies.

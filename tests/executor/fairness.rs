@@ -251,6 +251,25 @@ impl RunOrder {
         self.runs.lock().unwrap().push((round, seq));
     }
 
+    /// Asserts that every leaf of each round ran before any leaf of the next round.
+    fn assert_rounds_strictly_in_order(&self, rounds: usize, per_round: usize, what: &str) {
+        let runs = self.runs.lock().unwrap();
+        assert_eq!(
+            runs.len(),
+            rounds * per_round,
+            "{what}: a leaf did not run (or ran twice)"
+        );
+        let rounds_run: Vec<usize> = {
+            let mut by_seq = runs.clone();
+            by_seq.sort_by_key(|&(_, seq)| seq);
+            by_seq.into_iter().map(|(round, _)| round).collect()
+        };
+        assert!(
+            rounds_run.windows(2).all(|w| w[0] <= w[1]),
+            "{what}: the leaves ran in this order of rounds: {rounds_run:?}"
+        );
+    }
+
     /// Asserts that every leaf of each round ran before any leaf of the round after the
     /// next one (one round of slack: the worker's fairness check may take one task from its
     /// inbox ahead of the batch it is running).
@@ -329,40 +348,126 @@ fn a_backlog_of_socket_events_is_served_in_event_order() {
     );
 }
 
+/// The leaves of one trial of a timer backlog: `ROUNDS` rounds of `PER_ROUND` timers, a round
+/// due every millisecond from `margin` on. Each leaf records its round when it runs, and
+/// whether its timer was still pending at its first poll (armed before it fell due). Returns
+/// the order, or `None` if some timer was due before its task's first poll (the machine was
+/// too slow for `margin`: the trial says nothing about order, and is run again with more).
+fn timer_backlog(
+    policy: WakePolicy,
+    rounds: usize,
+    per_round: usize,
+    margin: Duration,
+    work: impl Fn() + Send + Sync + 'static,
+    busy_until_due: bool,
+) -> Option<Arc<RunOrder>> {
+    const PERIOD: Duration = Duration::from_millis(1);
+    let ex = executor_with(1, policy);
+    let order = Arc::new(RunOrder::default());
+    let late = Arc::new(AtomicBool::new(false));
+    let armed = Arc::new(AtomicUsize::new(0));
+    let work = Arc::new(work);
+    let start = Instant::now() + margin;
+    let last_due = start + PERIOD * rounds as u32;
+    let leaves: Vec<_> = (0..rounds * per_round)
+        .map(|i| {
+            let (order, late, armed, work) = (
+                Arc::clone(&order),
+                Arc::clone(&late),
+                Arc::clone(&armed),
+                Arc::clone(&work),
+            );
+            let round = i / per_round;
+            ex.spawn(async move {
+                let mut sleep = std::pin::pin!(filch::time::sleep_until(
+                    (start + PERIOD * (round as u32 + 1)).into()
+                ));
+                if futures::poll!(sleep.as_mut()).is_ready() {
+                    late.store(true, SeqCst);
+                }
+                armed.fetch_add(1, SeqCst);
+                sleep.await;
+                work();
+                order.record(round);
+            })
+        })
+        .collect();
+    if busy_until_due {
+        // Once every timer is armed, one poll keeps the only worker busy until every
+        // deadline has passed: the timers of every round then fire in one late turn.
+        wait_until(60, "every leaf to arm its timer", || {
+            armed.load(SeqCst) == leaves.len()
+        });
+        ex.block_on(ex.spawn(async move {
+            while Instant::now() <= last_due {
+                std::hint::spin_loop();
+            }
+        }))
+        .unwrap();
+    }
+    for leaf in leaves {
+        ex.block_on(leaf).unwrap();
+    }
+    (!late.load(SeqCst)).then_some(order)
+}
+
+/// Runs [`timer_backlog`] until a trial has every timer armed before it fell due, with a
+/// margin that doubles after each void trial.
+fn timer_backlog_order(
+    policy: WakePolicy,
+    rounds: usize,
+    per_round: usize,
+    work: impl Fn() + Send + Sync + Clone + 'static,
+    busy_until_due: bool,
+) -> Arc<RunOrder> {
+    let mut margin = Duration::from_millis(20);
+    loop {
+        let trial = timer_backlog(
+            policy,
+            rounds,
+            per_round,
+            margin,
+            work.clone(),
+            busy_until_due,
+        );
+        if let Some(order) = trial {
+            return order;
+        }
+        margin *= 2;
+    }
+}
+
 #[test]
 fn a_backlog_of_timers_is_served_in_deadline_order() {
-    // A round of timers falls due every `PERIOD`; serving one takes several periods.
+    // A round of timers falls due every millisecond; serving one takes several.
     const ROUNDS: usize = 12;
     const PER_ROUND: usize = 40;
     const WORK_US: u64 = 100;
-    const PERIOD: Duration = Duration::from_millis(1);
     watchdog(
-        60,
+        120,
         "a backlog of timers is served in deadline order",
         || {
             for policy in POLICIES {
-                let ex = executor_with(1, policy);
-                let order = Arc::new(RunOrder::default());
-                let start = Instant::now() + Duration::from_millis(20);
-                let leaves: Vec<_> = (0..ROUNDS * PER_ROUND)
-                    .map(|i| {
-                        let order = Arc::clone(&order);
-                        let round = i / PER_ROUND;
-                        ex.spawn(async move {
-                            filch::time::sleep_until((start + PERIOD * (round as u32 + 1)).into())
-                                .await;
-                            spin_for(WORK_US);
-                            order.record(round);
-                        })
-                    })
-                    .collect();
-                for leaf in leaves {
-                    ex.block_on(leaf).unwrap();
-                }
+                let order =
+                    timer_backlog_order(policy, ROUNDS, PER_ROUND, || spin_for(WORK_US), false);
                 order.assert_rounds_in_order(ROUNDS, PER_ROUND, &format!("{policy:?}"));
             }
         },
     );
+}
+
+#[test]
+fn timers_that_fall_due_in_one_late_turn_run_in_deadline_order() {
+    // The only worker is busy in one poll while six rounds fall due; they fire together,
+    // in one turn, and must run round by round.
+    const ROUNDS: usize = 6;
+    const PER_ROUND: usize = 40;
+    watchdog(120, "timers due together run in deadline order", || {
+        for policy in POLICIES {
+            let order = timer_backlog_order(policy, ROUNDS, PER_ROUND, || {}, true);
+            order.assert_rounds_strictly_in_order(ROUNDS, PER_ROUND, &format!("{policy:?}"));
+        }
+    });
 }
 
 /// Wakes itself on every poll and returns `Pending` (a self-wake while running, without

@@ -6,7 +6,8 @@
 //! CPU time and context switches would keep moving.
 //!
 //! Nothing here times the threads: each test waits (up to a watchdog's limit) for a window
-//! in which the counters of the threads it watches do not move at all.
+//! in which the counters of the threads it watches do not move at all. The ticker's test
+//! runs in a child process, where no other test keeps the process's ticker awake.
 
 use std::thread;
 use std::time::Duration;
@@ -98,8 +99,25 @@ fn an_idle_executor_s_workers_use_no_cpu() {
     });
 }
 
+// The loop ticker is the process's: every busy worker of any executor keeps it awake, so
+// the other tests of this binary, running beside it, would keep it from sleeping. In a child
+// process of its own, nothing but this test's loop runs.
 #[test]
 fn the_loop_ticker_sleeps_once_loops_end() {
+    crate::common::assert_child_passes(
+        module_path!(),
+        "child_the_loop_ticker_sleeps_once_loops_end",
+        &[],
+        "child done",
+    );
+}
+
+#[test]
+#[ignore = "run in a child process by the_loop_ticker_sleeps_once_loops_end"]
+fn child_the_loop_ticker_sleeps_once_loops_end() {
+    if !crate::common::is_child() {
+        return;
+    }
     watchdog(60, "the_loop_ticker_sleeps_once_loops_end", || {
         let ex = named_executor(2, "idletick");
         let sum = ex.block_on(ex.spawn(async {
@@ -111,6 +129,7 @@ fn the_loop_ticker_sleeps_once_loops_end() {
         assert_eq!(sum.unwrap(), (0..10_000usize).map(|i| i % 7).sum::<usize>());
         wait_until_asleep(40, "the loop ticker to sleep", "filch-par-tick", 1);
     });
+    println!("child done");
 }
 
 #[test]

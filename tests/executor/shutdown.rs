@@ -247,7 +247,11 @@ fn spawns_racing_shutdown_from_foreign_threads() {
             })
             .collect();
         start.wait();
-        thread::sleep(Duration::from_millis(20));
+        // Spawns are under way before the shutdown begins (however late the machine lets
+        // the threads start), and go on while it runs.
+        wait_until(60, "spawns before the shutdown", || {
+            tally.made() >= THREADS * 20
+        });
         drop(ex);
         gone.store(true, SeqCst);
         for thread in threads {

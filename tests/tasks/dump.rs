@@ -4,7 +4,8 @@
 //! (blocking), queued behind the blocked worker (scheduled, never polled, and polled and
 //! woken again); a plain `spawn`'s task shows from its first wait (before, the table counts
 //! it on its last line); tasks that completed are gone from the next dump; the table has a
-//! header and one line per task.
+//! header and one line per task. A pinned task's state and stamps follow its wakes as any
+//! other task's do.
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -205,25 +206,65 @@ fn stamps_after_an_idle_stretch_are_fresh() {
         wait_for_state(&ex, task.id(), TaskState::Idle, "the task to wait");
         // Long past the ticker's 50 idle ticks.
         std::thread::sleep(Duration::from_millis(600));
-        go.try_send(()).unwrap();
-        let mut info = None;
-        wait_until(20, "the second poll", || {
-            info = find(&ex.dump(), task.id())
-                .filter(|t| t.polls == 2 && t.state == TaskState::Idle)
-                .cloned();
-            info.is_some()
+        let (info, since_wake) = woken_from_a_worker(&ex, task.id(), go);
+        assert_fresh(&info, since_wake);
+        task.abort();
+    });
+}
+
+/// Wakes task `id` (waiting for `go`) from a task on `ex`'s worker, so that the stamps of the
+/// wake and the poll come from a worker that starts a stretch of polls (it sets the coarse
+/// clock to the real one then); waits for the second poll to end. Returns the dump's entry
+/// then, and the time since just before the wake was asked for.
+fn woken_from_a_worker(
+    ex: &Executor,
+    id: filch::task::Id,
+    go: async_channel::Sender<()>,
+) -> (TaskInfo, Duration) {
+    let before_wake = std::time::Instant::now();
+    ex.spawn(async move { go.send(()).await.unwrap() });
+    let mut info = None;
+    wait_until(20, "the second poll", || {
+        info = find(&ex.dump(), id)
+            .filter(|t| t.polls == 2 && t.state == TaskState::Idle)
+            .cloned();
+        info.is_some()
+    });
+    (info.unwrap(), before_wake.elapsed())
+}
+
+/// Asserts that the last poll and wake of `info` are stamped after the wake was asked for
+/// (`since_wake` ago), not earlier (the coarse clock rounds down to a millisecond).
+fn assert_fresh(info: &TaskInfo, since_wake: Duration) {
+    for (what, since) in [
+        ("poll", info.since_last_poll),
+        ("wake", info.since_last_wake),
+    ] {
+        let since = since.unwrap();
+        assert!(
+            since <= since_wake + Duration::from_millis(1),
+            "the last {what} looks {since:?} old, but the wake was asked for {since_wake:?} \
+             ago: {info:?}"
+        );
+    }
+}
+
+// A pinned task that waits and is woken again shows as waiting (not queued) after its poll,
+// with the stamps of that wake and poll.
+#[test]
+fn a_pinned_task_s_state_and_stamps_follow_its_wakes() {
+    watchdog(60, "dump of a pinned task", || {
+        let ex = executor(2);
+        let (go, gate) = async_channel::bounded::<()>(1);
+        let task = ex.spawn_pinned(move || async move {
+            gate.recv().await.unwrap();
+            std::future::pending::<()>().await;
         });
-        let info = info.unwrap();
-        for (what, since) in [
-            ("poll", info.since_last_poll),
-            ("wake", info.since_last_wake),
-        ] {
-            let since = since.unwrap();
-            assert!(
-                since < Duration::from_millis(400),
-                "the last {what} looks {since:?} old: {info:?}"
-            );
-        }
+        wait_for_state(&ex, task.id(), TaskState::Idle, "the pinned task to wait");
+        // Its first stamps age by this much at least.
+        std::thread::sleep(Duration::from_millis(100));
+        let (info, since_wake) = woken_from_a_worker(&ex, task.id(), go);
+        assert_fresh(&info, since_wake);
         task.abort();
     });
 }
@@ -233,15 +274,29 @@ fn busy_time_counts_long_polls() {
     watchdog(60, "dump busy time", || {
         let ex = executor(2);
         let (go, gate) = async_channel::bounded::<()>(1);
+        let (slept_tx, slept_rx) = mpsc::channel::<()>();
+        let moved = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&moved);
+        let polled_at = std::time::Instant::now();
         let (task, _) = named(&ex, "worker-bee", async move {
             std::thread::sleep(Duration::from_millis(200));
+            // The poll ends only once the other worker has started a stretch of polls
+            // (which sets the coarse clock to the real one) after the sleep: its end stamp
+            // is then at least 200 ms after its start, however late the ticker is.
+            slept_tx.send(()).unwrap();
+            while !seen.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
             gate.recv().await.unwrap();
         });
+        slept_rx.recv().unwrap();
+        ex.spawn(async move { moved.store(true, Ordering::SeqCst) });
         let info = wait_for_state(&ex, task.id(), TaskState::Idle, "the task to wait");
         assert_eq!(info.polls, 1);
-        // A coarse clock (about 1 ms per tick): generous bounds.
+        // Whole milliseconds of the coarse clock: the 200 ms, less one for the rounding,
+        // and no more than the poll can have taken.
         assert!(
-            info.busy >= Duration::from_millis(150) && info.busy < Duration::from_secs(20),
+            info.busy >= Duration::from_millis(199) && info.busy <= polled_at.elapsed(),
             "{info:?}"
         );
         go.try_send(()).unwrap();

@@ -211,6 +211,45 @@ fn an_executor_dropped_on_its_own_blocking_thread_does_not_deadlock() {
     });
 }
 
+/// `shutdown_timeout` called inside one of the executor's own blocking jobs waits for the
+/// other jobs still running, not for the one it runs in (as a shutdown on a worker does not
+/// join that worker).
+#[test]
+fn shutdown_timeout_on_its_own_blocking_thread_does_not_wait_for_itself() {
+    watchdog(60, "blocking: shutdown_timeout on own thread", || {
+        let ex = executor(2);
+        let handle = ex.handle();
+        let gate = Gate::default();
+        let other_done = Arc::new(AtomicUsize::new(0));
+        let other = {
+            let (gate, other_done) = (gate.clone(), Arc::clone(&other_done));
+            handle.spawn_blocking(move || {
+                gate.wait();
+                other_done.fetch_add(1, Ordering::SeqCst);
+            })
+        };
+        let job = handle.spawn_blocking(move || {
+            // The other job finishes once this one has begun to wait.
+            let opener = std::thread::spawn({
+                let gate = gate.clone();
+                move || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    gate.open();
+                }
+            });
+            ex.shutdown_timeout(std::time::Duration::from_secs(3600));
+            opener.join().unwrap();
+            other_done.load(Ordering::SeqCst)
+        });
+        assert_eq!(
+            futures::executor::block_on(job).unwrap(),
+            1,
+            "shutdown_timeout returned before the other running job ended"
+        );
+        futures::executor::block_on(other).unwrap();
+    });
+}
+
 /// `max_blocking_threads` caps the pool: 64 jobs that each wait a moment never run more than
 /// the cap at once, the pool never grows past it, and every job runs (the extra ones wait
 /// in order). tokio's 64-connections-through-spawn_blocking case grew to 107 threads.

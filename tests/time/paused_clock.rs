@@ -1130,17 +1130,14 @@ fn tokio_interval_resets_of_duration_max_do_not_panic() {
 fn time_instant_measures_the_paused_clock() {
     paused(2, "time::Instant", || async {
         let start = Instant::now();
-        let real_start = std::time::Instant::now();
         for attempt in 0..3u32 {
             sleep(ms(100) * 2u32.pow(attempt)).await;
         }
+        // Exactly the time the clock moved: the real clock would show what the jumps took
+        // on top, however little.
         assert_eq!(start.elapsed(), ms(700));
         assert_eq!(Instant::now() - start, ms(700));
         assert_eq!(Instant::now(), now());
-        assert!(
-            real_start.elapsed() < ms(700),
-            "the real clock is not the paused one"
-        );
         assert_eq!(Instant::from_std(start.into_std()), start);
     });
 }

@@ -61,7 +61,8 @@ impl State {
     /// 9. give up the executor's hold on the state (`runtime/task/task_count.rs`): the state is
     ///    freed once the last task, `JoinHandle`, waker and `Handle` that reach it are gone;
     /// 10. wait for the blocking-pool jobs still running: `Executor::shutdown_timeout`
-    ///     waits at most its timeout (the jobs that take longer go on, detached); the drop
+    ///     waits at most its timeout (the jobs that take longer go on, detached), and on a
+    ///     thread of the pool (a job shutting its executor down) not for itself; the drop
     ///     and `Executor::shutdown_background` do not wait (a blocking call may never
     ///     return).
     pub(crate) fn shutdown(

@@ -39,6 +39,7 @@ mod loom_model;
 pub(crate) mod poll_watch;
 pub(crate) mod record;
 pub(crate) mod task_count;
+pub(crate) mod thread_state;
 pub(crate) mod yield_now;
 
 use std::any::Any;
@@ -57,7 +58,7 @@ use crate::runtime::task::live_tasks::{Key, LiveTasks};
 use crate::runtime::task::poll_watch::PollWatch;
 use crate::runtime::task::record::{coarse_now, SpawnedAt, TaskRecord};
 use crate::runtime::task::task_count::{Counted, CountedRef};
-use crate::util::sync::{fence, AtomicBool, AtomicPtr, AtomicU32, Mutex, Ordering};
+use crate::util::sync::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Mutex, Ordering};
 use crate::util::wake_all::drop_quietly;
 
 /// A panic's payload.
@@ -65,6 +66,18 @@ pub(crate) type Payload = Box<dyn Any + Send + 'static>;
 
 /// `TaskMeta::last_worker` of a task that has not run yet.
 const NO_WORKER: u32 = u32::MAX;
+
+/// A hint of [`TaskMeta`]: the task is a generator's request, spawned by a poll of its
+/// spawner after the first that spawned anything (an accept loop's connection, an HTTP/2
+/// connection's stream). Set once, at the spawn.
+pub(crate) const GENERATED: u8 = 1;
+/// A hint of [`TaskMeta`]: the task has spawned a task in one of its polls. Set by the first
+/// spawn of its first poll that spawns.
+pub(crate) const SPAWNED: u8 = 2;
+/// A hint of [`TaskMeta`]: the task has yielded (`yield_now`, a spent budget) in one of its
+/// polls, as every task an earlier driver turn released from a deferred list has. Set when
+/// the task goes to its worker's deferred list.
+pub(crate) const YIELDED: u8 = 4;
 
 /// What a task needs from its executor's state.
 pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
@@ -108,12 +121,11 @@ pub(crate) struct TaskMeta<H: TaskHome> {
     last_worker: AtomicU32,
     /// Set by an abort and read before every poll (see `abort` for the orderings).
     aborted: AtomicBool,
-    /// Set at the task's spawn if its spawner spawned it in a poll after its own first: the
-    /// spawner is a generator of requests (an accept loop, an HTTP/2 connection), not a
-    /// fork. A placement hint, written once before the task is queued and read Relaxed: a
-    /// task displaced from a worker's LIFO slot goes to that worker's inbox (FIFO) if this
-    /// is set, onto its deque (LIFO, depth-first) if not (`runtime/scheduler/worker/schedule.rs`).
-    generated: AtomicBool,
+    /// Placement hints ([`GENERATED`], [`SPAWNED`], [`YIELDED`]), read and written Relaxed:
+    /// each is written by the one thread that spawns, polls or queues the task at that
+    /// moment, and a queue's push and pop order it before the next reader; a stale bit
+    /// only places a task less well (`runtime/scheduler/worker/schedule.rs`).
+    hints: AtomicU8,
     /// Set while the executor keeps a panic of this task's future's destructor for the
     /// `JoinHandle` ([`TaskHome::keep_drop_panic`]). Written and read by the thread that
     /// drops the future, the `JoinHandle` after async-task told it the task closed, and the
@@ -133,7 +145,7 @@ impl<H: TaskHome> TaskMeta<H> {
             abort_slot: AbortSlot::new(),
             last_worker: AtomicU32::new(NO_WORKER),
             aborted: AtomicBool::new(false),
-            generated: AtomicBool::new(false),
+            hints: AtomicU8::new(0),
             has_drop_panic: AtomicBool::new(false),
         }
     }
@@ -157,16 +169,23 @@ impl<H: TaskHome> TaskMeta<H> {
         self.last_worker.store(index, Ordering::Relaxed);
     }
 
-    /// Whether the task's spawner spawned it in a poll after its first (see the field).
-    pub(crate) fn is_generated(&self) -> bool {
+    /// Whether hint `bit` ([`GENERATED`], [`SPAWNED`] or [`YIELDED`]) is set.
+    #[inline]
+    pub(crate) fn hint(&self, bit: u8) -> bool {
         // Relaxed: a hint (see the field).
-        self.generated.load(Ordering::Relaxed)
+        self.hints.load(Ordering::Relaxed) & bit != 0
     }
 
-    /// Marks the task as spawned by a poll after its spawner's first (see the field).
-    pub(crate) fn set_generated(&self) {
+    /// Sets or clears hint `bit`. A load, then a store only if it changes: only the thread
+    /// that owns the task at that moment writes (see the field), so no read-modify-write.
+    #[inline]
+    pub(crate) fn set_hint(&self, bit: u8, on: bool) {
         // Relaxed: a hint (see the field).
-        self.generated.store(true, Ordering::Relaxed);
+        let hints = self.hints.load(Ordering::Relaxed);
+        let new = if on { hints | bit } else { hints & !bit };
+        if new != hints {
+            self.hints.store(new, Ordering::Relaxed);
+        }
     }
 
     /// The task's id.

@@ -11,16 +11,32 @@
 //! The *watcher* is the loop ticker (`runtime/time/tick.rs`): it runs every tick (1 ms) while any
 //! worker of the process is busy, and sleeps when all are idle, so a stuck poll (whose
 //! worker stays busy) is always seen. Each tick it calls [`scan_all`], which, for every
-//! executor with a threshold, reads each worker's slot; a poll running past the threshold
+//! executor with a threshold, reads each worker's slot; a poll stuck past the threshold
 //! whose sequence number was not reported yet is reported once (`still_running: true`),
 //! from the ticker's thread. The executors are listed as `Weak` references: an executor
 //! that is gone drops out of the list at the next scan, and no thread is left behind.
+//!
+//! **Stuck, not preempted.** The threshold counts the time a poll holds its worker: the
+//! worker's thread runs it, or is blocked inside it (a sleep, a lock, a read). Time the
+//! thread spends waiting for a CPU (preempted, on a busy machine) does not count: the wall
+//! clock would take a worker descheduled in the middle of a short poll for a stuck one.
+//! From a poll's first tick on, the watcher samples the worker's thread each tick
+//! (`thread_state.rs`: blocked or not, and its CPU time) and adds up the ticks in which the
+//! thread was blocked, and the CPU time it got in the others; the time before the first
+//! sample counts up to [`SIGHTING_CREDIT`]. Where the thread cannot be sampled (no
+//! `/proc`), every tick counts. The worker's own report when the poll returns goes by the
+//! same sum (plus the last tick's, up to the credit), so a poll the watcher saw is reported
+//! after it returned only if it held its worker past the threshold; one it never saw (the
+//! ticker did not get to run while it did) goes by the wall clock.
 //!
 //! Invariants:
 //! - a poll is reported as still running at most once (the slot's `reported` holds its
 //!   sequence number; only the watcher writes it);
 //! - a reading of a slot is used only if the sequence number was the same odd value before
-//!   and after the reads of its fields (the seqlock's rule).
+//!   and after the reads of its fields (the seqlock's rule);
+//! - the stuck time of a poll is written only by the watcher, for the sequence number in
+//!   `sampled`, which it publishes after the time (Release; the worker's Acquire load at the
+//!   poll's end pairs with it); it only grows while that number stays.
 
 use std::fmt;
 use std::panic::Location;
@@ -32,10 +48,19 @@ use std::time::{Duration, Instant};
 use crossbeam_utils::CachePadded;
 
 use crate::runtime::task::id::Id;
-use crate::util::sync::{fence, AtomicPtr, AtomicU64, Ordering};
+use crate::runtime::task::thread_state::{self, Sample};
+use crate::util::sync::{fence, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
-/// A poll that ran longer than `Builder::slow_poll_threshold`: reported while it still runs
-/// (once per poll, from a thread that is not the stuck worker) and once more when it
+/// A poll younger than this is not sampled (most polls end sooner; a sample reads two files).
+const SAMPLE_AFTER: Duration = Duration::from_millis(1);
+
+/// How much of a poll's time before the watcher's first sample of it, and after its last,
+/// counts as stuck: about a tick (the watcher's period), whatever the thread did then.
+const SIGHTING_CREDIT: Duration = Duration::from_millis(2);
+
+/// A poll that held its worker longer than `Builder::slow_poll_threshold` (running or blocked
+/// inside the poll; time spent waiting for a CPU does not count): reported while it still
+/// runs (once per poll, from a thread that is not the stuck worker) and once more when it
 /// returns.
 ///
 /// Its `Display` is one line, for a log:
@@ -73,7 +98,7 @@ pub struct SlowPoll {
     pub spawned_at: &'static Location<'static>,
     /// The worker that runs (or ran) the poll.
     pub worker: usize,
-    /// How long the poll has run (`still_running`) or ran.
+    /// How long the poll has run (`still_running`) or ran, on the wall clock.
     pub duration: Duration,
     /// `true`: reported while the poll runs (once per poll); `false`: after it returned.
     pub still_running: bool,
@@ -142,6 +167,17 @@ struct Slot {
     /// Polls past the threshold, and the longest of them in nanoseconds.
     slow_polls: AtomicU64,
     longest: AtomicU64,
+    /// The worker thread's kernel id (0: not known), written once by the worker at its start.
+    tid: AtomicU32,
+    /// The `seq` of the poll the watcher samples (module docs), published after the three
+    /// fields below (watcher only).
+    sampled: AtomicU64,
+    /// The sampled poll's stuck time so far, in nanoseconds (watcher only).
+    stuck: AtomicU64,
+    /// When the watcher last sampled it, in nanoseconds since the watch's base (watcher only).
+    sampled_at: AtomicU64,
+    /// The worker thread's CPU time at that sample, in nanoseconds (watcher only).
+    cpu: AtomicU64,
 }
 
 /// An executor's slow-poll watch (module docs).
@@ -184,6 +220,11 @@ impl PollWatch {
                         reported: AtomicU64::new(0),
                         slow_polls: AtomicU64::new(0),
                         longest: AtomicU64::new(0),
+                        tid: AtomicU32::new(0),
+                        sampled: AtomicU64::new(0),
+                        stuck: AtomicU64::new(0),
+                        sampled_at: AtomicU64::new(0),
+                        cpu: AtomicU64::new(0),
                     })
                 })
                 .collect(),
@@ -196,6 +237,21 @@ impl PollWatch {
         let _ = self.name_of.set(name_of);
     }
 
+    /// Worker `worker` starts on the calling thread (before its first poll): the thread the
+    /// watcher samples for its polls.
+    pub(crate) fn worker_started(&self, worker: usize) {
+        if let Some(slot) = self.slots.get(worker) {
+            // Relaxed: published to the watcher by the Release store of `seq` in `begin`.
+            slot.tid
+                .store(thread_state::current_tid(), Ordering::Relaxed);
+        }
+    }
+
+    /// Nanoseconds from the watch's base to `at`.
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
+    }
+
     /// Marks a poll of task `task` starting on `worker` (the caller is that worker).
     pub(crate) fn begin(
         &self,
@@ -205,8 +261,7 @@ impl PollWatch {
     ) -> Option<InFlight> {
         let slot = self.slots.get(worker)?;
         let started = Instant::now();
-        let nanos = u64::try_from(started.saturating_duration_since(self.base).as_nanos())
-            .unwrap_or(u64::MAX);
+        let nanos = self.nanos(started);
         // Relaxed: this worker is the only writer of these fields; the release store of the
         // odd `seq` below publishes them to the watcher.
         let seq = slot.seq.load(Ordering::Relaxed);
@@ -233,8 +288,9 @@ impl PollWatch {
         // (pairs with its Acquire load).
         let seq = slot.seq.load(Ordering::Relaxed);
         slot.seq.store(seq + 1, Ordering::Release);
-        let duration = poll.started.elapsed();
-        if duration <= self.threshold {
+        let ended = Instant::now();
+        let duration = ended.saturating_duration_since(poll.started);
+        if duration <= self.threshold || !self.held_past_threshold(slot, seq, ended) {
             return;
         }
         // Relaxed, load then store: this worker is the only writer (statistics).
@@ -279,8 +335,64 @@ impl PollWatch {
         }
     }
 
-    /// Reports each poll that has run past the threshold and was not reported yet (module
-    /// docs). Called by the watcher (the loop ticker) only.
+    /// Whether the poll `seq` (odd: the value while it ran), which ended at `ended` after
+    /// more than the threshold on the wall clock, held its worker past the threshold: its
+    /// stuck time as the watcher summed it, plus the time since the watcher's last sample,
+    /// up to [`SIGHTING_CREDIT`] (module docs). A poll the watcher never sampled (the ticker
+    /// did not run while it did) goes by the wall clock: nothing says it was preempted.
+    fn held_past_threshold(&self, slot: &Slot, seq: u64, ended: Instant) -> bool {
+        // Acquire: pairs with the watcher's Release store of `sampled`, after `stuck` and
+        // `sampled_at` for that poll.
+        if slot.sampled.load(Ordering::Acquire) != seq {
+            return true;
+        }
+        // Relaxed: see above; a later value of the same poll is as good.
+        let stuck = slot.stuck.load(Ordering::Relaxed);
+        let since = self
+            .nanos(ended)
+            .saturating_sub(slot.sampled_at.load(Ordering::Relaxed));
+        let tail = since.min(nanos_of(SIGHTING_CREDIT));
+        stuck.saturating_add(tail) > nanos_of(self.threshold)
+    }
+
+    /// Adds the time since the watcher's last look at the poll `seq` of `slot` (in flight
+    /// since `started`, now `now`) to its stuck time, as the worker's thread spent it (module
+    /// docs); returns the stuck time in nanoseconds. The first look samples the thread and
+    /// counts the time before, up to [`SIGHTING_CREDIT`].
+    fn add_stuck_time(&self, slot: &Slot, seq: u64, started: Instant, now: Instant) -> u64 {
+        // Relaxed: only the watcher writes these; the Release store of `sampled` publishes
+        // them to the worker.
+        let tid = slot.tid.load(Ordering::Relaxed);
+        let sample = thread_state::sample(tid);
+        let at = self.nanos(now);
+        let stuck = if slot.sampled.load(Ordering::Relaxed) == seq {
+            let dt = at.saturating_sub(slot.sampled_at.load(Ordering::Relaxed));
+            let held = match sample {
+                // Blocked inside the poll: the whole tick. Else the CPU time it got: none
+                // while it waited for a CPU.
+                Some(Sample { blocked: true, .. }) => dt,
+                Some(Sample { cpu_ns, .. }) => cpu_ns
+                    .saturating_sub(slot.cpu.load(Ordering::Relaxed))
+                    .min(dt),
+                // No sample: the wall clock.
+                None => dt,
+            };
+            slot.stuck.load(Ordering::Relaxed).saturating_add(held)
+        } else {
+            let before = now.saturating_duration_since(started).min(SIGHTING_CREDIT);
+            nanos_of(before)
+        };
+        slot.stuck.store(stuck, Ordering::Relaxed);
+        slot.sampled_at.store(at, Ordering::Relaxed);
+        slot.cpu
+            .store(sample.map_or(0, |s| s.cpu_ns), Ordering::Relaxed);
+        // Release: see the field.
+        slot.sampled.store(seq, Ordering::Release);
+        stuck
+    }
+
+    /// Reports each poll that has been stuck past the threshold and was not reported yet
+    /// (module docs). Called by the watcher (the loop ticker) only.
     fn scan(&self) {
         let now = Instant::now();
         for (worker, slot) in self.slots.iter().enumerate() {
@@ -291,7 +403,10 @@ impl PollWatch {
             };
             let started = self.base + poll.started;
             let duration = now.saturating_duration_since(started);
-            if duration <= self.threshold {
+            if duration < SAMPLE_AFTER {
+                continue;
+            }
+            if self.add_stuck_time(slot, seq, started, now) <= nanos_of(self.threshold) {
                 continue;
             }
             slot.reported.store(seq, Ordering::Relaxed);
@@ -321,6 +436,11 @@ impl PollWatch {
             })
             .collect()
     }
+}
+
+/// `duration` in nanoseconds, saturating.
+fn nanos_of(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// A poll in flight, as read from its slot.

@@ -8,6 +8,9 @@
 //! task in the deferred list is released onto the deque (where it can be stolen) by the
 //! worker's next driver turn, or its next try at one (`mod.rs`); nothing stays
 //! deferred while the worker sleeps (the re-check before a park counts the list as work).
+//! Around each poll the worker keeps what the schedule function asks about the polled task:
+//! whether the tasks it spawns are forks or a generator's requests, and whether this is its
+//! first poll.
 //! While the worker delivers the events of a driver turn (`delivering`), the tasks they
 //! wake go to the FIFO inboxes instead (`schedule.rs`): they are served in event order.
 //!
@@ -23,6 +26,21 @@ use crossbeam_deque::Worker;
 
 use crate::runtime::coop::ThreadCoop;
 use crate::runtime::scheduler::state::{Runnable, State};
+use crate::runtime::task::{TaskMeta, SPAWNED, YIELDED};
+
+/// What the worker knows of the poll in flight, as bits ([`WorkerLocal::begin_poll`]).
+mod poll_bits {
+    /// A poll runs (`polling` points to its task's metadata).
+    pub(super) const IN_POLL: u8 = 1;
+    /// It is its task's first poll.
+    pub(super) const FIRST: u8 = 2;
+    /// The tasks it spawns are forks: it is its task's first poll that spawns (depth-first,
+    /// onto the deque).
+    pub(super) const FORKS: u8 = 4;
+    /// The tasks it spawns are a generator's requests: its task spawned in an earlier poll
+    /// (FIFO, through the inbox).
+    pub(super) const GENERATED: u8 = 8;
+}
 
 /// The private part of one worker (module docs).
 pub(crate) struct WorkerLocal {
@@ -41,10 +59,14 @@ pub(crate) struct WorkerLocal {
     /// picks, in event order, rather than the LIFO slot and deque, which would run the last
     /// woken first.
     delivering: Cell<bool>,
-    /// Whether the task being polled now is in its first poll: the tasks it spawns are its
-    /// forks (depth-first, onto the deque); those of a later poll are a generator's
-    /// requests (FIFO, through the inbox; `schedule.rs`).
-    first_poll: Cell<bool>,
+    /// The metadata of the task being polled now: the spawner of the tasks this poll
+    /// spawns. Valid while `poll` has [`poll_bits::IN_POLL`]: async-task keeps the task
+    /// alive for the whole of `Runnable::run`, which that bit is set around.
+    polling: Cell<*const TaskMeta<State>>,
+    /// [`poll_bits`]: whether a poll runs, whether it is its task's first, and what the
+    /// tasks it spawns are (decided by its first spawn,
+    /// [`WorkerLocal::spawn_is_generated`]).
+    poll: Cell<u8>,
     /// Set by the poll that completes its task (cleared before each poll): tells a hand-off
     /// through the LIFO slot from a task that ended (a child waking its parent, fork-join's
     /// continuation) from one between tasks that stay (two tasks waking each other).
@@ -53,6 +75,10 @@ pub(crate) struct WorkerLocal {
     /// at one), which moves them onto the deque in that order (tokio's `Defer`). Private,
     /// so a yield costs no atomic operation.
     deferred: RefCell<Vec<Runnable>>,
+    /// Set while the deferred list holds a task that yielded in its first poll (a fork that
+    /// awaited before it forks): newer, in depth-first order, than the yielded tasks an
+    /// earlier turn moved onto the deque (`mod.rs`, step 4).
+    fresh_deferred: Cell<bool>,
     /// This thread's cooperative budget and yield mark, set at each poll and read when a
     /// task wakes itself (`runtime/coop.rs`). Its raw pointer also keeps `WorkerLocal` on its
     /// thread (neither `Send` nor `Sync`).
@@ -78,9 +104,11 @@ impl WorkerLocal {
             lifo: Cell::new(None),
             parked: Cell::new(false),
             delivering: Cell::new(false),
-            first_poll: Cell::new(false),
+            polling: Cell::new(std::ptr::null()),
+            poll: Cell::new(0),
             completed: Cell::new(false),
             deferred: RefCell::new(Vec::new()),
+            fresh_deferred: Cell::new(false),
             coop: ThreadCoop::current(),
             occupied: Cell::new(false),
             blocking: Cell::new(false),
@@ -142,16 +170,59 @@ impl WorkerLocal {
         turn()
     }
 
-    /// Marks whether the task about to be polled is in its first poll.
+    /// Marks the start of a poll of the task whose metadata is `meta` (`first`: its first
+    /// poll).
     #[inline]
-    pub(crate) fn set_first_poll(&self, first: bool) {
-        self.first_poll.set(first);
+    pub(crate) fn begin_poll(&self, meta: &TaskMeta<State>, first: bool) {
+        self.polling.set(meta);
+        let first = if first { poll_bits::FIRST } else { 0 };
+        self.poll.set(poll_bits::IN_POLL | first);
     }
 
-    /// Whether the task being polled is in its first poll.
+    /// Marks the end of the poll that [`WorkerLocal::begin_poll`] began.
     #[inline]
-    pub(crate) fn in_first_poll(&self) -> bool {
-        self.first_poll.get()
+    pub(crate) fn end_poll(&self) {
+        self.poll.set(0);
+    }
+
+    /// Whether a task spawned now is a generator's request rather than a fork: whether the
+    /// task being polled spawned in an earlier poll. A poll's first spawn decides for the
+    /// whole poll and marks the spawner ([`SPAWNED`]): the tasks of the first poll that
+    /// spawns anything are forks, whatever the polls before it awaited (`schedule.rs`). A
+    /// spawn outside any task's poll (by a waker a driver turn runs) counts as a
+    /// generator's.
+    #[inline]
+    pub(crate) fn spawn_is_generated(&self) -> bool {
+        let poll = self.poll.get();
+        if poll & poll_bits::FORKS != 0 {
+            return false;
+        }
+        if poll & (poll_bits::GENERATED | poll_bits::IN_POLL) != poll_bits::IN_POLL {
+            // Decided already, or no poll runs.
+            return true;
+        }
+        self.decide_spawns(poll)
+    }
+
+    /// The first spawn of the poll in flight (`poll`: its bits) decides what its spawns are
+    /// (see [`WorkerLocal::spawn_is_generated`]). Out of line: once per poll that spawns.
+    #[inline(never)]
+    fn decide_spawns(&self, poll: u8) -> bool {
+        // SAFETY: `IN_POLL` is set (the caller checked), so `polling` is the metadata of the
+        // task being polled, which async-task keeps alive until `end_poll` clears the bit
+        // (see the field).
+        let spawner = unsafe { &*self.polling.get() };
+        let generated = spawner.hint(SPAWNED);
+        if !generated {
+            spawner.set_hint(SPAWNED, true);
+        }
+        let decided = if generated {
+            poll_bits::GENERATED
+        } else {
+            poll_bits::FORKS
+        };
+        self.poll.set(poll | decided);
+        generated
     }
 
     /// The task running now completed.
@@ -174,9 +245,21 @@ impl WorkerLocal {
         self.lifo.take()
     }
 
-    /// Holds back a task that yielded until the worker's next driver turn.
+    /// Holds back a task that yielded (the task being polled) until the worker's next driver
+    /// turn, marking it [`YIELDED`].
+    #[inline(always)]
     pub(crate) fn push_deferred(&self, runnable: Runnable) {
+        runnable.metadata().set_hint(YIELDED, true);
+        if self.poll.get() & poll_bits::FIRST != 0 {
+            self.fresh_deferred.set(true);
+        }
         self.deferred.borrow_mut().push(runnable);
+    }
+
+    /// Whether the deferred list holds a task that yielded in its first poll (see
+    /// `fresh_deferred`).
+    pub(crate) fn has_fresh_deferred(&self) -> bool {
+        self.fresh_deferred.get()
     }
 
     /// Whether tasks wait for a driver turn.
@@ -190,6 +273,7 @@ impl WorkerLocal {
     pub(crate) fn release_deferred(&self) -> usize {
         let mut deferred = self.deferred.borrow_mut();
         let count = deferred.len();
+        self.fresh_deferred.set(false);
         for task in deferred.drain(..).rev() {
             self.deque.push(task);
         }

@@ -5,7 +5,9 @@
 //! fairness fixes):
 //! 1. every [`FAIRNESS_INTERVAL`] polls, first one task of the injector or of its inbox,
 //!    alternately (of the other if that one is empty), so that neither starves behind
-//!    local work that never ends;
+//!    local work that never ends; not of the queue that step 3's last batch came from while
+//!    tasks of that batch wait on the deque, since that queue is being served and its next
+//!    task would overtake them (timers that fired in one turn run in deadline order);
 //! 2. its LIFO slot (the task the last poll woke or spawned), at most
 //!    [`MAX_LIFO_HANDOFFS`] times in a row between tasks that stay alive (a fork-join
 //!    continuation, woken by a poll that completed its task, and a task spawned and not
@@ -14,10 +16,15 @@
 //! 3. its own deque (LIFO: its newest task, so that fork-join by spawning runs depth-first
 //!    and the tasks outstanding stay few), then its pinned queue (the tasks pinned to it,
 //!    FIFO, never stolen: `pinned.rs`), then its inbox, then the injector (in
-//!    batches, popped oldest first);
+//!    batches, popped oldest first); a batch taken from a shared queue onto the deque is
+//!    announced to the idle workers (`Idle::notify_work`), since it was out of their sight
+//!    while it moved;
 //! 4. if tasks that yielded wait in its deferred list: a turn of the driver that does not
 //!    block (if no other worker holds it), then the deferred tasks move onto the deque, and
-//!    the first that yielded runs (tokio's `Defer`);
+//!    the first that yielded runs (tokio's `Defer`). Also before step 3 pops a task that
+//!    has yielded (as one an earlier turn moved onto the deque has), if a task that yielded
+//!    in its first poll (a fork that awaited before it forks) waits in the list: that one is
+//!    newer in depth-first order, and goes on top of it;
 //! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
@@ -57,16 +64,21 @@
 //!   other threads wait, and the requests of a generator. While pinned tasks wait in the
 //!   worker's pinned queue, the rotation has three queues, and the bound is
 //!   `3 × FAIRNESS_INTERVAL × (k + 1)` for each of the three;
-//! - **the deque** (LIFO for its owner): a fork, a task spawned by its spawner's *first*
-//!   poll (fork-join: the spawner goes on to await it), runs after the tasks its worker
-//!   spawns after it, depth-first, or when a thief takes it (thieves take the oldest). No
-//!   number of polls bounds that wait: it is the price of depth-first order, which keeps
-//!   the tasks outstanding near depth × workers (a binary spawn tree of 131,071 tasks peaks
-//!   at about 60 on 2 workers; were the fairness rotation to take the deque's oldest task,
-//!   they would reach about 27,000). A task spawned by a *later* poll of its spawner (an accept
-//!   loop, an HTTP/2 connection spawning a task per stream: a generator of requests, not a fork) is
-//!   displaced from the LIFO slot to the back of the inbox instead, so a generator that
-//!   keeps spawning cannot bury its earlier requests: they wait their turn, FIFO.
+//! - **the deque** (LIFO for its owner): a fork, a task spawned by the first poll of its
+//!   spawner that spawns anything (fork-join: the spawner goes on to await it, whatever it
+//!   awaited before), runs after the tasks its worker spawns after it, depth-first, or when
+//!   a thief takes it (thieves take the oldest). No number of polls bounds that wait: it is
+//!   the price of depth-first order, which keeps the tasks outstanding near 2 × depth ×
+//!   workers (the bench's binary spawn tree of 131,071 tasks peaks at 48-57 on 2 workers,
+//!   and a tree on one worker at exactly 2 × depth, whether its nodes fork in their first
+//!   poll or after a yield; were the fairness rotation to take the deque's oldest task, they
+//!   would reach about 27,000).
+//!   A task that yielded waits here too once a turn released it, below the forks that
+//!   yielded after it (step 4). A task spawned by a *later* poll of its spawner (an accept
+//!   loop, an HTTP/2 connection spawning a task per stream: a generator of requests, not a
+//!   fork) goes to the back of the inbox instead, never to the LIFO slot, so a generator that
+//!   keeps spawning cannot bury its earlier requests: they run in the order they were
+//!   spawned, FIFO.
 //!
 //! **Invariants:**
 //! - a worker never blocks inside a poll; it only sleeps in step 6, after a re-check of
@@ -98,7 +110,7 @@ use event_listener::EventListener;
 use crate::runtime::driver::{Driver, Pace};
 use crate::runtime::park::{Parked, Parker};
 use crate::runtime::scheduler::state::{Runnable, State};
-use crate::runtime::task::task_count;
+use crate::runtime::task::{task_count, YIELDED};
 use crate::util::wake_all::drop_quietly;
 use local::WorkerLocal;
 
@@ -163,11 +175,30 @@ struct LoopState {
     unreported_polls: u32,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
+    /// The shared queue the last batch of step 3 came from, the tasks it left on the deque,
+    /// and the polls left until the maintenance when it was taken: the maintenance tells
+    /// from them whether tasks of the batch still wait (fewer polls than it left ran since,
+    /// each taking one), and if so the fairness check after it skips that queue
+    /// (`serving`, [`WorkerLocal::fairness_pick`]). No count per poll.
+    batch_from: BatchFrom,
+    batch_left: u32,
+    batch_at: u32,
+    serving: Option<BatchFrom>,
+}
+
+/// The shared queue a batch on the deque came from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum BatchFrom {
+    Inbox,
+    Injector,
 }
 
 /// The body of worker thread `index`.
 pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     let _enter = context::enter(Arc::clone(&state));
+    if let Some(watch) = &state.poll_watch {
+        watch.worker_started(index);
+    }
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {
@@ -182,6 +213,10 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         ticking: None,
         unreported_polls: 0,
         dry_searches: 0,
+        batch_from: BatchFrom::Inbox,
+        batch_left: 0,
+        batch_at: 0,
+        serving: None,
     };
     {
         let _installed = context::enter_worker(&worker);
@@ -385,7 +420,9 @@ impl WorkerLocal {
         if st.fairness_due {
             st.fairness_due = false;
             st.fairness_round = st.fairness_round.wrapping_add(1);
-            if let Some(task) = self.fairness_pick(st.fairness_round) {
+            // A queue a batch was taken from, while tasks of that batch wait on the deque,
+            // is being served: its next task would overtake them.
+            if let Some(task) = self.fairness_pick(st.fairness_round, st.serving.take()) {
                 if let Some(waiting) = self.take_lifo() {
                     self.deque.push(waiting);
                     self.state.idle.notify_work();
@@ -412,21 +449,52 @@ impl WorkerLocal {
             }
             None => st.handoffs = 0,
         }
-        self.deque
-            .pop()
-            .or_else(|| self.pop_pinned())
-            .or_else(|| self.pop_inbox())
-            .or_else(|| self.pop_injector())
-            .or_else(|| self.pop_deferred())
+        if let Some(task) = self.deque.pop() {
+            if self.has_fresh_deferred() && task.metadata().hint(YIELDED) {
+                // A task that has yielded (perhaps one an earlier turn moved here), while a
+                // task newer in depth-first order (one that yielded in its first poll: a fork
+                // that awaited before it forks) waits in the deferred list: that one goes on
+                // top of it first, so a tree whose nodes yield before they fork stays
+                // depth-first (step 4).
+                self.deque.push(task);
+                return self.pop_deferred();
+            }
+            return Some(task);
+        }
+        if let Some(task) = self.pop_pinned() {
+            return Some(task);
+        }
+        // The deque is empty: what a batch leaves on it is that batch's.
+        let (task, from) = match self.pop_inbox() {
+            Some(task) => (Some(task), BatchFrom::Inbox),
+            None => (self.pop_injector(), BatchFrom::Injector),
+        };
+        if task.is_some() {
+            st.batch_from = from;
+            st.batch_left = u32::try_from(self.deque.len()).unwrap_or(u32::MAX);
+            st.batch_at = st.until_maintenance;
+            return task;
+        }
+        self.pop_deferred()
     }
 
     /// Step 1: one task from the queue whose turn it is (`round`: fairness checks so far),
     /// the injector or the inbox, alternately (and the pinned queue, in a rotation of three,
     /// while pinned tasks wait in it: `pinned.rs`); from another if it is empty. One
     /// task, not a batch: a batch would go onto the deque, above the tasks already there.
-    fn fairness_pick(&self, round: u32) -> Option<Runnable> {
-        let inbox = || retry_steal(|| self.state.workers[self.index].inbox.steal());
-        let injector = || retry_steal(|| self.state.injector.steal());
+    /// The queue `serving` names is skipped: tasks of a batch taken from it wait on the
+    /// deque, and its next task would overtake them (tasks woken by events, in event order).
+    fn fairness_pick(&self, round: u32, serving: Option<BatchFrom>) -> Option<Runnable> {
+        let inbox = || {
+            (serving != Some(BatchFrom::Inbox))
+                .then(|| retry_steal(|| self.state.workers[self.index].inbox.steal()))
+                .flatten()
+        };
+        let injector = || {
+            (serving != Some(BatchFrom::Injector))
+                .then(|| retry_steal(|| self.state.injector.steal()))
+                .flatten()
+        };
         let pinned = || self.pop_pinned();
         let turns = if self.has_pinned() { 3 } else { 2 };
         match round % turns {
@@ -437,15 +505,32 @@ impl WorkerLocal {
     }
 
     fn pop_inbox(&self) -> Option<Runnable> {
-        retry_steal(|| {
+        let task = retry_steal(|| {
             self.state.workers[self.index]
                 .inbox
                 .steal_batch_and_pop(&self.deque)
-        })
+        });
+        self.announce_batch(task)
     }
 
     fn pop_injector(&self) -> Option<Runnable> {
-        retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque))
+        let task = retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque));
+        self.announce_batch(task)
+    }
+
+    /// After a batch moved onto this worker's deque (from a shared queue, or another
+    /// worker's deque or inbox): if tasks of it wait there, tells the idle workers, as a
+    /// push does. While the batch moved it was in neither queue (crossbeam takes it from
+    /// the source before it publishes it in the deque), so a searcher that looked at both
+    /// then may have found nothing and parked: the notification the batch's first push made
+    /// was spent on it, and without this one the batch waits for this worker alone (two
+    /// tasks that must run at once, on a barrier, would wait for each other for good).
+    #[inline]
+    fn announce_batch(&self, task: Option<Runnable>) -> Option<Runnable> {
+        if task.is_some() && !self.deque.is_empty() {
+            self.state.idle.notify_work();
+        }
+        task
     }
 
     /// Step 4: with nothing else of its own to run, a worker with deferred tasks takes (or
@@ -470,6 +555,11 @@ impl WorkerLocal {
     /// them (and are told so).
     #[inline(never)]
     fn maintenance(&self, st: &mut LoopState) {
+        // The last batch's tasks still wait if fewer polls than it left ran since it came
+        // (each ran one task); a batch of an earlier interval is done (a batch is at most
+        // 32 tasks, fewer than an interval's polls).
+        st.serving = (st.batch_left > st.batch_at).then_some(st.batch_from);
+        st.batch_left = 0;
         st.until_maintenance = FAIRNESS_INTERVAL;
         st.fairness_due = true;
         self.end_busy(st);
@@ -526,12 +616,12 @@ impl WorkerLocal {
                 let other = &self.state.workers[victim];
                 attempts += 1;
                 if let Some(task) = retry_steal(|| other.stealer.steal_batch_and_pop(&self.deque)) {
-                    found = Some(task);
+                    found = self.announce_batch(Some(task));
                     break 'rounds;
                 }
                 attempts += 1;
                 if let Some(task) = retry_steal(|| other.inbox.steal_batch_and_pop(&self.deque)) {
-                    found = Some(task);
+                    found = self.announce_batch(Some(task));
                     break 'rounds;
                 }
             }
@@ -583,7 +673,7 @@ impl WorkerLocal {
             }
         }
         let meta = task.metadata();
-        self.set_first_poll(meta.last_worker().is_none());
+        self.begin_poll(meta, meta.last_worker().is_none());
         meta.set_last_worker(self.index);
         // `with_budget` also drops a yield mark of an earlier poll that did not end in a
         // self-wake; the completion mark was taken after the last poll.
@@ -594,6 +684,7 @@ impl WorkerLocal {
         {
             drop_quietly(payload);
         }
+        self.end_poll();
         st.last_pending = !self.take_completed();
         st.unreported_polls += 1;
         st.until_maintenance -= 1;

@@ -30,6 +30,10 @@ use crate::util::wake_all::wake_all_quietly;
 /// The schedule function of a task pinned to worker `index`: onto that worker's pinned
 /// queue, from any thread, whether or not the executor is shutting down (module docs).
 pub(crate) fn schedule_pinned(index: usize, runnable: Runnable) {
+    // The dump's wake stamp, as `schedule.rs` stamps every other task's.
+    if let Some(record) = runnable.metadata().record() {
+        record.scheduled(crate::runtime::task::record::coarse_now());
+    }
     context::with_worker(|worker| match worker {
         // On a worker of the task's executor: its state reference keeps the executor alive
         // for the whole call.

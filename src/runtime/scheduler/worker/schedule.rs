@@ -13,12 +13,15 @@
 //!   worker's LIFO slot (the task it displaces goes onto the deque, where others may steal
 //!   it); `LastWorker` does the same if the task last ran here or never ran, and otherwise
 //!   pushes it onto the inbox of the worker it last ran on, waking that worker if it sleeps.
-//! - A displaced task that its spawner spawned in a poll after its own first (a
+//! - A task spawned by a poll of its spawner after the first that spawned anything (a
 //!   generator's request: an accept loop's connection, an HTTP/2 connection's stream) goes
-//!   to the back of this worker's inbox instead of the deque: depth-first order is for
-//!   forks (spawned by the spawner's first poll, which then awaits them), and a generator
-//!   that keeps spawning would bury its earlier requests under the deque's LIFO end
-//!   (`mod.rs`, "How long a runnable task waits").
+//!   to the back of this worker's inbox at once, never to the LIFO slot, so a generator's
+//!   requests run in the order it made them; such a task, displaced from the LIFO slot
+//!   later (woken), goes back there too. Depth-first order is for forks: the tasks of the
+//!   spawner's first poll that spawns (which then awaits them, whatever it awaited before:
+//!   a yield, a spent budget, IO), while a generator that keeps spawning would bury its
+//!   earlier requests under the deque's LIFO end (`mod.rs`, "How long a runnable task
+//!   waits").
 //! - A worker that delivers the events of a driver turn (asleep in the OS poll, or busy and
 //!   between two polls) places through the inboxes, FIFO, so that tasks woken by IO events
 //!   and timers run in the order their events came; the inbox is the one the policy picks,
@@ -35,6 +38,7 @@ use async_task::ScheduleInfo;
 use super::local::WorkerLocal;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
+use crate::runtime::task::GENERATED;
 use crate::runtime::wake_policy::WakePolicy;
 use crate::util::sync::{fence, Ordering};
 
@@ -93,9 +97,12 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
         }
         return push_to_worker(state, here, runnable);
     }
-    if last.is_none() && !worker.in_first_poll() {
-        // Spawned by a poll after its spawner's first: a generator's request.
-        runnable.metadata().set_generated();
+    if last.is_none() && worker.spawn_is_generated() {
+        // A generator's request: to the back of this worker's inbox, behind the requests it
+        // made before (they run in spawn order), where idle workers may steal it; never the
+        // LIFO slot, where the generator's next request would overtake it.
+        runnable.metadata().set_hint(GENERATED, true);
+        return push_to_worker(state, here, runnable);
     }
     let target = match state.policy {
         WakePolicy::LastWorker => last.unwrap_or(here),
@@ -103,7 +110,7 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     };
     if target == here {
         if let Some(displaced) = worker.put_lifo(runnable) {
-            if displaced.metadata().is_generated() {
+            if displaced.metadata().hint(GENERATED) {
                 // A request of a generator: behind the ones it spawned before, FIFO (and
                 // stealable), rather than above them on the deque, where a generator that
                 // keeps spawning would bury them for good.

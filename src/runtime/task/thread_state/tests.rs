@@ -1,0 +1,59 @@
+use super::*;
+
+#[test]
+fn a_stat_line_gives_the_state_and_the_cpu_ticks() {
+    // A command name with a space and a parenthesis, as the kernel writes it.
+    let line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 120 0 0 0 7 3 0 0 20 0 1 0 100";
+    assert_eq!(parse_stat(line), Some(('S', 10)));
+    assert_eq!(parse_stat("no parenthesis"), None);
+    assert_eq!(parse_schedstat("693223 718001 2\n"), Some(693_223));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_thread_that_waits_is_blocked_and_one_that_spins_gains_cpu_time() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let tid = Arc::new(AtomicU32::new(0));
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let waiter = {
+        let tid = Arc::clone(&tid);
+        std::thread::spawn(move || {
+            tid.store(current_tid(), Ordering::SeqCst);
+            rx.recv().unwrap();
+        })
+    };
+    while tid.load(Ordering::SeqCst) == 0 {
+        std::thread::yield_now();
+    }
+    let waiting = tid.load(Ordering::SeqCst);
+    // The thread may take a moment to reach its wait.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !sample(waiting).is_some_and(|s| s.blocked) {
+        assert!(
+            Instant::now() < deadline,
+            "the waiting thread never showed as blocked"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    tx.send(()).unwrap();
+    waiter.join().unwrap();
+
+    let me = current_tid();
+    let before = sample(me).expect("this thread can be read");
+    assert!(!before.blocked, "a thread reading itself runs");
+    let mut x = 0u64;
+    let start = Instant::now();
+    while sample(me).unwrap().cpu_ns == before.cpu_ns {
+        for i in 0..10_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no CPU time gained"
+        );
+    }
+    assert_eq!(sample(0), None);
+}
