@@ -102,12 +102,15 @@ fn one_stuck_poll(workers: usize, how: Block) {
     let (started_tx, started_rx) = std::sync::mpsc::channel();
     let name = format!("stuck-{how:?}-{workers}");
     let (poll_lock, poll_reports) = (Arc::clone(&lock), Arc::clone(&reports));
+    // The poll begins after the spawn: the time since the spawn bounds its duration (the
+    // task's own stamp is taken inside the poll, after the poll's start).
+    let before_spawn = Instant::now();
     let (task, spawned_at) = (
         filch::task::Builder::new()
             .name(&name)
             .spawn_on(
                 async move {
-                    started_tx.send(Instant::now()).unwrap();
+                    started_tx.send(()).unwrap();
                     block(how, &poll_lock, &poll_reports);
                 },
                 &ex.handle(),
@@ -115,7 +118,7 @@ fn one_stuck_poll(workers: usize, how: Block) {
             .unwrap(),
         Location::caller(),
     );
-    let started = started_rx.recv().unwrap();
+    started_rx.recv().unwrap();
     if matches!(how, Block::Mutex) {
         wait_until(240, "the report while the poll runs", || {
             reports.still_running.load(SeqCst)
@@ -123,7 +126,7 @@ fn one_stuck_poll(workers: usize, how: Block) {
     }
     drop(held);
     ex.block_on(task).unwrap();
-    let polled_for = started.elapsed();
+    let polled_for = before_spawn.elapsed();
     let reports = reports.received.lock().unwrap();
     let what = format!("{how:?} on {workers} worker(s)");
     let stuck: Vec<&Received> = reports.iter().filter(|r| r.report.still_running).collect();
