@@ -54,6 +54,11 @@ impl FnContext {
 /// both did; `b` runs even when `a` panicked). On a worker, the calling thread runs only
 /// this call's own pieces while it waits, never an unrelated task.
 ///
+/// `b` is offered to other workers only when one wants work (or the call has run alone a
+/// while with workers asleep), so nothing promises that `b` starts while `a` runs: an `a`
+/// that blocks until `b` has done something may wait until some worker takes `b`, forever
+/// on a busy pool. Halves that must run at the same time belong on threads or tasks.
+///
 /// ```
 /// fn sum(v: &[u64]) -> u64 {
 ///     if v.len() <= 1024 {
