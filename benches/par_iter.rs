@@ -16,18 +16,81 @@
 //!   into a `Vec<u64>` (unindexed: the pieces' vectors spliced once);
 //! - `find_first_1e8`: `(0..10⁸).into_par_iter().find_first(..)` with a hashing predicate,
 //!   the only match 1,000 items from the end.
-//! - nbody, life (200 generations of 256×256), `par_sort_unstable` of 10⁷ u64 and `par_sort`
-//!   of 10⁶ `String`s: rows to come (see `TODO(others)` in `main`).
+//! - `nbody_1000x10`: 10 steps of a 1,000-body gravity simulation, each step a
+//!   `par_iter().map(..).collect()` of the new bodies, every body against all others
+//!   (rayon-demo's nbody, reduced to its parallel loop);
+//! - `life_256_200`: 200 generations of Conway's life on a 256×256 torus, each generation a
+//!   `par_chunks_mut(256).enumerate().for_each(..)` writing the next grid row by row
+//!   (rayon-demo's life);
+//! - the sorts (`par_sort_unstable` of 10⁷ u64, `par_sort` of 10⁶ `String`s) are
+//!   `benches/sort.rs`'s rows.
+//!
+//! After the table, the memory of `collect`: the peak of live heap bytes above what was live
+//! before, while `(0..10⁷).into_par_iter().map(..).collect::<Vec<u64>>()` runs, for each
+//! contender, against the output's 80 MB (a counting global allocator; issue 35's goal:
+//! ≤ 1.1x the output). The unindexed collect (with a `filter`) is shown beside it.
 //!
 //! Each contender runs its timing loop inside its pool (filch's and rayon's `install`), as a
 //! program that is already parallel would run its chains.
 
 mod common;
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use common::runtimes::bench_workers;
+
+/// The system allocator, counting the live heap bytes and their peak (for the memory of
+/// `collect`). Relaxed: statistics, read after the measured call has returned (its joins
+/// synchronise with every thread that allocated for it).
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
+// `System`'s guarantees hold; the counters only observe the sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is (see the impl).
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+            PEAK.fetch_max(live, Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        // SAFETY: forwarded as is (see the impl).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as is (see the impl).
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(new_size, Relaxed) + new_size;
+            PEAK.fetch_max(live, Relaxed);
+            LIVE.fetch_sub(layout.size(), Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The peak of live heap bytes above those live before, while `f` runs.
+fn peak_above<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let out = f();
+    (PEAK.load(Relaxed).saturating_sub(before), out)
+}
 
 /// The contenders, in the order of the table's columns.
 const CONTENDERS: [&str; 3] = ["sequential", "filch", "rayon"];
@@ -150,6 +213,250 @@ fn find_first(n: usize) -> Workload {
     })
 }
 
+/// One body of the n-body simulation.
+#[derive(Clone, Copy)]
+struct Body {
+    pos: [f64; 3],
+    vel: [f64; 3],
+}
+
+/// `b` one time step later, pulled by every body of `all`.
+#[inline]
+fn advance(b: &Body, all: &[Body]) -> Body {
+    const DT: f64 = 0.01;
+    let mut acc = [0.0f64; 3];
+    for o in all {
+        let d = [
+            o.pos[0] - b.pos[0],
+            o.pos[1] - b.pos[1],
+            o.pos[2] - b.pos[2],
+        ];
+        let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + 1e-3;
+        let inv = 1.0 / (r2 * r2.sqrt());
+        for k in 0..3 {
+            acc[k] += d[k] * inv;
+        }
+    }
+    let vel = [
+        b.vel[0] + acc[0] * DT,
+        b.vel[1] + acc[1] * DT,
+        b.vel[2] + acc[2] * DT,
+    ];
+    Body {
+        pos: [
+            b.pos[0] + vel[0] * DT,
+            b.pos[1] + vel[1] * DT,
+            b.pos[2] + vel[2] * DT,
+        ],
+        vel,
+    }
+}
+
+fn nbody(n: usize, steps: usize) -> Workload {
+    let start: Vec<Body> = (0..n)
+        .map(|i| {
+            let h = step(i as u64);
+            let c = |s: u32| ((h >> s) & 0xffff) as f64 / 65536.0;
+            Body {
+                pos: [c(0), c(16), c(32)],
+                vel: [0.0; 3],
+            }
+        })
+        .collect();
+    let run_seq = move |start: &[Body]| {
+        let mut bodies = start.to_vec();
+        for _ in 0..steps {
+            bodies = bodies.iter().map(|b| advance(b, &bodies)).collect();
+        }
+        bodies
+    };
+    let expect = run_seq(&start);
+    let same = move |got: Vec<Body>| {
+        assert!(got
+            .iter()
+            .zip(&expect)
+            .all(|(a, b)| a.pos == b.pos && a.vel == b.vel));
+    };
+    Box::new(move |pools, who, iters| match who {
+        0 => time_iters(iters, || same(run_seq(black_box(&start)))),
+        1 => pools.filch.install(|| {
+            use filch::par::prelude::*;
+            time_iters(iters, || {
+                let mut bodies = black_box(&start).clone();
+                for _ in 0..steps {
+                    bodies = bodies.par_iter().map(|b| advance(b, &bodies)).collect();
+                }
+                same(bodies);
+            })
+        }),
+        _ => pools.rayon.install(|| {
+            use rayon::prelude::*;
+            time_iters(iters, || {
+                let mut bodies = black_box(&start).clone();
+                for _ in 0..steps {
+                    bodies = bodies.par_iter().map(|b| advance(b, &bodies)).collect();
+                }
+                same(bodies);
+            })
+        }),
+    })
+}
+
+/// Row `y` of the next generation of the `side`×`side` torus `grid`.
+#[inline]
+fn life_row(grid: &[u8], side: usize, y: usize, row: &mut [u8]) {
+    let up = (y + side - 1) % side;
+    let down = (y + 1) % side;
+    for (x, cell) in row.iter_mut().enumerate() {
+        let left = (x + side - 1) % side;
+        let right = (x + 1) % side;
+        let mut n = 0;
+        for yy in [up, y, down] {
+            for xx in [left, x, right] {
+                n += grid[yy * side + xx];
+            }
+        }
+        let alive = grid[y * side + x];
+        n -= alive;
+        *cell = u8::from(n == 3 || (n == 2 && alive == 1));
+    }
+}
+
+fn life(side: usize, generations: usize) -> Workload {
+    let start: Vec<u8> = (0..side * side)
+        .map(|i| u8::from(step(i as u64) % 3 == 0))
+        .collect();
+    let run_seq = move |start: &[u8]| {
+        let (mut grid, mut next) = (start.to_vec(), vec![0u8; side * side]);
+        for _ in 0..generations {
+            for (y, row) in next.chunks_mut(side).enumerate() {
+                life_row(&grid, side, y, row);
+            }
+            std::mem::swap(&mut grid, &mut next);
+        }
+        grid
+    };
+    let expect = run_seq(&start);
+    Box::new(move |pools, who, iters| match who {
+        0 => time_iters(iters, || assert!(run_seq(black_box(&start)) == expect)),
+        1 => pools.filch.install(|| {
+            use filch::par::prelude::*;
+            time_iters(iters, || {
+                let (mut grid, mut next) = (black_box(&start).clone(), vec![0u8; side * side]);
+                for _ in 0..generations {
+                    next.par_chunks_mut(side)
+                        .enumerate()
+                        .for_each(|(y, row)| life_row(&grid, side, y, row));
+                    std::mem::swap(&mut grid, &mut next);
+                }
+                assert!(grid == expect);
+            })
+        }),
+        _ => pools.rayon.install(|| {
+            use rayon::prelude::*;
+            time_iters(iters, || {
+                let (mut grid, mut next) = (black_box(&start).clone(), vec![0u8; side * side]);
+                for _ in 0..generations {
+                    next.par_chunks_mut(side)
+                        .enumerate()
+                        .for_each(|(y, row)| life_row(&grid, side, y, row));
+                    std::mem::swap(&mut grid, &mut next);
+                }
+                assert!(grid == expect);
+            })
+        }),
+    })
+}
+
+/// The memory of `collect` (module docs): the peak above the live bytes while each
+/// contender collects 10⁷ `u64`s, indexed and unindexed, against the output's size.
+fn print_collect_memory(pools: &Pools) {
+    const N: usize = 10_000_000;
+    let output = N * std::mem::size_of::<u64>();
+    let keep = |x: &u64| x % 8 != 0;
+    let rows: [(&str, Box<dyn Fn(usize) -> usize>); 2] = [
+        (
+            "collect 10⁷ u64 (indexed)",
+            Box::new(|who| match who {
+                0 => peak_above(|| (0..N as u64).map(step).collect::<Vec<u64>>()).0,
+                1 => pools.filch.install(|| {
+                    use filch::par::prelude::*;
+                    peak_above(|| {
+                        (0..N)
+                            .into_par_iter()
+                            .map(|i| step(i as u64))
+                            .collect::<Vec<u64>>()
+                    })
+                    .0
+                }),
+                _ => pools.rayon.install(|| {
+                    use rayon::prelude::*;
+                    peak_above(|| {
+                        (0..N)
+                            .into_par_iter()
+                            .map(|i| step(i as u64))
+                            .collect::<Vec<u64>>()
+                    })
+                    .0
+                }),
+            }),
+        ),
+        (
+            "collect 10⁷ u64 with filter",
+            Box::new(move |who| match who {
+                0 => peak_above(|| (0..N as u64).map(step).filter(keep).collect::<Vec<u64>>()).0,
+                1 => pools.filch.install(|| {
+                    use filch::par::prelude::*;
+                    peak_above(|| {
+                        (0..N)
+                            .into_par_iter()
+                            .map(|i| step(i as u64))
+                            .filter(keep)
+                            .collect::<Vec<u64>>()
+                    })
+                    .0
+                }),
+                _ => pools.rayon.install(|| {
+                    use rayon::prelude::*;
+                    peak_above(|| {
+                        (0..N)
+                            .into_par_iter()
+                            .map(|i| step(i as u64))
+                            .filter(keep)
+                            .collect::<Vec<u64>>()
+                    })
+                    .0
+                }),
+            }),
+        ),
+    ];
+    println!(
+        "\nmemory of collect: the peak of live heap above the start, in MB and as a multiple \
+         of the 80 MB of 10⁷ u64 (the filtered output keeps 7/8 of them)\n"
+    );
+    println!(
+        "| {:<30} | {:>16} | {:>16} | {:>16} |",
+        "call", CONTENDERS[0], CONTENDERS[1], CONTENDERS[2]
+    );
+    println!("|---|---:|---:|---:|");
+    for (name, run) in &rows {
+        let cells: Vec<String> = (0..CONTENDERS.len())
+            .map(|who| {
+                let peak = run(who);
+                format!(
+                    "{:.1} MB ({:.2}x)",
+                    peak as f64 / 1e6,
+                    peak as f64 / output as f64
+                )
+            })
+            .collect();
+        println!(
+            "| {:<30} | {:>16} | {:>16} | {:>16} |",
+            name, cells[0], cells[1], cells[2]
+        );
+    }
+}
+
 fn median(mut v: Vec<Duration>) -> Option<Duration> {
     if v.is_empty() {
         return None;
@@ -206,10 +513,8 @@ fn main() {
         ("map_sum_1e7", map_sum(10_000_000), 5),
         ("map_filter_collect_1e7", map_filter_collect(10_000_000), 2),
         ("find_first_1e8", find_first(100_000_000), 1),
-        // TODO(others): the rows of issue 35 that come with their code — nbody and life
-        // (200 generations of 256×256; the ported rayon-demo programs), `par_sort_unstable`
-        // of 10⁷ u64 and `par_sort` of 10⁶ `String`s (branch `slice`) — go here, as
-        // `Workload`s with the same three contenders.
+        ("nbody_1000x10", nbody(1_000, 10), 1),
+        ("life_256_200", life(256, 200), 1),
     ];
     println!("parallel iterators, {workers} workers, {rounds} rounds (median of one run each)\n");
     println!(
@@ -250,5 +555,8 @@ fn main() {
             ratio(filch, rayon),
             ratio(filch, ideal),
         );
+    }
+    if only.as_deref().is_none_or(|o| "collect_memory".contains(o)) {
+        print_collect_memory(&pools);
     }
 }
