@@ -11,6 +11,7 @@ mod block_on_on_worker;
 mod builder_errors;
 mod coop_budget;
 mod deque_starvation;
+mod doc_paths;
 mod fairness;
 mod global_workers_env;
 mod idle_threads_sleep;
