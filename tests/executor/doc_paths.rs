@@ -392,9 +392,8 @@ fn check_crate_path(
         .find(|&n| modules.contains_key(&segments[..n].join("::")))
         .unwrap();
     let rest = &segments[module_len..];
-    let Some((item, members)) = rest.split_first() else {
-        return None;
-    };
+    // A path that ends at a module names that module.
+    let (item, members) = rest.split_first()?;
     let module = segments[..module_len].join("::");
     if !defines(&modules[&module], item) {
         return Some(format!("no `{item}` in module `crate::{module}`"));
