@@ -52,8 +52,9 @@ impl<E: Source> IoSource<E> {
     /// Runs `op` once the source is ready in `direction`, retrying after each `WouldBlock`
     /// (which clears the readiness it was tried under). For poll methods with no future of
     /// their own (the `AsyncRead`/`AsyncWrite` impls): the task waits in an anonymous
-    /// entry of the direction's waiter list (`runtime/io/scheduled_io.rs`). Spends one unit of the
-    /// task's cooperative budget when `op` completes; yields when the budget is spent.
+    /// entry of the direction's waiter list (`runtime/io/scheduled_io.rs`). Spends one unit
+    /// of the task's cooperative budget when `op` completes; yields when the budget is
+    /// spent.
     pub(crate) fn poll_io<R>(
         &self,
         cx: &mut Context<'_>,
