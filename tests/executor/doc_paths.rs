@@ -5,24 +5,26 @@
 //!
 //! - **What is read:** the doc comments (`//!` and `///` lines) of every `.rs` file in the
 //!   repository and every Markdown file (ARCHITECTURE.md, README.md, `docs/`, the protocol
-//!   READMEs beside the code), leaving out `target/`, hidden folders, fenced code blocks, and
-//!   the two records that name files as they were when written: CHANGELOG.md and
-//!   docs/benchmarks.md (dated measurements). The layers table in ARCHITECTURE.md (a fenced
-//!   block) is checked against the code by `layers.rs`.
+//!   READMEs beside the code), leaving out `target/`, hidden folders, the code blocks of doc
+//!   comments (doctests), and the two records that name files as they were when written:
+//!   CHANGELOG.md and docs/benchmarks.md (dated measurements).
 //! - **What is a path:** the text of a code span, each word of a code span that holds a
-//!   command (`bash benches/http_syscalls.sh`), and each Markdown link's target, after
-//!   {a,b} alternatives are expanded (`tests/{executor,io}/main.rs` is two paths). A code
-//!   span's word is a path when it is made of path characters (letters, digits, `_`, `-`,
-//!   `.`, `/`), does not start with `/` (the OS's files) or name target/, and either ends in
-//!   `/` (a folder), or ends in one of [`EXTENSIONS`] (`Cargo.toml`, `lib.rs`), or starts
-//!   with a top-level folder of the repository (`examples/axum_app`, `.ci/run`). So a
-//!   placeholder such as x/tests.rs is written without backticks.
+//!   command (`bash benches/http_syscalls.sh`), each word of a Markdown fenced block (so
+//!   ARCHITECTURE.md's layers table, and README's commands), and each Markdown link's
+//!   target, after {a,b} alternatives are expanded (`tests/{executor,io}/main.rs` is two
+//!   paths; in a fenced block, spaces inside the braces are allowed). A word, with quotes,
+//!   brackets and `,;:` taken off its ends, is a path when it is made of path characters
+//!   (letters, digits, `_`, `-`, `.`, `/`), does not start with `/` (the OS's files) or name
+//!   target/, and either ends in `/` (a folder), or ends in one of [`EXTENSIONS`]
+//!   (`Cargo.toml`, `lib.rs`), or starts with a top-level folder of the repository
+//!   (`examples/axum_app`, `.ci/run`). So a placeholder such as x/tests.rs is written
+//!   without backticks.
 //! - **Where it may be:** a path resolves if it exists relative to the repository root,
 //!   `src/`, the doc's own folder, the folder of the doc's module (x/ beside x.rs), any
 //!   folder above the doc's own (from `src/runtime/scheduler/forkjoin/`, worker/schedule.rs
 //!   is `src/runtime/scheduler/worker/schedule.rs`), or the folder of a path named earlier
-//!   in the same paragraph (a Markdown bullet, table or paragraph, or a run of doc lines up
-//!   to a blank one), or a folder above that one: after `src/par/loops/`, `watch.rs` is
+//!   in the same paragraph (a Markdown bullet, table, fenced block or paragraph, or a run of
+//!   doc lines up to a blank one), or a folder above that one: after `src/par/loops/`, `watch.rs` is
 //!   `src/par/loops/watch.rs`.
 //! - **Another project's files:** a code span right after a peer crate's name (one of
 //!   [`PEERS`]), possessive or with a version, with only other code spans, punctuation,
@@ -70,10 +72,23 @@ const PEERS: &[&str] = &[
 ];
 
 /// One paragraph of docs: its lines, joined by `\n`, and the line number of each.
+#[derive(Default)]
 struct Paragraph {
     text: String,
     /// The 1-based line of the file where each line of `text` starts.
     lines: Vec<usize>,
+    /// A Markdown fenced block: its words are read, not its code spans.
+    fenced: bool,
+}
+
+impl Paragraph {
+    fn push(&mut self, line: &str, number: usize) {
+        if !self.lines.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        self.lines.push(number);
+    }
 }
 
 impl Paragraph {
@@ -100,20 +115,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The paragraphs of a Rust file's doc comments, code blocks left out.
 fn rust_paragraphs(text: &str) -> Vec<Paragraph> {
     let mut paragraphs = Vec::new();
-    let mut current = Paragraph {
-        text: String::new(),
-        lines: Vec::new(),
-    };
+    let mut current = Paragraph::default();
     let mut in_code = false;
     let mut flush = |current: &mut Paragraph| {
         if !current.lines.is_empty() {
-            paragraphs.push(std::mem::replace(
-                current,
-                Paragraph {
-                    text: String::new(),
-                    lines: Vec::new(),
-                },
-            ));
+            paragraphs.push(std::mem::take(current));
         }
     };
     for (index, line) in text.lines().enumerate() {
@@ -141,63 +147,79 @@ fn rust_paragraphs(text: &str) -> Vec<Paragraph> {
                 continue;
             }
         }
-        if !current.lines.is_empty() {
-            current.text.push('\n');
-        }
-        current.text.push_str(doc);
-        current.lines.push(index + 1);
+        current.push(doc, index + 1);
     }
     flush(&mut current);
     paragraphs
 }
 
-/// The paragraphs of a Markdown file (a bullet, a table or a heading starts one), fenced
-/// code left out.
+/// The paragraphs of a Markdown file (a bullet, a table or a heading starts one), each
+/// fenced block one paragraph of its own.
 fn markdown_paragraphs(text: &str) -> Vec<Paragraph> {
     let mut paragraphs = Vec::new();
-    let mut current = Paragraph {
-        text: String::new(),
-        lines: Vec::new(),
-    };
+    let mut current = Paragraph::default();
     let mut in_code = false;
     let mut in_table = false;
     for (index, line) in text.lines().enumerate() {
         let trimmed = line.trim();
+        if trimmed.starts_with("```") {
+            // A fence ends the paragraph before it, and opens or closes a block.
+            if !current.lines.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+            in_code = !in_code;
+            current.fenced = in_code;
+            in_table = false;
+            continue;
+        }
+        if in_code {
+            current.push(line, index + 1);
+            continue;
+        }
         // A table is one paragraph: its header may name the folder of its rows' files.
         let table_row = trimmed.starts_with('|');
         let starts_block = trimmed.is_empty()
-            || trimmed.starts_with("```")
             || trimmed.starts_with("- ")
             || trimmed.starts_with("* ")
             || trimmed.starts_with('#')
             || (table_row && !in_table);
         in_table = table_row;
         if starts_block && !current.lines.is_empty() {
-            paragraphs.push(std::mem::replace(
-                &mut current,
-                Paragraph {
-                    text: String::new(),
-                    lines: Vec::new(),
-                },
-            ));
+            paragraphs.push(std::mem::take(&mut current));
         }
-        if trimmed.starts_with("```") {
-            in_code = !in_code;
-            continue;
+        if !trimmed.is_empty() {
+            current.push(trimmed, index + 1);
         }
-        if in_code || trimmed.is_empty() {
-            continue;
-        }
-        if !current.lines.is_empty() {
-            current.text.push('\n');
-        }
-        current.text.push_str(trimmed);
-        current.lines.push(index + 1);
     }
     if !current.lines.is_empty() {
         paragraphs.push(current);
     }
     paragraphs
+}
+
+/// The words of a fenced block that may be paths, with their byte offsets: spaces inside
+/// {a, b} alternatives are dropped, so that the group stays one word.
+fn fenced_words(text: &str) -> Vec<(usize, String)> {
+    let mut words = Vec::new();
+    let mut offset = 0;
+    for line in text.split('\n') {
+        let mut joined = String::new();
+        let mut depth = 0usize;
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                ' ' if depth > 0 => continue,
+                _ => {}
+            }
+            joined.push(c);
+        }
+        for word in joined.split_whitespace() {
+            words.push((offset, word.to_string()));
+        }
+        offset += line.len() + 1;
+    }
+    words
 }
 
 /// The code spans of a paragraph: (byte offset of the span's text, the text).
@@ -468,20 +490,29 @@ fn every_path_and_crate_item_a_doc_names_exists() {
             // The paragraph's paths, in order: the folders of those found are bases for
             // the ones after them.
             let mut paths: Vec<(usize, String)> = Vec::new();
-            for (offset, span) in code_spans(&paragraph.text) {
-                if span.starts_with("crate::") {
+            // (offset, text) of each code span, or of each word of a fenced block.
+            let spans: Vec<(usize, String)> = if paragraph.fenced {
+                fenced_words(&paragraph.text)
+            } else {
+                code_spans(&paragraph.text)
+                    .into_iter()
+                    .map(|(offset, span)| (offset, span.to_string()))
+                    .collect()
+            };
+            for (offset, span) in spans {
+                if span.starts_with("crate::") && !paragraph.fenced {
                     checked += 1;
-                    if let Some(why) = check_crate_path(span, &modules, &all_code) {
+                    if let Some(why) = check_crate_path(&span, &modules, &all_code) {
                         let line = paragraph.line_at(offset);
                         broken.push(format!("{shown}:{line}: `{span}` ({why})"));
                     }
                     continue;
                 }
                 let mut words = Vec::new();
-                for expanded in expand(span) {
+                for expanded in expand(&span) {
                     for word in expanded.split_whitespace() {
                         let word = word.trim_matches(|c: char| {
-                            matches!(c, '"' | '\'' | '(' | ')' | '[' | ']' | ';' | ',')
+                            matches!(c, '"' | '\'' | '(' | ')' | '[' | ']' | ';' | ',' | ':')
                         });
                         if is_path(word, &top_level) {
                             words.push((offset, word.to_string()));
