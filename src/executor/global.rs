@@ -1,6 +1,7 @@
 //! The lazily started global executor, and the free functions that use the current
-//! executor or fall back to it: `spawn`, `block_on`, `spawn_blocking` and the data-parallel
-//! loops (which `par/` builds; this module only tells them where to run).
+//! executor or fall back to it: `spawn`, `block_on`, `spawn_blocking`. The free functions of
+//! `par/` (joins, scopes, `par::run`, the awaited loops, which `par/loops/` declares) find
+//! where to run through [`current_or_global_state`].
 //!
 //! **The fallback.** On a thread outside every executor, the free functions (and IO objects
 //! and timers made there) use the executor of a running `#[filch::main]` function, if there

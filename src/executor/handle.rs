@@ -1,7 +1,7 @@
 //! [`Handle`], which spawns onto one executor from anywhere, and [`EnterGuard`], which keeps
 //! an executor current on a thread; the public methods of both (each a short delegation to
 //! the module that does the work: `runtime/scheduler/spawner.rs`, `par/`,
-//! `runtime/driver/block_on.rs`, `context.rs`).
+//! `runtime/driver/block_on.rs`, `runtime/scheduler/worker/context.rs`).
 //!
 //! **Invariants:** a `Handle` holds an `Arc` of the executor's state, never its threads, so
 //! it keeps the state alive but not the workers: after shutdown what it spawns is dropped

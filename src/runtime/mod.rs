@@ -2,7 +2,7 @@
 //! (`executor/`). Its folders are layers, from the bottom up (ARCHITECTURE.md, "Layers"):
 //!
 //! - this folder's own files are leaves: the cooperative budget (`coop.rs`), the per-worker
-//!   counters (`stats.rs`), how threads start (`threads.rs`, `tokio_context.rs`), the wake
+//!   counters (`stats.rs`), how threads start (`threads.rs`, `tokio_context/`), the wake
 //!   policy (`wake_policy.rs`) and the blocking pool, generic over its jobs (`blocking.rs`);
 //! - `task/`: what a task is, generic over the executor that runs it;
 //! - `park/`: idle workers and the parker every filch thread sleeps on; `io/` and `time/`:

@@ -1,7 +1,7 @@
 //! [`ThreadConfig`]: how an executor starts its threads (workers and blocking-pool threads
 //! alike): their names, their stack size, the user's start and stop hooks
 //! (`Builder::on_thread_start` / `on_thread_stop`, as tokio's), and the tokio runtime whose
-//! context they are inside (`tokio-context`, `tokio_context.rs`).
+//! context they are inside (`tokio-context`, `runtime/tokio_context/`).
 //!
 //! **Invariants:** on every thread started through [`ThreadConfig::spawn`], the start hook
 //! runs before the thread's body and the stop hook after it, also when the body unwinds; a

@@ -5,8 +5,8 @@
 //! paths of its code (comments left out), resolves each to the file of the module it names
 //! (a root re-export, such as `crate::spawn`, to the file that defines it), and compares
 //! layers. `lib.rs` (it re-exports from every layer), `runtime/mod.rs` (it only declares
-//! the runtime's folders) and the white-box tests (`tests.rs` files, which build whole
-//! executors through the public API) are left out.
+//! the runtime's folders) and the white-box tests (the files named tests.rs, which build
+//! whole executors through the public API) are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,8 @@
 //! Fork-join calls that cross executors (`pool_b.install` inside `pool_a`'s work, scopes of
 //! several pools): the work of a call made by a worker descends from that worker's wait, so
 //! a worker that waits for another executor runs its own executor's share of that call
-//! (`forkjoin/inject.rs`, "Calls between executors"), and its tasks are served meanwhile.
+//! (`src/runtime/scheduler/forkjoin/inject.rs`, "Calls between executors"), and its tasks
+//! are served meanwhile.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};

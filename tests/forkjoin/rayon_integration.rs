@@ -3,10 +3,10 @@
 //! can be built once per process), as does the stack overflow (it aborts its process).
 //!
 //! Adapted: rayon's error message for a second `build_global` is its own (filch's says the
-//! global executor has already started); `scoped_tls` is a thread-local flag. Not ported:
-//! `scoped_threadpool.rs::{spawn_scoped_tls_threadpool, build_scoped_tls_threadpool}` (no
-//! `spawn_handler`, no `build_scoped`) and `use_current_thread.rs` (no
-//! `use_current_thread`).
+//! global executor has already started); `scoped_tls` is a thread-local flag. Not ported
+//! (rayon-core's `scoped_threadpool.rs` and `use_current_thread.rs`):
+//! `spawn_scoped_tls_threadpool` and `build_scoped_tls_threadpool` (no `spawn_handler`, no
+//! `build_scoped`), and the tests of `use_current_thread` (no `use_current_thread`).
 
 use std::cell::Cell;
 use std::error::Error;

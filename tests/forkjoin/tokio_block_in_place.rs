@@ -6,10 +6,10 @@
 //! Adapted: tokio's runtimes are filch executors (`current_thread` is one worker); tokio's
 //! coop budget is filch's (`filch::consume_budget` spends it), and tokio's channels that spend
 //! it are `consume_budget` calls; each test runs under the watchdog instead of tokio's
-//! `timeout`. Not ported (no `block_in_place` in them): `task_blocking.rs`'s `basic_blocking`,
+//! `timeout`. Not ported (no `block_in_place` in them), of tokio's `task_blocking.rs` and
+//! `rt_threaded.rs`: the first's `basic_blocking`,
 //! `useful_panic_message_when_dropping_rt_in_rt`, `can_shutdown_with_zero_timeout_in_runtime`,
-//! `can_shutdown_now_in_runtime` and the paused-clock tests, and the rest of
-//! `rt_threaded.rs`.
+//! `can_shutdown_now_in_runtime` and the paused-clock tests, and the rest of the second.
 
 use std::future::{poll_fn, Future};
 use std::pin::pin;

@@ -3,7 +3,7 @@
 //! the next timer, on any number of workers: an hour-long sleep finishes at once, each timer
 //! fires with the clock at its deadline and its task runs before the clock moves on, and
 //! nothing jumps while a blocking job runs or a woken `block_on` has yet to poll. The
-//! scenarios of tokio's `tests/time_pause.rs` and the paused ones of `tests/time_sleep.rs`
+//! scenarios of tokio's `tests/time_pause.rs` and `tests/time_sleep.rs` (its paused ones)
 //! follow at the end.
 //!
 //! No test measures wall time: each asserts the paused clock's readings (exact: a pause

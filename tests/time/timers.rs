@@ -5,7 +5,7 @@
 //! (`Duration::MAX`, 2^64 ms) never fire and never panic; a waker that owns timers may be
 //! dropped by timer code. The tests named after a tokio scenario port it from tokio's
 //! `tests/time_{sleep,timeout,interval,rt}.rs` (those that need tokio's paused clock run on
-//! the real one, or on the wheel in `src/driver/wheel.rs`). No timing upper bounds: the
+//! the real one, or on the wheel in `src/runtime/time/wheel.rs`). No timing upper bounds: the
 //! watchdog catches a timer that never fires.
 
 use filch::time::Instant;

@@ -7,11 +7,12 @@
 //! cost jumps (a million 1 ns items, then 1 ms ones) a chunk can run for seconds. The loops
 //! promise more: no item starts once the loop is stopped (its future dropped, a panic, the
 //! executor shut down), and the worker's tasks, IO and timers are served within a few
-//! milliseconds (its stand-in, `forkjoin/standin.rs`, takes its place once it has been
-//! occupied for a tick, seen at a heartbeat check). So a watched iterator's pieces fold their
-//! chunks in blocks of [`BLOCK`] items, and between two blocks make one relaxed load of the
-//! loop ticker's epoch (`runtime/time/tick.rs`): when it moved (every tick, and at once when
-//! a call is cancelled, an executor shuts down or a watched fold unwinds) they *look up*:
+//! milliseconds (its stand-in, `runtime/scheduler/forkjoin/standin.rs`, takes its place
+//! once it has been occupied for a tick, seen at a heartbeat check). So a watched iterator's
+//! pieces fold their chunks in blocks of [`BLOCK`] items, and between two blocks make one
+//! relaxed load of the loop ticker's epoch (`runtime/time/tick.rs`): when it moved (every
+//! tick, and at once when a call is cancelled, an executor shuts down or a watched fold
+//! unwinds) they *look up*:
 //! - the fork-join heartbeat check ([`at_piece_boundary`]): it publishes the oldest frame for
 //!   idle workers, has the worker's stand-in take its place once the work has gone on for a
 //!   tick, and unwinds (with the private `Cancelled` payload) if the call was cancelled or the

@@ -159,7 +159,7 @@ impl Driver {
         &self.time
     }
 
-    /// The clock of the timers (`clock.rs`).
+    /// The clock of the timers (`runtime/time/clock.rs`).
     pub(crate) fn clock(&self) -> &crate::runtime::time::clock::Clock {
         self.time.clock()
     }

@@ -1,5 +1,6 @@
-//! [`IoSource`]: a mio source registered with its executor's driver (see the `io` module
-//! docs for its invariant).
+//! [`IoSource`]: a mio source registered with its executor's driver. Its retry rule (a
+//! `WouldBlock` clears the readiness it was tried under, unless an event came since) is
+//! `ScheduledIo`'s, stated in `runtime/io/scheduled_io.rs`.
 
 use std::io;
 use std::sync::Arc;
@@ -51,8 +52,9 @@ impl<E: Source> IoSource<E> {
     /// Runs `op` once the source is ready in `direction`, retrying after each `WouldBlock`
     /// (which clears the readiness it was tried under). For poll methods with no future of
     /// their own (the `AsyncRead`/`AsyncWrite` impls): the task waits in an anonymous
-    /// entry of the direction's waiter list (`scheduled_io.rs`). Spends one unit of the
-    /// task's cooperative budget when `op` completes; yields when the budget is spent.
+    /// entry of the direction's waiter list (`runtime/io/scheduled_io.rs`). Spends one unit
+    /// of the task's cooperative budget when `op` completes; yields when the budget is
+    /// spent.
     pub(crate) fn poll_io<R>(
         &self,
         cx: &mut Context<'_>,

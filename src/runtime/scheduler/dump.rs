@@ -6,9 +6,10 @@
 //! [`Builder`](crate::task::Builder) and blocking jobs) until its future is dropped. Each
 //! entry's waker keeps its task's allocation (and metadata) alive while the entry is there,
 //! so under the shard's lock the dump reads the task's metadata and record
-//! (`runtime/task/record.rs`). A plain `spawn`'s task that has not waited yet (queued before its
-//! first poll, or inside it) is in no dump: that keeps a task that never waits as cheap as
-//! before. Nothing stops the workers; each task's fields are read without a lock.
+//! (`runtime/task/record.rs`). With a slow-poll threshold it also lists the polls in flight
+//! from the workers' slow-poll slots (`runtime/task/poll_watch.rs`). Which tasks a dump
+//! lists, and which it cannot, is stated once, in [`TaskDump`]'s doc. Nothing stops the
+//! workers; each task's fields are read without a lock.
 
 use std::fmt;
 use std::panic::Location;

@@ -66,7 +66,8 @@ static STARTED: OnceLock<()> = OnceLock::new();
 
 /// What the ticker thread and the workers share: who is active, and where the ticker sleeps.
 pub(crate) struct Ticker {
-    /// Helpers inside a poll, in every executor of the process.
+    /// Busy workers (polling tasks or running fork-join pieces), in every executor of the
+    /// process.
     active: AtomicUsize,
     /// Where the ticker sleeps once idle; entering workers unpark it.
     parker: Parker<NoReactor>,

@@ -6,14 +6,14 @@
 //!   heartbeat and demand rule that publishes them;
 //! - `join.rs`: the join protocol; `scope.rs`: a scope's spawns and wait;
 //! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
-//! - `board.rs`: the pieces on offer ([`Board`]); `offer.rs`: putting a piece there and
-//!   waking who may take it, and a worker's turn at the board;
+//! - `board.rs`: the pieces on offer ([`Board`]); `publish.rs`: putting a piece there and
+//!   waking who may take it;
 //! - `wait.rs`: waiting for a node, running only what descends from it;
-//! - `occupy.rs`: a worker while its thread does fork-join work;
+//! - `occupy.rs`: a worker while its thread does fork-join work, and a worker's turn at the
+//!   board (`run_from_board`);
 //! - `inject.rs`: calls that start outside the workers, and whole calls;
 //! - `standin.rs`: the thread that takes an occupied worker's place (its slots), and
-//!   `serve.rs` (its body);
-//! - `publish.rs`: putting a piece on the board.
+//!   `serve.rs` (its body).
 //!
 //! What the executor's state holds (`ForkJoin`: the board, the stand-ins' slots) imports
 //! nothing that imports the state.

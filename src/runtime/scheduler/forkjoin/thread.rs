@@ -313,8 +313,9 @@ impl FjThread {
     }
 
     /// If a worker sleeps and nothing is on offer, has the next check act as a heartbeat
-    /// (publish the oldest unpublished frame, which wakes a sleeper) and returns `true`: a
-    /// long piece's way to share its rest when no worker is awake to want it.
+    /// (publish the oldest unpublished frame, which wakes a sleeper unless one searches) and
+    /// returns `true`: a long piece's way to share its rest when no worker is awake to want
+    /// it.
     pub(crate) fn offer_to_sleepers(&self) -> bool {
         let seen = self.seen_epoch.get();
         if seen == CANCELLED || !self.sleepers_idle() {

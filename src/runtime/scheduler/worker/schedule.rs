@@ -1,5 +1,8 @@
-//! The schedule function of every task, and the placement decisions behind it: where a
-//! spawned or woken task goes (see `WakePolicy`).
+//! The schedule function of the tasks that run on the workers' queues, and the placement
+//! decisions behind it: where a spawned or woken task goes (see `WakePolicy`). The two other
+//! schedule functions are a pinned task's (`pinned.rs`: only to its worker's pinned queue)
+//! and a blocking job's (`runtime/scheduler/spawner.rs`: to the blocking pool). Which
+//! sleeper a push wakes is `Idle`'s rule (`runtime/park/README.md`, "A push").
 //!
 //! - A task that yielded (`yield_now`, or a spent budget, during the poll that just ended,
 //!   then woke itself) goes to its worker's private deferred list: it runs again only after
@@ -7,8 +10,8 @@
 //!   (`mod.rs`).
 //! - Any other task woken while it ran (by another thread, or another task) goes to the
 //!   inbox of the worker that ran it: behind that worker's own deque, and where an idle
-//!   worker can steal it (one is woken if none searches). Holding it back privately would
-//!   strand it behind whatever that worker runs next.
+//!   worker can steal it. Holding it back privately would strand it behind whatever that
+//!   worker runs next.
 //! - Otherwise, on a worker of the task's executor: `CurrentWorker` puts the task in this
 //!   worker's LIFO slot (the task it displaces goes onto the deque, where others may steal
 //!   it); `LastWorker` does the same if the task last ran here or never ran, and otherwise
@@ -42,7 +45,7 @@ use crate::runtime::task::GENERATED;
 use crate::runtime::wake_policy::WakePolicy;
 use crate::util::sync::{fence, Ordering};
 
-/// The schedule function of every task spawned onto the workers.
+/// The schedule function of every task spawned onto the workers but pinned tasks.
 pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
     // The dump's wake stamp (`runtime/task/record.rs`): tasks that never waited have no
     // record. Inside the closure, which `with_worker` inlines: no frame of its own.
