@@ -13,6 +13,7 @@ pub(crate) mod join;
 mod loom_model;
 pub(crate) mod pinned;
 pub(crate) mod pinned_queue;
+pub(crate) mod runtime;
 pub(crate) mod shutdown;
 pub(crate) mod spawner;
 pub(crate) mod state;

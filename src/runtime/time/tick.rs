@@ -103,7 +103,7 @@ pub(crate) fn bump() {
 }
 
 /// Starts the ticker if it is not running yet; the OS's error if it refuses the thread (a
-/// later call tries again). For `Builder::build`, which returns errors rather than panics.
+/// later call tries again). For `Runtime::start`, which returns errors rather than panics.
 pub(crate) fn try_start() -> std::io::Result<()> {
     // std's: a static. Held only while starting, so that two callers start one thread.
     static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
