@@ -181,13 +181,13 @@ pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use par::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
-pub use runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
+pub use runtime::observe::dump::{TaskDump, TaskInfo, TaskState};
+pub use runtime::observe::poll_watch::SlowPoll;
 pub use runtime::scheduler::join::JoinHandle;
 pub use runtime::scheduler::pinned::spawn_local;
 #[cfg(feature = "tokio-context")]
 pub use runtime::stats::TokioStats;
 pub use runtime::stats::{Stats, WorkerStats};
-pub use runtime::task::poll_watch::SlowPoll;
 pub use runtime::wake_policy::WakePolicy;
 pub use task::{yield_now, AbortHandle, JoinError, JoinSet, YieldNow};
 

@@ -32,7 +32,7 @@ use crate::executor::global::current_or_global_state;
 use crate::runtime::scheduler::forkjoin::inject::spawn_call;
 use crate::runtime::scheduler::forkjoin::node::{Cancelled, Root};
 use crate::runtime::scheduler::state::State;
-use crate::runtime::time::tick;
+use crate::runtime::time::epoch;
 use crate::util::sync::Mutex;
 
 /// Awaits `f`, run on a worker of the current executor (else the global one) as a whole
@@ -223,7 +223,7 @@ impl<R> Drop for Run<R> {
         if let Stage::Running(shared) = &self.stage {
             // Cancel the call; every thread working for it looks up at once.
             shared.root.cancel();
-            tick::bump();
+            epoch::bump();
         }
     }
 }

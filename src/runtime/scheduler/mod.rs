@@ -6,7 +6,6 @@
 //! [`JoinHandle`](join::JoinHandle)s (`join.rs`).
 
 pub(crate) mod auto_advance;
-pub(crate) mod dump;
 pub(crate) mod forkjoin;
 pub(crate) mod join;
 #[cfg(all(test, loom, feature = "test-util"))]

@@ -8,7 +8,7 @@
 //! Startup, in order: check the settings ([`Config::validate`]); resolve the tokio runtime
 //! beside the executor (feature `tokio-context`, `runtime/tokio_context/`); make the driver
 //! stack, one deque per worker and the slow-poll watch; start the loop ticker (the
-//! fork-join epoch, `runtime/time/ticker.rs`); make the shared [`State`] behind its anchor
+//! fork-join epoch, `runtime/time/epoch.rs`); make the shared [`State`] behind its anchor
 //! (`runtime/task/task_count.rs`); register the watch with the observer
 //! (`runtime/observe/`); install the paused clock's auto-advance (`test-util`); start one
 //! thread per worker. Shutdown is `State::shutdown`, whose doc states the protocol
@@ -29,8 +29,9 @@ use std::time::Duration;
 use crossbeam_deque::Worker;
 
 use crate::runtime::blocking::BlockingPool;
+use crate::runtime::observe::dump;
+use crate::runtime::observe::poll_watch::{self, PollWatch};
 use crate::runtime::scheduler::state::Runnable;
-use crate::runtime::task::poll_watch::{self, PollWatch};
 use crate::runtime::task::task_count::{self, new_anchored};
 use crate::runtime::threads::ThreadConfig;
 use crate::runtime::wake_policy::WakePolicy;
@@ -163,8 +164,8 @@ impl Runtime {
             .slow_polls
             .threshold
             .map(|threshold| Arc::new(PollWatch::new(n, threshold, config.slow_polls.callback)));
-        // The loop ticker: the fork-join epoch, which also paces the observer.
-        crate::runtime::time::tick::try_start()?;
+        // The epoch ticker: the fork-join epoch; its thread also runs the observer's tick.
+        crate::runtime::time::epoch::try_start()?;
         let state = new_anchored(
             State::new(
                 deques.iter().map(Worker::stealer).collect(),
@@ -179,7 +180,7 @@ impl Runtime {
             let weak = Arc::downgrade(&state);
             watch.set_name_of(Box::new(move |id| {
                 weak.upgrade()
-                    .and_then(|state| crate::runtime::scheduler::dump::name_of(&state, id))
+                    .and_then(|state| dump::name_of::<State>(&state.live_tasks, id))
             }));
             poll_watch::register(watch);
         }
@@ -264,6 +265,12 @@ pub(crate) fn on_worker() -> bool {
 }
 
 /// The dump of `state`'s live tasks (`runtime/observe/dump.rs`).
-pub(crate) fn dump(state: &State) -> crate::TaskDump {
-    crate::runtime::scheduler::dump::collect(state)
+pub(crate) fn dump(state: &State) -> dump::TaskDump {
+    dump::collect::<State>(dump::Sources {
+        live_tasks: &state.live_tasks,
+        poll_watch: state.poll_watch.as_deref(),
+        alive: state.tasks.alive(),
+        #[cfg(feature = "tokio-context")]
+        tokio: state.threads.tokio.stats(),
+    })
 }

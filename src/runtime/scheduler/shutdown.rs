@@ -73,8 +73,8 @@ impl State {
         // Step 1.
         self.shutdown.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        // After the flag: a thread that sees the bump sees the flag (`tick::now` acquires).
-        crate::runtime::time::tick::bump();
+        // After the flag: a thread that sees the bump sees the flag (`epoch::now` acquires).
+        crate::runtime::time::epoch::bump();
         // Step 2.
         self.cancel_blocking_jobs(self.blocking.shutdown());
         // Step 3.

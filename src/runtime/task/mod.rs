@@ -36,10 +36,7 @@ pub(crate) mod id;
 pub(crate) mod live_tasks;
 #[cfg(all(test, loom))]
 mod loom_model;
-pub(crate) mod poll_watch;
-pub(crate) mod record;
 pub(crate) mod task_count;
-pub(crate) mod thread_state;
 pub(crate) mod yield_now;
 
 use std::any::Any;
@@ -51,12 +48,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::runtime::observe::coarse_clock::coarse_now;
+use crate::runtime::observe::poll_watch::PollWatch;
+use crate::runtime::observe::record::{SpawnedAt, TaskRecord};
 use crate::runtime::task::abort::{AbortCell, AbortHandle, AbortSlot};
 use crate::runtime::task::id::CurrentId;
 use crate::runtime::task::id::Id;
 use crate::runtime::task::live_tasks::{Key, LiveTasks};
-use crate::runtime::task::poll_watch::PollWatch;
-use crate::runtime::task::record::{coarse_now, SpawnedAt, TaskRecord};
 use crate::runtime::task::task_count::{Counted, CountedRef};
 use crate::util::sync::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Mutex, Ordering};
 use crate::util::wake_all::drop_quietly;
@@ -561,14 +559,14 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
 fn watch_begin<H: TaskHome>(
     watch: &PollWatch,
     meta: &TaskMeta<H>,
-) -> Option<crate::runtime::task::poll_watch::InFlight> {
+) -> Option<crate::runtime::observe::poll_watch::InFlight> {
     watch.begin(meta.last_worker()?, meta.id, meta.spawned_at)
 }
 
 /// The slow-poll watch's end of a poll that [`watch_begin`] saw start.
 #[inline(never)]
 fn watch_end<H: TaskHome>(
-    poll: crate::runtime::task::poll_watch::InFlight,
+    poll: crate::runtime::observe::poll_watch::InFlight,
     meta: &TaskMeta<H>,
     record: Option<&TaskRecord>,
 ) {

@@ -1,11 +1,11 @@
 //! The loom model of this folder's concurrent core, on the shipped code
 //! (`RUSTFLAGS="--cfg loom" cargo test --release --lib loom`): the ticker's park
-//! (`tick.rs`) is never lost.
+//! (`epoch.rs`) is never lost.
 
 use loom::sync::Arc;
 use loom::thread;
 
-use super::tick::Ticker;
+use super::epoch::Ticker;
 
 /// The ticker's park (`tick.rs`, the shipped `Ticker`): the ticker thread parks while no
 /// worker is active, and a worker enters while it may be parking. The ticker must see each

@@ -72,7 +72,7 @@ impl Root {
     }
 
     /// Marks the call cancelled; its threads see it at their next heartbeat check, which the
-    /// caller makes come at once (`tick::bump`).
+    /// caller makes come at once (`epoch::bump`).
     pub(crate) fn cancel(&self) {
         // Release: pairs with the Acquire in `is_cancelled`.
         self.cancelled.store(true, Ordering::Release);
@@ -374,7 +374,7 @@ impl Node {
         fence(Ordering::SeqCst);
         if !self.is_finished() && !work_in_sight() {
             #[cfg(not(loom))]
-            thread::park_timeout(crate::runtime::time::tick::TICK);
+            thread::park_timeout(crate::runtime::time::epoch::TICK);
             #[cfg(loom)]
             thread::park();
         }

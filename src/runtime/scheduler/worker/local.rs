@@ -119,7 +119,7 @@ impl WorkerLocal {
     /// Whether fork-join work starting now is the first to start on this worker since the
     /// loop ticker's last tick (`forkjoin/thread.rs`, `FjThread::new`).
     pub(crate) fn first_forkjoin_this_tick(&self) -> bool {
-        let now = crate::runtime::time::tick::now();
+        let now = crate::runtime::time::epoch::now();
         self.forkjoin_epoch.replace(now) != now
     }
 
