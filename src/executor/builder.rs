@@ -292,7 +292,7 @@ impl Builder {
 
     /// Reports task polls that hold their worker longer than `threshold` (off by default):
     /// once while the poll still runs (`SlowPoll::still_running`, within about a
-    /// millisecond of crossing the threshold, from filch's loop-ticker thread, never from
+    /// millisecond of crossing the threshold, from filch's epoch-ticker thread, never from
     /// the stuck worker) and once when it returns (from the worker, before the task's output
     /// is out), and counts them in
     /// [`WorkerStats::slow_polls`](crate::WorkerStats::slow_polls) and
@@ -328,7 +328,7 @@ impl Builder {
     }
 
     /// What to do with each slow-poll report (see [`Builder::slow_poll_threshold`]; without
-    /// a threshold it is never called). Called on filch's loop-ticker thread for a poll that
+    /// a threshold it is never called). Called on filch's epoch-ticker thread for a poll that
     /// still runs, and on the worker for one that returned: keep it short, and do not
     /// block in it.
     ///

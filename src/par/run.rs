@@ -4,7 +4,7 @@
 //!
 //! The closure runs as a whole fork-join call on a worker (`runtime/scheduler/forkjoin/inject.rs`):
 //! its `join`s, scopes and parallel iterators spread over the other workers. Dropping the
-//! future cancels the call: its root is marked and the loop ticker's epoch moved at once, so
+//! future cancels the call: its root is marked and the epoch moved at once, so
 //! every thread working for it unwinds at its next piece (a `join`, or a parallel iterator's
 //! next chunk), and no piece of it starts after that; the pieces already running finish. The
 //! executor's shutdown stops a running call the same way (`FjThread::check_in`), and the

@@ -28,7 +28,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     // Observability shares the tasks' layer: a task's metadata holds its record and
     // writes its worker's poll slot, and the dump reads the tasks' metadata.
-    ("tasks and their observation", &["runtime::task", "runtime::observe"]),
+    (
+        "tasks and their observation",
+        &["runtime::task", "runtime::observe"],
+    ),
     (
         "sleeping and the two drivers",
         &["runtime::park", "runtime::io", "runtime::time"],

@@ -10,7 +10,7 @@
 //! milliseconds (its stand-in, `forkjoin/standin.rs`, takes its place once it has been
 //! occupied for a tick, seen at a heartbeat check). So a watched iterator's pieces fold their
 //! chunks in blocks of [`BLOCK`] items, and between two blocks make one relaxed load of the
-//! loop ticker's epoch (`runtime/time/epoch.rs`): when it moved (every tick, and at once when
+//! epoch (`runtime/time/epoch.rs`): when it moved (every tick, and at once when
 //! a call is cancelled, an executor shuts down or a watched fold unwinds) they *look up*:
 //! - the fork-join heartbeat check ([`at_piece_boundary`]): it publishes the oldest frame for
 //!   idle workers, has the worker's stand-in take its place once the work has gone on for a

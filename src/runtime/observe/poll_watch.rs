@@ -393,7 +393,7 @@ impl PollWatch {
     }
 
     /// Reports each poll that has been stuck past the threshold and was not reported yet
-    /// (module docs). Called by the watcher (the loop ticker) only.
+    /// (module docs). Called by the watcher (the epoch ticker) only.
     fn scan(&self) {
         let now = Instant::now();
         for (worker, slot) in self.slots.iter().enumerate() {

@@ -7,7 +7,7 @@
 //!
 //! Startup, in order: check the settings ([`Config::validate`]); resolve the tokio runtime
 //! beside the executor (feature `tokio-context`, `runtime/tokio_context/`); make the driver
-//! stack, one deque per worker and the slow-poll watch; start the loop ticker (the
+//! stack, one deque per worker and the slow-poll watch; start the epoch ticker (the
 //! fork-join epoch, `runtime/time/epoch.rs`); make the shared [`State`] behind its anchor
 //! (`runtime/task/task_count.rs`); register the watch with the observer
 //! (`runtime/observe/`); install the paused clock's auto-advance (`test-util`); start one

@@ -365,7 +365,7 @@ impl Node {
 
     /// Parks the calling thread (this node's waiter) until the node finished or a
     /// descendant of it may have been published, unless `work_in_sight` (called after the
-    /// registration) finds one already; at most a tick of the loop ticker, so that a long
+    /// registration) finds one already; at most a tick of the epoch ticker, so that a long
     /// wait can have its worker's stand-in called (`wait.rs`). May return spuriously.
     pub(crate) fn sleep(&self, work_in_sight: impl FnOnce() -> bool) {
         // SeqCst, and the fence: the registration comes before the re-check's loads

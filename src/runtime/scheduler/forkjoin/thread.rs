@@ -12,7 +12,7 @@
 //! Each `join` links a frame into the thread's list (`push`/`pop`, youngest last) and, while
 //! nobody wants work, never touches shared memory: the second half runs inline after the
 //! first. A frame is *published* (its half becomes a node on the board) when
-//! - a heartbeat passed since the thread last looked (the loop ticker's epoch moved: every
+//! - a heartbeat passed since the thread last looked (the epoch moved: every
 //!   [`TICK`](crate::runtime::time::epoch::TICK) while a worker is busy), or
 //! - workers want work (searching, sleeping, or waiting for a node with nothing to help
 //!   with) beyond the pieces already on offer.
