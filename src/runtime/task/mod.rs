@@ -25,7 +25,7 @@
 //! [`TaskOutput`] likewise drops an output that nobody takes (a detached task's) inside a
 //! panic guard.
 //!
-//! For the task dump and slow-poll reports (`record.rs`, `poll_watch.rs`) each task has
+//! For the task dump and slow-poll reports (`runtime/observe/record.rs`, `runtime/observe/poll_watch.rs`) each task has
 //! an id and a spawn location in its metadata, and, once it waits (or from its spawn, for
 //! tasks registered at once), a [`TaskRecord`] the polls stamp. The id is the thread's
 //! current task id around each poll and while filch drops the task's future or output.
@@ -103,7 +103,7 @@ pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
 pub(crate) struct TaskMeta<H: TaskHome> {
     /// The executor the task belongs to, kept alive by the task count.
     home: CountedRef<H>,
-    /// The task's dump record (`record.rs`), null until the task registers in the
+    /// The task's dump record (`runtime/observe/record.rs`), null until the task registers in the
     /// live-task registry; it holds the registry key (`Key::to_bits`, or `Key::NONE`),
     /// written by the registering poll and by the future's drop, read by `abort`. Set once,
     /// from `Box::into_raw`, freed with the metadata.
@@ -496,7 +496,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
             return Poll::Ready(TaskOutput::new(Err(error), id));
         }
         let _id = CurrentId::enter(id.as_u64());
-        // The dump's stamps (`record.rs`): a clock load, and for a task with a record (one
+        // The dump's stamps (`runtime/observe/record.rs`): a clock load, and for a task with a record (one
         // that waited before) three stores; the slow-poll watch only with a threshold.
         let record = meta.record();
         let started = coarse_now();
@@ -553,7 +553,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
     }
 }
 
-/// The slow-poll watch's start of a poll (`poll_watch.rs`): only a poll on a worker is
+/// The slow-poll watch's start of a poll (`runtime/observe/poll_watch.rs`): only a poll on a worker is
 /// watched. Out of line: the common poll has no threshold.
 #[inline(never)]
 fn watch_begin<H: TaskHome>(
