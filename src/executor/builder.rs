@@ -3,6 +3,7 @@
 //! (`runtime/scheduler/runtime.rs`: the checks, the start, and the invariant that a failed
 //! start leaves nothing behind).
 
+use std::fmt;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,9 +23,23 @@ use crate::WakePolicy;
 ///     .unwrap();
 /// assert_eq!(ex.worker_threads(), 2);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Builder {
     config: Config,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = &self.config;
+        f.debug_struct("Builder")
+            .field("worker_threads", &config.worker_threads)
+            .field("threads", &config.threads)
+            .field("wake_policy", &config.wake_policy)
+            .field("max_blocking_threads", &config.max_blocking_threads)
+            .field("thread_keep_alive", &config.thread_keep_alive)
+            .field("slow_polls", &config.slow_polls)
+            .finish()
+    }
 }
 
 impl Default for Builder {

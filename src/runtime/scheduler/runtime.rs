@@ -1,6 +1,6 @@
 //! The runtime's front door: [`Config`], the settings of one executor and their checks;
 //! [`Runtime`], which starts an executor from them ([`Runtime::start`]) and owns its
-//! shutdown ([`Runtime::shutdown`]); and the re-exports through which the public
+//! shutdown ([`Runtime::shutdown`]); and the re-exports and functions through which the public
 //! `Builder`, `Executor`, `Handle` and free functions (`src/executor/`) reach the rest of
 //! the runtime. Those are thin wrappers: what an executor is, how it starts and how it
 //! stops reads here.
