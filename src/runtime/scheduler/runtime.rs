@@ -37,7 +37,7 @@ use crate::runtime::threads::ThreadConfig;
 use crate::runtime::wake_policy::WakePolicy;
 
 // Polls a future on this thread outside any executor (white-box tests of `executor/`).
-#[cfg(any(test, not(feature = "test-util")))]
+#[cfg(any(all(test, not(loom)), not(feature = "test-util")))]
 pub(crate) use crate::runtime::driver::block_on::block_on as block_on_here;
 pub(crate) use crate::runtime::driver::Driver;
 pub(crate) use crate::runtime::scheduler::forkjoin::inject::install;
