@@ -181,14 +181,15 @@ pub use executor::{Builder, EnterGuard, Executor, Handle, TryCurrentError};
 pub use par::{par_for_each_mut, par_map, par_map_vec, par_range, par_reduce};
 pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
-pub use runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
+pub use runtime::observe::dump::{TaskDump, TaskInfo, TaskState};
+pub use runtime::observe::poll_watch::SlowPoll;
+pub use runtime::scheduler::join::JoinHandle;
 pub use runtime::scheduler::pinned::spawn_local;
 #[cfg(feature = "tokio-context")]
 pub use runtime::stats::TokioStats;
 pub use runtime::stats::{Stats, WorkerStats};
-pub use runtime::task::poll_watch::SlowPoll;
 pub use runtime::wake_policy::WakePolicy;
-pub use task::{yield_now, AbortHandle, JoinError, JoinHandle, JoinSet, YieldNow};
+pub use task::{yield_now, AbortHandle, JoinError, JoinSet, YieldNow};
 
 /// Runs an `async fn main` on a new filch [`Executor`]: the function becomes a plain `fn` of
 /// the same name and return type that builds the executor, blocks on the body with

@@ -1,32 +1,16 @@
-//! [`Builder`]: the settings of an executor and [`Builder::build`], which checks them,
-//! makes the shared state and starts one thread per worker.
-//!
-//! **Invariant:** `build` returns either an [`Executor`] whose every worker thread runs, or
-//! an error with nothing left behind: the workers started before a failing start are
-//! stopped and joined (by the drop of the half-built `Executor`, which runs
-//! [`State::shutdown`]), and the holds of the workers that never started are given up, so
-//! the state is freed.
+//! [`Builder`]: the settings of an executor, each a setter over the runtime's `Config`,
+//! and [`Builder::build`], which hands them to `Runtime::start`
+//! (`runtime/scheduler/runtime.rs`: the checks, the start, and the invariant that a failed
+//! start leaves nothing behind).
 
+use std::fmt;
 use std::io;
 use std::sync::Arc;
-use std::thread;
 use std::time::Duration;
 
-use crossbeam_deque::Worker;
-
-use super::{Executor, Handle};
-use crate::runtime::blocking::BlockingPool;
-use crate::runtime::driver::Driver;
-use crate::runtime::scheduler::state::{Runnable, State};
-use crate::runtime::task::poll_watch::PollWatch;
-use crate::runtime::task::task_count::{self, new_anchored};
-use crate::runtime::threads::ThreadConfig;
-use crate::runtime::wake_policy::WakePolicy;
-
-/// The most worker threads an executor has (rayon's limit too): far more than any machine
-/// runs usefully, and few enough that the per-worker tables `build` makes before it starts
-/// the threads stay small.
-const MAX_WORKER_THREADS: usize = 0xFFFF;
+use super::Executor;
+use crate::runtime::scheduler::runtime::{Config, Runtime, WorkerHook};
+use crate::WakePolicy;
 
 /// Configures and starts an [`Executor`].
 ///
@@ -39,14 +23,23 @@ const MAX_WORKER_THREADS: usize = 0xFFFF;
 ///     .unwrap();
 /// assert_eq!(ex.worker_threads(), 2);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Builder {
-    worker_threads: Option<usize>,
-    threads: ThreadConfig,
-    wake_policy: WakePolicy,
-    max_blocking_threads: usize,
-    thread_keep_alive: Duration,
-    slow_polls: crate::runtime::task::poll_watch::Settings,
+    config: Config,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = &self.config;
+        f.debug_struct("Builder")
+            .field("worker_threads", &config.worker_threads)
+            .field("threads", &config.threads)
+            .field("wake_policy", &config.wake_policy)
+            .field("max_blocking_threads", &config.max_blocking_threads)
+            .field("thread_keep_alive", &config.thread_keep_alive)
+            .field("slow_polls", &config.slow_polls)
+            .finish()
+    }
 }
 
 impl Default for Builder {
@@ -65,12 +58,7 @@ impl Builder {
     /// ```
     pub fn new() -> Builder {
         Builder {
-            worker_threads: None,
-            threads: ThreadConfig::new(),
-            wake_policy: WakePolicy::default(),
-            max_blocking_threads: crate::runtime::blocking::MAX_BLOCKING_THREADS,
-            thread_keep_alive: crate::runtime::blocking::IDLE_TIMEOUT,
-            slow_polls: crate::runtime::task::poll_watch::Settings::default(),
+            config: Config::new(),
         }
     }
 
@@ -85,7 +73,7 @@ impl Builder {
     /// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     /// ```
     pub fn worker_threads(mut self, n: usize) -> Builder {
-        self.worker_threads = Some(n);
+        self.config.worker_threads = Some(n);
         self
     }
 
@@ -100,14 +88,14 @@ impl Builder {
     /// assert_eq!(name.unwrap().as_deref(), Some("app-0"));
     /// ```
     pub fn thread_name(mut self, prefix: impl Into<String>) -> Builder {
-        self.threads.prefix = prefix.into();
+        self.config.threads.prefix = prefix.into();
         self
     }
 
     /// Names the workers one by one (rayon's `ThreadPoolBuilder::thread_name`); the
     /// blocking-pool threads keep `{prefix}-blocking-{n}`.
     pub(crate) fn worker_names(mut self, names: Vec<String>) -> Builder {
-        self.threads.worker_names = Some(names.into());
+        self.config.threads.worker_names = Some(names.into());
         self
     }
 
@@ -115,11 +103,11 @@ impl Builder {
     /// `start_handler` and `exit_handler`).
     pub(crate) fn worker_hooks(
         mut self,
-        start: Option<crate::runtime::threads::WorkerHook>,
-        stop: Option<crate::runtime::threads::WorkerHook>,
+        start: Option<WorkerHook>,
+        stop: Option<WorkerHook>,
     ) -> Builder {
-        self.threads.worker_start = start;
-        self.threads.worker_stop = stop;
+        self.config.threads.worker_start = start;
+        self.config.threads.worker_stop = stop;
         self
     }
 
@@ -143,7 +131,7 @@ impl Builder {
     /// assert_eq!(started.load(Ordering::SeqCst), 2);
     /// ```
     pub fn on_thread_start(mut self, f: impl Fn() + Send + Sync + 'static) -> Builder {
-        self.threads.on_start = Some(Arc::new(f));
+        self.config.threads.on_start = Some(Arc::new(f));
         self
     }
 
@@ -167,7 +155,7 @@ impl Builder {
     /// assert_eq!(stopped.load(Ordering::SeqCst), 2);
     /// ```
     pub fn on_thread_stop(mut self, f: impl Fn() + Send + Sync + 'static) -> Builder {
-        self.threads.on_stop = Some(Arc::new(f));
+        self.config.threads.on_stop = Some(Arc::new(f));
         self
     }
 
@@ -183,7 +171,7 @@ impl Builder {
     /// .unwrap();
     /// ```
     pub fn thread_stack_size(mut self, bytes: usize) -> Builder {
-        self.threads.stack_size = Some(bytes);
+        self.config.threads.stack_size = Some(bytes);
         self
     }
 
@@ -201,7 +189,7 @@ impl Builder {
     /// assert!(ex.stats().blocking_threads <= 4);
     /// ```
     pub fn max_blocking_threads(mut self, n: usize) -> Builder {
-        self.max_blocking_threads = n;
+        self.config.max_blocking_threads = n;
         self
     }
 
@@ -220,7 +208,7 @@ impl Builder {
     /// }
     /// ```
     pub fn thread_keep_alive(mut self, idle: Duration) -> Builder {
-        self.thread_keep_alive = idle;
+        self.config.thread_keep_alive = idle;
         self
     }
 
@@ -234,7 +222,7 @@ impl Builder {
     /// # drop(ex);
     /// ```
     pub fn wake_policy(mut self, policy: WakePolicy) -> Builder {
-        self.wake_policy = policy;
+        self.config.wake_policy = policy;
         self
     }
 
@@ -273,7 +261,7 @@ impl Builder {
     #[cfg(feature = "tokio-context")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
     pub fn tokio_handle(mut self, handle: tokio::runtime::Handle) -> Builder {
-        self.threads.tokio = self.threads.tokio.given(handle);
+        self.config.threads.tokio = self.config.threads.tokio.given(handle);
         self
     }
 
@@ -313,13 +301,13 @@ impl Builder {
     #[cfg(feature = "tokio-context")]
     #[cfg_attr(docsrs, doc(cfg(feature = "tokio-context")))]
     pub fn tokio_worker_threads(mut self, n: usize) -> Builder {
-        self.threads.tokio = self.threads.tokio.with_workers(n);
+        self.config.threads.tokio = self.config.threads.tokio.with_workers(n);
         self
     }
 
     /// Reports task polls that hold their worker longer than `threshold` (off by default):
     /// once while the poll still runs (`SlowPoll::still_running`, within about a
-    /// millisecond of crossing the threshold, from filch's loop-ticker thread, never from
+    /// millisecond of crossing the threshold, from filch's epoch-ticker thread, never from
     /// the stuck worker) and once when it returns (from the worker, before the task's output
     /// is out), and counts them in
     /// [`WorkerStats::slow_polls`](crate::WorkerStats::slow_polls) and
@@ -350,12 +338,12 @@ impl Builder {
     /// assert_eq!(ex.stats().total().slow_polls, 1);
     /// ```
     pub fn slow_poll_threshold(mut self, threshold: Duration) -> Builder {
-        self.slow_polls.threshold = Some(threshold);
+        self.config.slow_polls.threshold = Some(threshold);
         self
     }
 
     /// What to do with each slow-poll report (see [`Builder::slow_poll_threshold`]; without
-    /// a threshold it is never called). Called on filch's loop-ticker thread for a poll that
+    /// a threshold it is never called). Called on filch's epoch-ticker thread for a poll that
     /// still runs, and on the worker for one that returned: keep it short, and do not
     /// block in it.
     ///
@@ -380,7 +368,7 @@ impl Builder {
     /// assert_eq!(stuck.load(Ordering::SeqCst), 1);
     /// ```
     pub fn on_slow_poll(mut self, f: impl Fn(&crate::SlowPoll) + Send + Sync + 'static) -> Builder {
-        self.slow_polls.callback = Some(Arc::new(f));
+        self.config.slow_polls.callback = Some(Arc::new(f));
         self
     }
 
@@ -399,113 +387,6 @@ impl Builder {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn build(self) -> io::Result<Executor> {
-        let n = match self.worker_threads {
-            Some(n) => n,
-            None => thread::available_parallelism().map_or(1, |n| n.get()),
-        };
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "filch: an executor needs at least one worker thread (worker_threads(0) was given)",
-            ));
-        }
-        if n > MAX_WORKER_THREADS {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "filch: an executor has at most {MAX_WORKER_THREADS} worker threads \
-                     (worker_threads({n}) was given)"
-                ),
-            ));
-        }
-        if self.max_blocking_threads == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "filch: the blocking pool needs at least one thread (max_blocking_threads(0) \
-                 was given)",
-            ));
-        }
-        if self.slow_polls.threshold == Some(Duration::ZERO) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "filch: a slow-poll threshold must be longer than zero",
-            ));
-        }
-        if let Some(name) = std::iter::once(&self.threads.prefix)
-            .chain(
-                self.threads
-                    .worker_names
-                    .iter()
-                    .flat_map(|names| names.iter()),
-            )
-            .find(|name| name.contains('\0'))
-        {
-            // std's thread builder would panic on it, for the workers and the blocking pool.
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("filch: a thread name cannot hold a NUL byte ({name:?} was given)"),
-            ));
-        }
-        // With `tokio-context`: the runtime given, else one of the executor's own, else the
-        // process's (`runtime/tokio_context/`).
-        let threads = ThreadConfig {
-            tokio: self.threads.tokio.clone().resolved(&self.threads.prefix)?,
-            ..self.threads.clone()
-        };
-        let driver = Driver::new()?;
-        let deques: Vec<Worker<Runnable>> = (0..n).map(|_| Worker::new_lifo()).collect();
-        let watch = self.slow_polls.threshold.map(|threshold| {
-            Arc::new(PollWatch::new(
-                n,
-                threshold,
-                self.slow_polls.callback.clone(),
-            ))
-        });
-        // The loop ticker: the fork-join heartbeat, the coarse clock of the task dump, and the
-        // slow-poll watch.
-        crate::runtime::time::tick::try_start()?;
-        let state = new_anchored(
-            State::new(
-                deques.iter().map(Worker::stealer).collect(),
-                self.wake_policy,
-                threads.clone(),
-                driver,
-                BlockingPool::new(self.max_blocking_threads, self.thread_keep_alive),
-            )
-            .with_poll_watch(watch.clone()),
-        );
-        if let Some(watch) = &watch {
-            let weak = Arc::downgrade(&state);
-            watch.set_name_of(Box::new(move |id| {
-                weak.upgrade()
-                    .and_then(|state| crate::runtime::scheduler::dump::name_of(&state, id))
-            }));
-            crate::runtime::task::poll_watch::register(watch);
-        }
-        // The paused clock's auto-advance (`runtime/scheduler/auto_advance.rs`).
-        #[cfg(feature = "test-util")]
-        crate::runtime::scheduler::auto_advance::install(&state);
-        let mut executor = Executor {
-            handle: Handle::from_state(Arc::clone(&state)),
-            threads: Vec::with_capacity(n),
-            shut_down: false,
-        };
-        for (index, deque) in deques.into_iter().enumerate() {
-            let worker_state = Arc::clone(&state);
-            let body = move || crate::runtime::scheduler::worker::run(worker_state, index, deque);
-            match threads.spawn_worker(index, body) {
-                Ok(thread) => executor.threads.push(thread),
-                Err(e) => {
-                    // The workers that will never run give up their holds (they counted
-                    // nothing); dropping `executor` stops and joins the started ones and
-                    // gives up the executor's hold, which frees the state.
-                    for never in index..n {
-                        task_count::holder_left(&state, Some(never));
-                    }
-                    return Err(e);
-                }
-            }
-        }
-        Ok(executor)
+        Runtime::start(self.config).map(Executor::from_runtime)
     }
 }

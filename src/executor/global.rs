@@ -12,10 +12,8 @@ use std::future::Future;
 use std::sync::{Arc, OnceLock, PoisonError, Weak};
 
 use crate::executor::{assert_not_on_worker, Builder, Executor, Handle};
-use crate::runtime::driver::Driver;
-use crate::runtime::scheduler::join::JoinHandle;
-use crate::runtime::scheduler::state::State;
-use crate::runtime::scheduler::worker::context;
+use crate::runtime::scheduler::runtime::{self as rt, State};
+use crate::JoinHandle;
 
 /// The environment variable that sets the global executor's number of workers: a positive
 /// whole number (anything else makes the global executor's start panic with a message that
@@ -138,13 +136,13 @@ pub(crate) fn current_or_global() -> Handle {
 
 /// The current executor's state, else the fallback's (the resolver of the free loops).
 pub(crate) fn current_or_global_state() -> Arc<State> {
-    context::current_state().unwrap_or_else(fallback_state)
+    rt::current_state().unwrap_or_else(fallback_state)
 }
 
 /// The IO driver of the current executor, else of the fallback: where IO objects and
 /// timers made on this thread belong.
-pub(crate) fn current_driver() -> Arc<Driver> {
-    context::with_state(|state| match state {
+pub(crate) fn current_driver() -> Arc<rt::Driver> {
+    rt::with_state(|state| match state {
         Some(state) => Arc::clone(&state.driver),
         None => Arc::clone(&fallback_state().driver),
     })
@@ -163,24 +161,18 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    spawn_with(
-        future,
-        crate::runtime::scheduler::spawner::Options::at(std::panic::Location::caller()),
-    )
+    spawn_with(future, rt::SpawnOptions::at(std::panic::Location::caller()))
 }
 
 /// [`spawn`] of a task made as `options` say (`task::Builder`).
-pub(crate) fn spawn_with<F>(
-    future: F,
-    options: crate::runtime::scheduler::spawner::Options<'_>,
-) -> JoinHandle<F::Output>
+pub(crate) fn spawn_with<F>(future: F, options: rt::SpawnOptions<'_>) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    context::with_state(|state| match state {
-        Some(state) => crate::runtime::scheduler::spawner::spawn_with(state, future, options),
-        None => crate::runtime::scheduler::spawner::spawn_with(&fallback_state(), future, options),
+    rt::with_state(|state| match state {
+        Some(state) => rt::spawn_with(state, future, options),
+        None => rt::spawn_with(&fallback_state(), future, options),
     })
 }
 
@@ -226,9 +218,9 @@ where
     F: Future + 'static,
     F::Output: Send + 'static,
 {
-    context::with_state(|state| match state {
-        Some(state) => crate::runtime::scheduler::pinned::spawn_pinned(state, create),
-        None => crate::runtime::scheduler::pinned::spawn_pinned(&fallback_state(), create),
+    rt::with_state(|state| match state {
+        Some(state) => rt::spawn_pinned(state, create),
+        None => rt::spawn_pinned(&fallback_state(), create),
     })
 }
 
@@ -265,26 +257,18 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    spawn_blocking_with(
-        f,
-        crate::runtime::scheduler::spawner::Options::at(std::panic::Location::caller()),
-    )
+    spawn_blocking_with(f, rt::SpawnOptions::at(std::panic::Location::caller()))
 }
 
 /// [`spawn_blocking`] of a job made as `options` say (`task::Builder`).
-pub(crate) fn spawn_blocking_with<F, T>(
-    f: F,
-    options: crate::runtime::scheduler::spawner::Options<'_>,
-) -> JoinHandle<T>
+pub(crate) fn spawn_blocking_with<F, T>(f: F, options: rt::SpawnOptions<'_>) -> JoinHandle<T>
 where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    context::with_state(|state| match state {
-        Some(state) => crate::runtime::scheduler::spawner::spawn_blocking_with(state, f, options),
-        None => {
-            crate::runtime::scheduler::spawner::spawn_blocking_with(&fallback_state(), f, options)
-        }
+    rt::with_state(|state| match state {
+        Some(state) => rt::spawn_blocking_with(state, f, options),
+        None => rt::spawn_blocking_with(&fallback_state(), f, options),
     })
 }
 

@@ -1,7 +1,7 @@
 //! [`Handle`], which spawns onto one executor from anywhere, and [`EnterGuard`], which keeps
 //! an executor current on a thread; the public methods of both (each a short delegation to
-//! the module that does the work: `runtime/scheduler/spawner.rs`, `par/`,
-//! `runtime/driver/block_on.rs`, `runtime/scheduler/worker/context.rs`).
+//! the runtime's front door, `runtime/scheduler/runtime.rs`, which names the module that
+//! does the work).
 //!
 //! **Invariants:** a `Handle` holds an `Arc` of the executor's state, never its threads, so
 //! it keeps the state alive but not the workers: after shutdown what it spawns is dropped
@@ -15,12 +15,8 @@ use std::sync::Arc;
 
 use futures::task::{FutureObj, Spawn, SpawnError};
 
-use crate::runtime::driver::block_on;
-use crate::runtime::scheduler::join::JoinHandle;
-use crate::runtime::scheduler::spawner;
-use crate::runtime::scheduler::state::State;
-use crate::runtime::scheduler::worker::context;
-use crate::runtime::stats::Stats;
+use crate::runtime::scheduler::runtime::{self as rt, State};
+use crate::{JoinHandle, Stats, TaskDump};
 
 /// Spawns onto an executor from anywhere. `Clone + Send + Sync`; it does not keep the
 /// executor's threads alive: after the executor is dropped, spawned tasks are dropped at
@@ -97,7 +93,7 @@ impl Handle {
     /// assert!(ex.block_on(async { filch::Handle::try_current() }).is_ok());
     /// ```
     pub fn try_current() -> Result<Handle, TryCurrentError> {
-        context::current_state()
+        rt::current_state()
             .map(Handle::from_state)
             .ok_or(TryCurrentError(()))
     }
@@ -117,7 +113,7 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        spawner::spawn(&self.state, future)
+        rt::spawn(&self.state, future)
     }
 
     /// Spawns the `!Send` future that `create` makes onto this executor's least loaded
@@ -142,7 +138,7 @@ impl Handle {
         F: Future + 'static,
         F::Output: Send + 'static,
     {
-        crate::runtime::scheduler::pinned::spawn_pinned(&self.state, create)
+        rt::spawn_pinned(&self.state, create)
     }
 
     /// Runs `f` on this executor's blocking pool, never on a worker; see
@@ -160,7 +156,7 @@ impl Handle {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        spawner::spawn_blocking(&self.state, f)
+        rt::spawn_blocking(&self.state, f)
     }
 
     /// Polls `future` to completion on the calling thread, in this executor's context, as
@@ -181,25 +177,7 @@ impl Handle {
     /// thread take the worker's place first.
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
-        let _enter = context::enter(Arc::clone(&self.state));
-        // With `tokio-context`, inside tokio's context while it blocks (`runtime/tokio_context/`).
-        let _tokio = self.state.threads.tokio.enter();
-        // With `tokio-context`, tokio's timers are off while the clock is paused, and their
-        // panic says so in filch's words (`runtime/tokio_context/paused.rs`).
-        #[cfg(all(feature = "test-util", feature = "tokio-context"))]
-        let future = {
-            let clock = self.state.driver.clock();
-            crate::runtime::tokio_context::paused::Watched::new(future, || clock.is_paused())
-        };
-        // With `test-util` the thread counts as busy while it polls, for the paused clock
-        // (`runtime/driver/block_on.rs`).
-        #[cfg(feature = "test-util")]
-        return block_on::block_on_counted(
-            crate::runtime::coop::budgeted(future),
-            self.state.driver.clock().activity(),
-        );
-        #[cfg(not(feature = "test-util"))]
-        block_on::block_on(crate::runtime::coop::budgeted(future))
+        rt::block_on(&self.state, future)
     }
 
     /// Runs `op` on one of this executor's workers and returns its value; rayon's
@@ -220,7 +198,7 @@ impl Handle {
         OP: FnOnce() -> R + Send,
         R: Send,
     {
-        crate::runtime::scheduler::forkjoin::inject::install(&self.state, op)
+        rt::install(&self.state, op)
     }
 
     /// Makes this executor the current one on this thread until the guard is dropped (see
@@ -234,7 +212,7 @@ impl Handle {
     /// ```
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
-            _current: context::enter(Arc::clone(&self.state)),
+            _current: rt::enter(Arc::clone(&self.state)),
             _executor: std::marker::PhantomData,
         }
     }
@@ -255,8 +233,8 @@ impl Handle {
     /// let ex = filch::Executor::builder().worker_threads(1).build().unwrap();
     /// assert!(ex.handle().dump().tasks.is_empty());
     /// ```
-    pub fn dump(&self) -> crate::runtime::scheduler::dump::TaskDump {
-        crate::runtime::scheduler::dump::collect(&self.state)
+    pub fn dump(&self) -> TaskDump {
+        rt::dump(&self.state)
     }
 }
 
@@ -265,7 +243,7 @@ impl Handle {
 /// then the executor that was current before is current again. Not `Send`: it belongs to
 /// the thread that made it.
 pub struct EnterGuard<'a> {
-    _current: context::CurrentGuard,
+    _current: rt::CurrentGuard,
     _executor: std::marker::PhantomData<&'a Handle>,
 }
 
@@ -288,7 +266,7 @@ impl fmt::Debug for Handle {
 /// `task::block_in_place`: blocking a worker can deadlock the pool.
 pub(crate) fn assert_not_on_worker() {
     // Inside `task::block_in_place` the worker's place is taken: blocking is allowed there.
-    if context::with_worker(|worker| worker.is_some_and(|w| !w.is_blocking())) {
+    if rt::on_worker() {
         panic!(
             "filch: `block_on` was called on a worker thread of a filch executor; blocking a \
              worker can deadlock the pool. Use `.await` on the future instead."

@@ -1,16 +1,11 @@
-//! [`Executor`]: the owner of one executor's worker threads and of its hold on the shared
-//! state, and every public method of it (each a short delegation to [`Handle`] or to the
-//! module that does the work); its drop, [`Executor::shutdown_timeout`] and
-//! [`Executor::shutdown_background`] run `State::shutdown` (`runtime/scheduler/shutdown.rs`, which
-//! states the protocol).
+//! [`Executor`]: a thin wrapper over the runtime's `Runtime` (`runtime/scheduler/runtime.rs`,
+//! which starts an executor and owns its shutdown), and every public method of it (each a
+//! short delegation to [`Handle`] or to the `Runtime`); its drop,
+//! [`Executor::shutdown_timeout`] and [`Executor::shutdown_background`] shut it down.
 //!
-//! Beside it: [`Builder`] (`builder.rs`: the settings and starting the workers) and
-//! [`Handle`] and [`EnterGuard`] (`handle.rs`). The crate reaches all of them as
-//! `crate::executor::…`.
-//!
-//! **Invariant:** `State::shutdown` runs exactly once per executor (`shut_down` says
-//! whether it ran), and only the `Executor` runs it: the worker threads' join handles are
-//! its alone.
+//! Beside it: [`Builder`] (`builder.rs`: the settings) and [`Handle`] and [`EnterGuard`]
+//! (`handle.rs`). The crate reaches all of them as `crate::executor::…`; they reach the
+//! runtime through its front door, `runtime/scheduler/runtime.rs`, only.
 
 mod builder;
 pub(crate) mod global;
@@ -22,14 +17,12 @@ pub use handle::{EnterGuard, Handle, TryCurrentError};
 
 use std::fmt;
 use std::future::Future;
-use std::thread;
 use std::time::Duration;
 
 use futures::task::{FutureObj, Spawn, SpawnError};
 
-use crate::runtime::scheduler::dump::TaskDump;
-use crate::runtime::scheduler::join::JoinHandle;
-use crate::runtime::stats::Stats;
+use crate::runtime::scheduler::runtime::Runtime;
+use crate::{JoinHandle, Stats, TaskDump};
 
 /// A pool of worker threads running spawned futures. Dropping it shuts the workers down
 /// and drops every task that has not completed (their [`JoinHandle`]s resolve to a
@@ -45,11 +38,9 @@ use crate::runtime::stats::Stats;
 /// assert_eq!(answer, 42);
 /// ```
 pub struct Executor {
+    /// The worker threads and the shutdown (its drop shuts the executor down).
+    runtime: Runtime,
     handle: Handle,
-    threads: Vec<thread::JoinHandle<()>>,
-    /// Set once `State::shutdown` ran (by `shutdown_timeout`), so that the drop does not
-    /// run it again.
-    shut_down: bool,
 }
 
 impl Default for Executor {
@@ -236,7 +227,7 @@ impl Executor {
     /// ex.shutdown_timeout(Duration::from_secs(5)); // returns once the job has finished
     /// ```
     pub fn shutdown_timeout(mut self, timeout: Duration) {
-        self.shut_down(Some(timeout));
+        self.runtime.shutdown(Some(timeout));
     }
 
     /// Shuts the executor down as dropping it does (every task's future is dropped before
@@ -272,21 +263,11 @@ impl Executor {
     }
 }
 
-impl Drop for Executor {
-    fn drop(&mut self) {
-        self.shut_down(None);
-    }
-}
-
 impl Executor {
-    /// Runs `State::shutdown` unless it ran already (see [`Executor::shutdown_timeout`]).
-    fn shut_down(&mut self, wait_for_blocking: Option<Duration>) {
-        if self.shut_down {
-            return;
-        }
-        self.shut_down = true;
-        let workers = std::mem::take(&mut self.threads);
-        self.handle.state.shutdown(workers, wait_for_blocking);
+    /// The executor of a started runtime.
+    fn from_runtime(runtime: Runtime) -> Executor {
+        let handle = Handle::from_state(std::sync::Arc::clone(runtime.state()));
+        Executor { runtime, handle }
     }
 }
 

@@ -4,7 +4,7 @@ use std::sync::{Arc, Weak};
 
 use super::Builder;
 
-use crate::runtime::scheduler::state::State;
+use crate::runtime::scheduler::runtime::{self as rt, State};
 use crate::util::fault::{self, Fault};
 
 fn state_of(ex: &super::Executor) -> Weak<State> {
@@ -42,11 +42,9 @@ fn a_join_handle_keeps_the_state_until_it_is_dropped() {
         state.upgrade().is_some(),
         "freed while join handles still reach tasks"
     );
-    assert!(crate::runtime::driver::block_on::block_on(pending)
-        .unwrap_err()
-        .is_cancelled());
+    assert!(rt::block_on_here(pending).unwrap_err().is_cancelled());
     assert!(state.upgrade().is_some());
-    assert_eq!(crate::runtime::driver::block_on::block_on(done).unwrap(), 7);
+    assert_eq!(rt::block_on_here(done).unwrap(), 7);
     assert!(
         state.upgrade().is_none(),
         "the last task's end did not free the state"
@@ -80,9 +78,7 @@ fn spawning_through_a_handle_after_the_executor_is_gone_keeps_the_state_balanced
     drop(ex);
     for _ in 0..3 {
         let late = handle.spawn(async { 1 });
-        assert!(crate::runtime::driver::block_on::block_on(late)
-            .unwrap_err()
-            .is_cancelled());
+        assert!(rt::block_on_here(late).unwrap_err().is_cancelled());
         assert!(state.upgrade().is_some(), "freed while a handle holds it");
     }
     drop(handle);

@@ -4,7 +4,7 @@
 //!
 //! The closure runs as a whole fork-join call on a worker (`runtime/scheduler/forkjoin/inject.rs`):
 //! its `join`s, scopes and parallel iterators spread over the other workers. Dropping the
-//! future cancels the call: its root is marked and the loop ticker's epoch moved at once, so
+//! future cancels the call: its root is marked and the epoch moved at once, so
 //! every thread working for it unwinds at its next piece (a `join`, or a parallel iterator's
 //! next chunk), and no piece of it starts after that; the pieces already running finish. The
 //! executor's shutdown stops a running call the same way (`FjThread::check_in`), and the
@@ -32,7 +32,7 @@ use crate::executor::global::current_or_global_state;
 use crate::runtime::scheduler::forkjoin::inject::spawn_call;
 use crate::runtime::scheduler::forkjoin::node::{Cancelled, Root};
 use crate::runtime::scheduler::state::State;
-use crate::runtime::time::tick;
+use crate::runtime::time::epoch;
 use crate::util::sync::Mutex;
 
 /// Awaits `f`, run on a worker of the current executor (else the global one) as a whole
@@ -223,7 +223,7 @@ impl<R> Drop for Run<R> {
         if let Stage::Running(shared) = &self.stage {
             // Cancel the call; every thread working for it looks up at once.
             shared.root.cancel();
-            tick::bump();
+            epoch::bump();
         }
     }
 }

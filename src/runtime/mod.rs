@@ -14,6 +14,7 @@ pub(crate) mod blocking;
 pub(crate) mod coop;
 pub(crate) mod driver;
 pub(crate) mod io;
+pub(crate) mod observe;
 pub(crate) mod park;
 pub(crate) mod scheduler;
 pub(crate) mod stats;

@@ -110,7 +110,7 @@ pub struct WorkerStats {
 }
 
 impl WorkerStats {
-    /// These counters with the slow-poll ones (`runtime/task/poll_watch.rs` keeps those).
+    /// These counters with the slow-poll ones (`runtime/observe/poll_watch.rs` keeps those).
     pub(crate) fn with_slow_polls(
         self,
         slow_polls: u64,

@@ -22,7 +22,7 @@ pub use block_in_place::block_in_place;
 pub use builder::Builder;
 pub use join_set::JoinSet;
 
-pub use crate::runtime::scheduler::dump::{TaskDump, TaskInfo, TaskState};
+pub use crate::runtime::observe::dump::{TaskDump, TaskInfo, TaskState};
 pub use crate::runtime::scheduler::join::JoinHandle;
 pub use crate::runtime::scheduler::pinned::spawn_local;
 pub use crate::runtime::task::abort::AbortHandle;

@@ -45,7 +45,7 @@ fn child_free_block_on_in_a_task_of_a_custom_executor() {
         let before = other_threads();
         // The global executor's threads are `filch-N`; the process's tokio runtime of the
         // `tokio-context` feature (`filch-tokio-N`), started with the custom executor, and
-        // the process's loop ticker (`filch-par-tick`, started by every executor for the
+        // the process's epoch ticker (`filch-par-tick`, started by every executor for the
         // task dump's clock) are no global executor.
         assert!(
             !before.iter().any(|(_, name)| name.starts_with("filch-")

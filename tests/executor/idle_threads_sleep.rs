@@ -1,5 +1,5 @@
 //! Idle threads use no CPU: the workers of an idle executor (one of them waiting in the IO
-//! driver, with a socket registered and a timer armed far ahead), the loop ticker once loops
+//! driver, with a socket registered and a timer armed far ahead), the epoch ticker once loops
 //! have ended, and a thread blocked in `block_on` all sleep on their parkers until woken. A
 //! parker that returned without a wake-up (a spurious return repeated in a loop, a pending
 //! wake never consumed) would keep its thread running: the kernel's counters of the thread's
@@ -99,7 +99,7 @@ fn an_idle_executor_s_workers_use_no_cpu() {
     });
 }
 
-// The loop ticker is the process's: every busy worker of any executor keeps it awake, so
+// The epoch ticker is the process's: every busy worker of any executor keeps it awake, so
 // the other tests of this binary, running beside it, would keep it from sleeping. In a child
 // process of its own, nothing but this test's loop runs.
 #[test]
@@ -127,7 +127,7 @@ fn child_the_loop_ticker_sleeps_once_loops_end() {
                 .sum::<usize>()
         }));
         assert_eq!(sum.unwrap(), (0..10_000usize).map(|i| i % 7).sum::<usize>());
-        wait_until_asleep(40, "the loop ticker to sleep", "filch-par-tick", 1);
+        wait_until_asleep(40, "the epoch ticker to sleep", "filch-par-tick", 1);
     });
     println!("child done");
 }

@@ -26,7 +26,12 @@ const LAYERS: &[(&str, &[&str])] = &[
             "runtime::wake_policy",
         ],
     ),
-    ("tasks", &["runtime::task"]),
+    // Observability shares the tasks' layer: a task's metadata holds its record and
+    // writes its worker's poll slot, and the dump reads the tasks' metadata.
+    (
+        "tasks and their observation",
+        &["runtime::task", "runtime::observe"],
+    ),
     (
         "sleeping and the two drivers",
         &["runtime::park", "runtime::io", "runtime::time"],

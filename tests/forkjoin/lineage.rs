@@ -36,7 +36,7 @@ fn a_waiting_thread_never_runs_the_half_of_a_join_it_is_inside() {
                                 s.spawn(|_| ());
                                 // Runs first (newest first on one worker).
                                 s.spawn(|_| {
-                                    // A few ticks of the loop ticker pass, then a nested join
+                                    // A few ticks of the epoch ticker pass, then a nested join
                                     // looks at them.
                                     let start = Instant::now();
                                     while start.elapsed() < Duration::from_millis(3) {

@@ -192,7 +192,7 @@ fn tasks_in_every_state_are_found_in_it() {
     });
 }
 
-// After the executor idled (the loop ticker may have gone to sleep, and with it the coarse
+// After the executor idled (the epoch ticker may have gone to sleep, and with it the coarse
 // clock), a wake and a poll are stamped with the time they happened, not the idle start.
 #[test]
 fn stamps_after_an_idle_stretch_are_fresh() {

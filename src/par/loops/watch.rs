@@ -7,12 +7,11 @@
 //! cost jumps (a million 1 ns items, then 1 ms ones) a chunk can run for seconds. The loops
 //! promise more: no item starts once the loop is stopped (its future dropped, a panic, the
 //! executor shut down), and the worker's tasks, IO and timers are served within a few
-//! milliseconds (its stand-in, `runtime/scheduler/forkjoin/standin.rs`, takes its place
-//! once it has been occupied for a tick, seen at a heartbeat check). So a watched iterator's
-//! pieces fold their chunks in blocks of [`BLOCK`] items, and between two blocks make one
-//! relaxed load of the loop ticker's epoch (`runtime/time/tick.rs`): when it moved (every
-//! tick, and at once when a call is cancelled, an executor shuts down or a watched fold
-//! unwinds) they *look up*:
+//! milliseconds (its stand-in, `runtime/scheduler/forkjoin/standin.rs`, takes its place once it has been
+//! occupied for a tick, seen at a heartbeat check). So a watched iterator's pieces fold their
+//! chunks in blocks of [`BLOCK`] items, and between two blocks make one relaxed load of the
+//! epoch (`runtime/time/epoch.rs`): when it moved (every tick, and at once when
+//! a call is cancelled, an executor shuts down or a watched fold unwinds) they *look up*:
 //! - the fork-join heartbeat check ([`at_piece_boundary`]): it publishes the oldest frame for
 //!   idle workers, has the worker's stand-in take its place once the work has gone on for a
 //!   tick, and unwinds (with the private `Cancelled` payload) if the call was cancelled or the
@@ -34,7 +33,7 @@
 //! **Invariant:** once a call's stop flag is set, no watched fold of that call starts a
 //! block after its next look-up; a watched fold looks up at most one tick plus [`BLOCK`]
 //! items after the epoch moved. The flag is set (Relaxed) before the epoch is bumped
-//! (Release), and read after the epoch is read with `tick::now` (Acquire), so a fold that
+//! (Release), and read after the epoch is read with `epoch::now` (Acquire), so a fold that
 //! sees the bump sees the flag.
 
 use crate::par::iter::plumbing::{
@@ -42,7 +41,7 @@ use crate::par::iter::plumbing::{
 };
 use crate::par::iter::{IndexedParallelIterator, ParallelIterator};
 use crate::par::{at_piece_boundary, offer_half_at_once};
-use crate::runtime::time::tick;
+use crate::runtime::time::epoch;
 use crate::util::sync::{AtomicBool, Ordering};
 
 /// Items folded between two looks at the epoch.
@@ -118,7 +117,7 @@ struct Stop {
 }
 
 impl Stop {
-    /// Whether the flag is set. Call after `tick::now` (module invariant).
+    /// Whether the flag is set. Call after `epoch::now` (module invariant).
     fn is_set(&self) -> bool {
         // Relaxed: ordered by the epoch (module invariant).
         self.set.load(Ordering::Relaxed)
@@ -128,7 +127,7 @@ impl Stop {
     fn set(&self) {
         // Relaxed: the bump after it releases it (module invariant).
         self.set.store(true, Ordering::Relaxed);
-        tick::bump();
+        epoch::bump();
     }
 }
 
@@ -179,7 +178,7 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
     fn fold_with<F: Folder<P::Item>>(self, mut folder: F) -> F {
         let WatchedProducer { base, stop } = self;
         // The epoch first, then the flag (module invariant).
-        let mut seen = tick::now();
+        let mut seen = epoch::now();
         if stop.is_set() {
             return folder;
         }
@@ -198,8 +197,8 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
             if folder.full() {
                 break;
             }
-            if tick::moved(seen) {
-                seen = tick::now();
+            if epoch::moved(seen) {
+                seen = epoch::now();
                 if look_up(stop) {
                     // The items left are dropped with `items`.
                     break;

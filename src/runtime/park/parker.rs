@@ -1,5 +1,5 @@
 //! [`Parker`]: where one filch thread sleeps and how it is woken. Each worker has one, and
-//! so do the loop ticker (`runtime/time/tick.rs`) and every thread blocked in `block_on`. One state
+//! so do the epoch ticker (`runtime/time/epoch.rs`) and every thread blocked in `block_on`. One state
 //! word says where the thread sleeps, so that whoever wakes it knows how to end that wait
 //! (the model is tokio's `runtime/scheduler/multi_thread/park.rs`).
 //!

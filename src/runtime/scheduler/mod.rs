@@ -6,13 +6,13 @@
 //! [`JoinHandle`](join::JoinHandle)s (`join.rs`).
 
 pub(crate) mod auto_advance;
-pub(crate) mod dump;
 pub(crate) mod forkjoin;
 pub(crate) mod join;
 #[cfg(all(test, loom, feature = "test-util"))]
 mod loom_model;
 pub(crate) mod pinned;
 pub(crate) mod pinned_queue;
+pub(crate) mod runtime;
 pub(crate) mod shutdown;
 pub(crate) mod spawner;
 pub(crate) mod state;

@@ -28,7 +28,7 @@ impl State {
     ///    is caught by push-then-check (`after_shared_push` in
     ///    `runtime/scheduler/worker/schedule.rs`: the pusher's fence, in `notify_work` /
     ///    `notify_worker`, pairs with this one): either the pusher sees the flag and drains, or
-    ///    step 7 sees its task; then move the loop ticker's epoch, so that every thread
+    ///    step 7 sees its task; then move the epoch, so that every thread
     ///    doing fork-join work for this executor looks up at its next piece, sees the flag,
     ///    and unwinds as from a cancelled call (`forkjoin/thread.rs`, `FjThread::check_in`):
     ///    a running `par::run` call or awaited loop ends at its next piece (its future
@@ -73,8 +73,8 @@ impl State {
         // Step 1.
         self.shutdown.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
-        // After the flag: a thread that sees the bump sees the flag (`tick::now` acquires).
-        crate::runtime::time::tick::bump();
+        // After the flag: a thread that sees the bump sees the flag (`epoch::now` acquires).
+        crate::runtime::time::epoch::bump();
         // Step 2.
         self.cancel_blocking_jobs(self.blocking.shutdown());
         // Step 3.

@@ -14,7 +14,7 @@
 //! task's metadata holds where the user's spawn call is; a caller that goes through a
 //! closure passes the location in [`Options`] instead. A task spawned with
 //! `register_at_spawn` (`task::Builder`'s) and every blocking job register in the live-task
-//! registry at once, so that a task dump lists them from the start (`runtime/task/record.rs`).
+//! registry at once, so that a task dump lists them from the start (`runtime/observe/record.rs`).
 
 use std::future::Future;
 use std::mem::size_of;
@@ -26,12 +26,13 @@ use std::task::{Context, Poll};
 use async_task::{ScheduleInfo, WithInfo};
 
 use crate::runtime::blocking::Pushed;
+use crate::runtime::observe::coarse_clock::coarse_now;
+use crate::runtime::observe::record::SpawnedAt;
 use crate::runtime::scheduler::join::JoinHandle;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
 use crate::runtime::scheduler::worker::schedule::schedule;
 use crate::runtime::task::cold_tail::{wants_cold_tail, ColdTail};
-use crate::runtime::task::record::{coarse_now, SpawnedAt};
 use crate::runtime::task::{Payload, TaskFuture, TaskMeta, TaskOutput};
 use crate::util::wake_all::drop_quietly;
 

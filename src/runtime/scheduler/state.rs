@@ -23,12 +23,12 @@ use std::time::Duration;
 
 use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
+use crate::runtime::observe::poll_watch::PollWatch;
 use crate::runtime::park::Idle;
 use crate::runtime::scheduler::forkjoin::ForkJoin;
 use crate::runtime::scheduler::pinned_queue::PinnedQueue;
 use crate::runtime::stats::{Counters, Stats};
 use crate::runtime::task::live_tasks::LiveTasks;
-use crate::runtime::task::poll_watch::PollWatch;
 use crate::runtime::task::task_count::TaskCount;
 use crate::runtime::task::{Payload, TaskMeta};
 use crate::runtime::threads::ThreadConfig;
@@ -76,7 +76,7 @@ pub(crate) struct State {
     /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
     pub(crate) drop_panics: Mutex<Vec<(usize, Payload)>>,
     /// The slow-poll watch, if `Builder::slow_poll_threshold` was set
-    /// (`runtime/task/poll_watch.rs`).
+    /// (`runtime/observe/poll_watch.rs`).
     pub(crate) poll_watch: Option<Arc<PollWatch>>,
     /// The fork-join pieces on offer, and who waits for them (`forkjoin/`).
     pub(crate) forkjoin: ForkJoin,

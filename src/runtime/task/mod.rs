@@ -25,7 +25,7 @@
 //! [`TaskOutput`] likewise drops an output that nobody takes (a detached task's) inside a
 //! panic guard.
 //!
-//! For the task dump and slow-poll reports (`record.rs`, `poll_watch.rs`) each task has
+//! For the task dump and slow-poll reports (`runtime/observe/record.rs`, `runtime/observe/poll_watch.rs`) each task has
 //! an id and a spawn location in its metadata, and, once it waits (or from its spawn, for
 //! tasks registered at once), a [`TaskRecord`] the polls stamp. The id is the thread's
 //! current task id around each poll and while filch drops the task's future or output.
@@ -36,10 +36,7 @@ pub(crate) mod id;
 pub(crate) mod live_tasks;
 #[cfg(all(test, loom))]
 mod loom_model;
-pub(crate) mod poll_watch;
-pub(crate) mod record;
 pub(crate) mod task_count;
-pub(crate) mod thread_state;
 pub(crate) mod yield_now;
 
 use std::any::Any;
@@ -51,12 +48,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::runtime::observe::coarse_clock::coarse_now;
+use crate::runtime::observe::poll_watch::PollWatch;
+use crate::runtime::observe::record::{SpawnedAt, TaskRecord};
 use crate::runtime::task::abort::{AbortCell, AbortHandle, AbortSlot};
 use crate::runtime::task::id::CurrentId;
 use crate::runtime::task::id::Id;
 use crate::runtime::task::live_tasks::{Key, LiveTasks};
-use crate::runtime::task::poll_watch::PollWatch;
-use crate::runtime::task::record::{coarse_now, SpawnedAt, TaskRecord};
 use crate::runtime::task::task_count::{Counted, CountedRef};
 use crate::util::sync::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Mutex, Ordering};
 use crate::util::wake_all::drop_quietly;
@@ -105,7 +103,7 @@ pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
 pub(crate) struct TaskMeta<H: TaskHome> {
     /// The executor the task belongs to, kept alive by the task count.
     home: CountedRef<H>,
-    /// The task's dump record (`record.rs`), null until the task registers in the
+    /// The task's dump record (`runtime/observe/record.rs`), null until the task registers in the
     /// live-task registry; it holds the registry key (`Key::to_bits`, or `Key::NONE`),
     /// written by the registering poll and by the future's drop, read by `abort`. Set once,
     /// from `Box::into_raw`, freed with the metadata.
@@ -498,7 +496,7 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
             return Poll::Ready(TaskOutput::new(Err(error), id));
         }
         let _id = CurrentId::enter(id.as_u64());
-        // The dump's stamps (`record.rs`): a clock load, and for a task with a record (one
+        // The dump's stamps (`runtime/observe/record.rs`): a clock load, and for a task with a record (one
         // that waited before) three stores; the slow-poll watch only with a threshold.
         let record = meta.record();
         let started = coarse_now();
@@ -555,20 +553,20 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
     }
 }
 
-/// The slow-poll watch's start of a poll (`poll_watch.rs`): only a poll on a worker is
+/// The slow-poll watch's start of a poll (`runtime/observe/poll_watch.rs`): only a poll on a worker is
 /// watched. Out of line: the common poll has no threshold.
 #[inline(never)]
 fn watch_begin<H: TaskHome>(
     watch: &PollWatch,
     meta: &TaskMeta<H>,
-) -> Option<crate::runtime::task::poll_watch::InFlight> {
+) -> Option<crate::runtime::observe::poll_watch::InFlight> {
     watch.begin(meta.last_worker()?, meta.id, meta.spawned_at)
 }
 
 /// The slow-poll watch's end of a poll that [`watch_begin`] saw start.
 #[inline(never)]
 fn watch_end<H: TaskHome>(
-    poll: crate::runtime::task::poll_watch::InFlight,
+    poll: crate::runtime::observe::poll_watch::InFlight,
     meta: &TaskMeta<H>,
     record: Option<&TaskRecord>,
 ) {

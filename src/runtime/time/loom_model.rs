@@ -1,13 +1,13 @@
 //! The loom model of this folder's concurrent core, on the shipped code
 //! (`RUSTFLAGS="--cfg loom" cargo test --release --lib loom`): the ticker's park
-//! (`tick.rs`) is never lost.
+//! (`epoch.rs`) is never lost.
 
 use loom::sync::Arc;
 use loom::thread;
 
-use super::tick::Ticker;
+use super::epoch::Ticker;
 
-/// The ticker's park (`tick.rs`, the shipped `Ticker`): the ticker thread parks while no
+/// The ticker's park (`epoch.rs`, the shipped `Ticker`): the ticker thread parks while no
 /// worker is active, and a worker enters while it may be parking. The ticker must see each
 /// entry (it "ticks": notifies the worker) whatever the interleaving; a lost wake-up leaves
 /// the ticker parked and the worker waiting for its tick, which loom reports as a deadlock.

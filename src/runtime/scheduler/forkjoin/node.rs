@@ -72,7 +72,7 @@ impl Root {
     }
 
     /// Marks the call cancelled; its threads see it at their next heartbeat check, which the
-    /// caller makes come at once (`tick::bump`).
+    /// caller makes come at once (`epoch::bump`).
     pub(crate) fn cancel(&self) {
         // Release: pairs with the Acquire in `is_cancelled`.
         self.cancelled.store(true, Ordering::Release);
@@ -365,7 +365,7 @@ impl Node {
 
     /// Parks the calling thread (this node's waiter) until the node finished or a
     /// descendant of it may have been published, unless `work_in_sight` (called after the
-    /// registration) finds one already; at most a tick of the loop ticker, so that a long
+    /// registration) finds one already; at most a tick of the epoch ticker, so that a long
     /// wait can have its worker's stand-in called (`wait.rs`). May return spuriously.
     pub(crate) fn sleep(&self, work_in_sight: impl FnOnce() -> bool) {
         // SeqCst, and the fence: the registration comes before the re-check's loads
@@ -374,7 +374,7 @@ impl Node {
         fence(Ordering::SeqCst);
         if !self.is_finished() && !work_in_sight() {
             #[cfg(not(loom))]
-            thread::park_timeout(crate::runtime::time::tick::TICK);
+            thread::park_timeout(crate::runtime::time::epoch::TICK);
             #[cfg(loom)]
             thread::park();
         }

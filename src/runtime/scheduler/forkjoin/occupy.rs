@@ -8,7 +8,7 @@
 //! the injector (`worker/schedule.rs`). Tasks woken for this worker from elsewhere reach its
 //! inbox, which idle workers steal from.
 //!
-//! A worker occupied for a whole tick of the loop ticker has its stand-in take its place
+//! A worker occupied for a whole tick of the epoch ticker has its stand-in take its place
 //! (`standin.rs`): the fork-join state's heartbeat check and its waits see to it
 //! ([`FjThread::stand_in_if_due`]); the outermost guard's end releases the stand-in.
 //!

@@ -4,7 +4,7 @@
 //!
 //! A worker's thread occupied by fork-join work polls no task (`occupy.rs`). Its queues are
 //! open to the other workers, but when every worker is occupied nobody would poll a task
-//! or turn the driver. So a worker that has been occupied for a whole tick of the loop
+//! or turn the driver. So a worker that has been occupied for a whole tick of the epoch
 //! ticker (seen at a heartbeat check, or by a waiting thread that wakes each tick), or that
 //! entered `block_in_place`, *activates* its stand-in: a thread of the executor's, started on
 //! first need and kept for the executor's life, that serves the worker's slot until the

@@ -12,8 +12,8 @@
 //! Each `join` links a frame into the thread's list (`push`/`pop`, youngest last) and, while
 //! nobody wants work, never touches shared memory: the second half runs inline after the
 //! first. A frame is *published* (its half becomes a node on the board) when
-//! - a heartbeat passed since the thread last looked (the loop ticker's epoch moved: every
-//!   [`TICK`](crate::runtime::time::tick::TICK) while a worker is busy), or
+//! - a heartbeat passed since the thread last looked (the epoch moved: every
+//!   [`TICK`](crate::runtime::time::epoch::TICK) while a worker is busy), or
 //! - workers want work (searching, sleeping, or waiting for a node with nothing to help
 //!   with) beyond the pieces already on offer.
 //!
@@ -53,7 +53,7 @@ pub(crate) use super::node::Cancelled;
 use super::node::{Node, Root};
 use super::wait;
 use crate::runtime::scheduler::state::State;
-use crate::runtime::time::tick;
+use crate::runtime::time::epoch;
 
 /// The links of one join's frame in its thread's list, and how to publish it.
 pub(crate) struct FrameLinks {
@@ -152,7 +152,7 @@ impl FjThread {
         // The epoch first, then the flags: a cancellation (or shutdown) whose bump came
         // before this read is seen set here (its flag was set before the bump, which `now`
         // acquires); a later one moves the epoch past `seen_epoch`.
-        let epoch = tick::now();
+        let epoch = epoch::now();
         let seen = if root.is_cancelled() || state.is_shut_down() {
             CANCELLED
         } else if heartbeat {
@@ -179,7 +179,7 @@ impl FjThread {
     /// Has the worker's stand-in take its place (`standin.rs`) if this fork-join work has
     /// gone on for a whole tick; called at heartbeats and by waits.
     pub(crate) fn stand_in_if_due(&self) {
-        if tick::now().wrapping_sub(self.started_epoch) >= 2
+        if epoch::now().wrapping_sub(self.started_epoch) >= 2
             && !self.state.forkjoin.standins.is_active(self.index)
         {
             super::serve::activate(&self.state, self.index);
@@ -264,7 +264,7 @@ impl FjThread {
     #[inline]
     #[must_use]
     pub(crate) fn check_in(&self) -> bool {
-        if tick::moved(self.seen_epoch.get()) || self.wanted() {
+        if epoch::moved(self.seen_epoch.get()) || self.wanted() {
             return self.check_in_slow();
         }
         let left = self.until_clock.get();
@@ -356,7 +356,7 @@ impl FjThread {
     #[cold]
     #[inline(never)]
     fn check_in_slow(&self) -> bool {
-        let epoch = tick::now();
+        let epoch = epoch::now();
         let heartbeat = epoch != self.seen_epoch.get();
         if heartbeat && (self.root.is_cancelled() || self.state.is_shut_down()) {
             // Every later check fails too (the epoch never reaches this value), so that each

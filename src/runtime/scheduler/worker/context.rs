@@ -136,7 +136,7 @@ impl TaskHome for State {
         });
     }
 
-    fn poll_watch(&self) -> Option<&crate::runtime::task::poll_watch::PollWatch> {
+    fn poll_watch(&self) -> Option<&crate::runtime::observe::poll_watch::PollWatch> {
         self.poll_watch.as_deref()
     }
 

@@ -90,7 +90,7 @@ pub(crate) struct WorkerLocal {
     /// Set while the thread is inside `task::block_in_place` (`forkjoin/occupy.rs`,
     /// `Blocking`): the worker's place is taken, so the thread may block, in `block_on` too.
     blocking: Cell<bool>,
-    /// The loop ticker's epoch when fork-join work last started here.
+    /// The epoch when fork-join work last started here.
     forkjoin_epoch: Cell<u64>,
 }
 
@@ -117,9 +117,9 @@ impl WorkerLocal {
     }
 
     /// Whether fork-join work starting now is the first to start on this worker since the
-    /// loop ticker's last tick (`forkjoin/thread.rs`, `FjThread::new`).
+    /// epoch ticker's last tick (`forkjoin/thread.rs`, `FjThread::new`).
     pub(crate) fn first_forkjoin_this_tick(&self) -> bool {
-        let now = crate::runtime::time::tick::now();
+        let now = crate::runtime::time::epoch::now();
         self.forkjoin_epoch.replace(now) != now
     }
 

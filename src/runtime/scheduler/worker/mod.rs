@@ -164,11 +164,11 @@ struct LoopState {
     rng: u64,
     /// When the current stretch of polls began (`WorkerStats::busy`), if one is going on.
     busy_since: Option<Instant>,
-    /// Held from the start of a stretch of polls until the worker parks: keeps the loop
-    /// ticker, the coarse clock of task stamps and the slow-poll watcher, awake
-    /// (`runtime/time/tick.rs`). One shared add and one fence per wake from a park, none per
+    /// Held from the start of a stretch of polls until the worker parks: keeps the epoch
+    /// ticker awake (`runtime/time/epoch.rs`), and with it the observer's tick (the coarse
+    /// clock of task stamps and the slow-poll scan, `runtime/observe/`). One shared add and one fence per wake from a park, none per
     /// poll or per dry search.
-    ticking: Option<crate::runtime::time::tick::Active<'static>>,
+    ticking: Option<crate::runtime::time::epoch::Active<'static>>,
     /// Polls not yet added to the worker's counters: reported with the busy time, at the
     /// end of each stretch and every [`FAIRNESS_INTERVAL`] polls, rather than one shared
     /// atomic add per poll.
@@ -666,10 +666,10 @@ impl WorkerLocal {
         if st.busy_since.is_none() {
             let now = Instant::now();
             st.busy_since = Some(now);
-            // The coarse clock of task stamps moves with this reading (`runtime/task/record.rs`).
-            crate::runtime::task::record::refresh(now);
+            // The coarse clock of task stamps moves with this reading (`runtime/observe/coarse_clock.rs`).
+            crate::runtime::observe::coarse_clock::refresh(now);
             if st.ticking.is_none() {
-                st.ticking = Some(crate::runtime::time::tick::Active::enter());
+                st.ticking = Some(crate::runtime::time::epoch::Active::enter());
             }
         }
         let meta = task.metadata();
@@ -701,7 +701,7 @@ impl WorkerLocal {
         let started = Instant::now();
         if st.ticking.is_none() {
             // The heartbeat of the piece's joins: the ticker's epoch moves while it runs.
-            st.ticking = Some(crate::runtime::time::tick::Active::enter());
+            st.ticking = Some(crate::runtime::time::epoch::Active::enter());
         }
         let ran = crate::runtime::scheduler::forkjoin::occupy::run_from_board(self);
         if ran {

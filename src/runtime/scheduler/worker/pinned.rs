@@ -32,7 +32,7 @@ use crate::util::wake_all::wake_all_quietly;
 pub(crate) fn schedule_pinned(index: usize, runnable: Runnable) {
     // The dump's wake stamp, as `schedule.rs` stamps every other task's.
     if let Some(record) = runnable.metadata().record() {
-        record.scheduled(crate::runtime::task::record::coarse_now());
+        record.scheduled(crate::runtime::observe::coarse_clock::coarse_now());
     }
     context::with_worker(|worker| match worker {
         // On a worker of the task's executor: its state reference keeps the executor alive

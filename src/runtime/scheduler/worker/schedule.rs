@@ -47,11 +47,11 @@ use crate::util::sync::{fence, Ordering};
 
 /// The schedule function of every task spawned onto the workers but pinned tasks.
 pub(crate) fn schedule(runnable: Runnable, info: ScheduleInfo) {
-    // The dump's wake stamp (`runtime/task/record.rs`): tasks that never waited have no
+    // The dump's wake stamp (`runtime/observe/record.rs`): tasks that never waited have no
     // record. Inside the closure, which `with_worker` inlines: no frame of its own.
     context::with_worker(|worker| {
         if let Some(record) = runnable.metadata().record() {
-            record.scheduled(crate::runtime::task::record::coarse_now());
+            record.scheduled(crate::runtime::observe::coarse_clock::coarse_now());
         }
         match worker {
             // On one of the task's own workers: that worker's state reference keeps the executor

@@ -8,9 +8,10 @@
 //! past the threshold is counted in the slot (`WorkerStats::slow_polls`, `longest_poll`)
 //! and reported by the polling thread (`still_running: false`).
 //!
-//! The *watcher* is the loop ticker (`runtime/time/tick.rs`): it runs every tick (1 ms) while any
-//! worker of the process is busy, and sleeps when all are idle, so a stuck poll (whose
-//! worker stays busy) is always seen. Each tick it calls [`scan_all`], which, for every
+//! The *watcher* is the observer's tick (`super::on_tick`), which the epoch ticker's thread
+//! (`runtime/time/epoch.rs`) runs every tick (1 ms) while any worker of the process is busy,
+//! and not while all are idle, so a stuck poll (whose worker stays busy) is always seen.
+//! Each tick it calls [`scan_all`], which, for every
 //! executor with a threshold, reads each worker's slot; a poll stuck past the threshold
 //! whose sequence number was not reported yet is reported once (`still_running: true`),
 //! from the ticker's thread. The executors are listed as `Weak` references: an executor
@@ -47,8 +48,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
 
+use crate::runtime::observe::thread_state::{self, Sample};
 use crate::runtime::task::id::Id;
-use crate::runtime::task::thread_state::{self, Sample};
 use crate::util::sync::{fence, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 
 /// A poll younger than this is not sampled (most polls end sooner; a sample reads two files).
@@ -392,7 +393,7 @@ impl PollWatch {
     }
 
     /// Reports each poll that has been stuck past the threshold and was not reported yet
-    /// (module docs). Called by the watcher (the loop ticker) only.
+    /// (module docs). Called by the watcher (the epoch ticker) only.
     fn scan(&self) {
         let now = Instant::now();
         for (worker, slot) in self.slots.iter().enumerate() {

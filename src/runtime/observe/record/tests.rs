@@ -1,4 +1,4 @@
-//! White-box tests of `runtime/task/record.rs`.
+//! White-box tests of `runtime/observe/record.rs`.
 
 use std::mem::{size_of, size_of_val};
 use std::sync::atomic::AtomicUsize;

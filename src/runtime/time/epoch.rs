@@ -1,4 +1,5 @@
-//! The tick: a coarse clock that tells threads doing fork-join work when to look up.
+//! The epoch: a process-wide counter that tells threads doing fork-join work when to look
+//! up, and the ticker thread that moves it.
 //!
 //! This module owns one process-wide counter, the *epoch*, and the thread that advances it
 //! every [`TICK`] while some worker is busy (the "ticker"). A thread doing fork-join work
@@ -25,11 +26,11 @@
 //!   entering worker that sees it parked (or about to park) unparks it: register, re-check,
 //!   then wait ([`Ticker::park_while_idle`], [`Ticker::enter`]).
 //!
-//! The ticker also serves the task dump and the slow-poll watch: each tick it moves the
-//! coarse clock of task stamps (`runtime/task/record.rs`) and scans the executors' poll slots
-//! (`runtime/task/poll_watch.rs`); since every busy worker counts as active (it enters at the
-//! start of a stretch of polls and leaves when it parks), the clock moves and a stuck poll is
-//! seen whenever some worker polls.
+//! The ticker's thread also runs the observer's tick (`runtime/observe/`: the coarse clock
+//! of task stamps and the slow-poll scan) after each bump, and tells it when it sleeps and
+//! wakes; since every busy worker counts as active (it enters at the start of a stretch of
+//! polls and leaves when it parks), the coarse clock moves and a stuck poll is seen whenever
+//! some worker polls. This module knows nothing else of what the observer does.
 //!
 //! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go
 //! through `crate::util::sync`, so the loom model `ticker_park_is_never_lost` (`loom_model.rs`)
@@ -104,7 +105,7 @@ pub(crate) fn bump() {
 }
 
 /// Starts the ticker if it is not running yet; the OS's error if it refuses the thread (a
-/// later call tries again). For `Builder::build`, which returns errors rather than panics.
+/// later call tries again). For `Runtime::start`, which returns errors rather than panics.
 pub(crate) fn try_start() -> std::io::Result<()> {
     // std's: a static. Held only while starting, so that two callers start one thread.
     static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -130,8 +131,7 @@ fn run(ticker: &Ticker) {
     loop {
         thread::sleep(TICK);
         bump();
-        crate::runtime::task::record::refresh(std::time::Instant::now());
-        crate::runtime::task::poll_watch::scan_all();
+        crate::runtime::observe::on_tick(std::time::Instant::now());
         if ticker.is_active() {
             idle = 0;
             continue;
@@ -140,9 +140,9 @@ fn run(ticker: &Ticker) {
         if idle < IDLE_TICKS {
             continue;
         }
-        crate::runtime::task::record::mark_stale();
+        crate::runtime::observe::on_idle();
         ticker.park_while_idle();
-        crate::runtime::task::record::refresh(std::time::Instant::now());
+        crate::runtime::observe::on_wake(std::time::Instant::now());
         idle = 0;
     }
 }

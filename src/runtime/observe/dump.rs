@@ -1,13 +1,14 @@
 //! The task dump: [`TaskDump`], a snapshot of an executor's live tasks, its [`TaskInfo`] per
-//! task and [`TaskState`]s, and [`collect`], which makes one.
+//! task and [`TaskState`]s, and [`collect`], which makes one from the [`Sources`] an
+//! executor's state gives it (`runtime/scheduler/runtime.rs`).
 //!
 //! The dump walks the live-task registry (`runtime/task/live_tasks.rs`), one shard lock at a time:
 //! a task is there from its first wait (or from its spawn, for tasks made by
 //! [`Builder`](crate::task::Builder) and blocking jobs) until its future is dropped. Each
 //! entry's waker keeps its task's allocation (and metadata) alive while the entry is there,
 //! so under the shard's lock the dump reads the task's metadata and record
-//! (`runtime/task/record.rs`). With a slow-poll threshold it also lists the polls in flight
-//! from the workers' slow-poll slots (`runtime/task/poll_watch.rs`). Which tasks a dump
+//! (`record.rs`). With a slow-poll threshold it also lists the polls in flight
+//! from the workers' slow-poll slots (`poll_watch.rs`). Which tasks a dump
 //! lists, and which it cannot, is stated once, in [`TaskDump`]'s doc. Nothing stops the
 //! workers; each task's fields are read without a lock.
 
@@ -15,10 +16,12 @@ use std::fmt;
 use std::panic::Location;
 use std::time::{Duration, Instant};
 
-use crate::runtime::scheduler::state::State;
+use crate::runtime::observe::coarse_clock::to_ms;
+use crate::runtime::observe::poll_watch::PollWatch;
+use crate::runtime::observe::record::since;
 use crate::runtime::task::id::Id;
-use crate::runtime::task::record::{since, to_ms};
-use crate::runtime::task::TaskMeta;
+use crate::runtime::task::live_tasks::LiveTasks;
+use crate::runtime::task::{TaskHome, TaskMeta};
 
 /// A snapshot of an executor's live tasks, from [`Executor::dump`](crate::Executor::dump) or
 /// [`Handle::dump`](crate::Handle::dump).
@@ -156,16 +159,31 @@ impl TaskInfo {
     }
 }
 
-/// The dump of `state`'s live tasks (module docs).
-pub(crate) fn collect(state: &State) -> TaskDump {
+/// What a dump reads of one executor.
+pub(crate) struct Sources<'a> {
+    /// The live-task registry, whose tasks' metadata is `TaskMeta<H>` for `collect`'s `H`.
+    pub(crate) live_tasks: &'a LiveTasks,
+    /// The slow-poll slots, if the executor has a threshold.
+    pub(crate) poll_watch: Option<&'a PollWatch>,
+    /// The number of live tasks (`TaskCount::alive`).
+    pub(crate) alive: usize,
+    /// The tokio runtime beside the executor.
+    #[cfg(feature = "tokio-context")]
+    pub(crate) tokio: crate::runtime::stats::TokioStats,
+}
+
+/// The dump of an executor's live tasks (module docs); `H` is the home of the tasks in
+/// `from.live_tasks`.
+pub(crate) fn collect<H: TaskHome>(from: Sources<'_>) -> TaskDump {
     let now = to_ms(Instant::now());
     let ago = |stamp: u32| Duration::from_millis(since(now, stamp));
     let mut tasks = Vec::new();
-    state.live_tasks.visit(|tag| {
-        // SAFETY: `tag` is the address of a task's metadata (`TaskMeta::tag`) whose
-        // registry entry the visit holds under its shard's lock; the entry's waker keeps
-        // the task's allocation, metadata included, alive until it is removed.
-        let meta: &TaskMeta<State> = unsafe { &*(tag as *const TaskMeta<State>) };
+    from.live_tasks.visit(|tag| {
+        // SAFETY: `tag` is the address of a task's metadata (`TaskMeta::tag`), a
+        // `TaskMeta<H>` (the registry holds only its executor's tasks, whose home is `H`),
+        // whose registry entry the visit holds under its shard's lock; the entry's waker
+        // keeps the task's allocation, metadata included, alive until it is removed.
+        let meta: &TaskMeta<H> = unsafe { &*(tag as *const TaskMeta<H>) };
         let Some(record) = meta.record() else {
             // Between its registration and its record's install: not visible yet.
             return;
@@ -191,7 +209,7 @@ pub(crate) fn collect(state: &State) -> TaskDump {
     });
     // With a slow-poll threshold, the workers' slots name the polls in flight: a plain
     // `spawn`'s task in its first poll (in no registry yet) is listed from there.
-    if let Some(watch) = &state.poll_watch {
+    if let Some(watch) = from.poll_watch {
         for (worker, id, spawned_at, ran) in watch.in_flight() {
             if tasks.iter().any(|t| t.id == id) {
                 continue;
@@ -209,25 +227,25 @@ pub(crate) fn collect(state: &State) -> TaskDump {
         }
     }
     tasks.sort_by(|a, b| b.waiting().cmp(&a.waiting()).then(a.id.cmp(&b.id)));
-    let unlisted = state.tasks.alive().saturating_sub(tasks.len());
+    let unlisted = from.alive.saturating_sub(tasks.len());
     TaskDump {
         tasks,
         unlisted,
         #[cfg(feature = "tokio-context")]
-        tokio: state.threads.tokio.stats(),
+        tokio: from.tokio,
     }
 }
 
-/// The name of `state`'s live task `id`, if it is in the registry and has one (for the
-/// slow-poll watcher's reports).
-pub(crate) fn name_of(state: &State, id: Id) -> Option<String> {
+/// The name of the live task `id` of `live_tasks` (whose tasks' home is `H`), if it is in
+/// the registry and has one (for the slow-poll watcher's reports).
+pub(crate) fn name_of<H: TaskHome>(live_tasks: &LiveTasks, id: Id) -> Option<String> {
     let mut name = None;
-    state.live_tasks.visit(|tag| {
+    live_tasks.visit(|tag| {
         if name.is_some() {
             return;
         }
         // SAFETY: as in `collect`.
-        let meta: &TaskMeta<State> = unsafe { &*(tag as *const TaskMeta<State>) };
+        let meta: &TaskMeta<H> = unsafe { &*(tag as *const TaskMeta<H>) };
         if meta.id() == id {
             name = meta
                 .record()
