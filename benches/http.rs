@@ -26,14 +26,16 @@
 //!   `SmolTimer`; each worker thread runs `async_io::block_on(ex.run(..))`, smol's set-up, so
 //!   idle workers drive async-io's reactor;
 //! - axum-filch, axum-tokio (only with `--only`): the axum application of
-//!   `examples/axum_app` (its `/` route, or `--path`), served by `filch::axum::serve` on
-//!   `filch::net` (axum-filch needs `--features axum`), and by `axum::serve` on tokio;
+//!   `integrations/examples/axum_app` (its `/` route, or `--path`), served by
+//!   `filch::axum::serve` on `filch::net` (axum-filch needs `--features axum`), and by
+//!   `axum::serve` on tokio;
 //! - filch+async-io (only with `--only`): the async-executor server's connections on a filch
 //!   executor; async-io's reactor runs on its own thread;
 //! - pg-filch, pg-filch-side, pg-tokio (only with `--only`, and `--features axum`): a
 //!   PostgreSQL-backed axum route (`common/pg_app.rs`: one row of a 1,000-row table per
 //!   request, through a pool of 4 tokio-postgres connections) against a real PostgreSQL that
-//!   the benchmark starts (`tests/common/postgres_server.rs`; Debian's `postgresql` package).
+//!   the benchmark starts (`integrations/tests/common/postgres_server.rs`; Debian's
+//!   `postgresql` package).
 //!   pg-filch is README's recipe (the connections over `filch::net`, driven by filch tasks),
 //!   pg-filch-side what `tokio-context` gives a plain `tokio_postgres::connect` (its sockets
 //!   on a one-worker tokio runtime beside filch), pg-tokio the same route on tokio; the
@@ -60,7 +62,7 @@
 mod server;
 
 #[allow(dead_code)]
-#[path = "../examples/axum_app/app.rs"]
+#[path = "../integrations/examples/axum_app/app.rs"]
 mod axum_app;
 
 #[path = "common/h2load.rs"]
@@ -72,7 +74,7 @@ mod pg_app;
 
 #[cfg(feature = "axum")]
 #[allow(dead_code)]
-#[path = "../tests/common/postgres_server.rs"]
+#[path = "../integrations/tests/common/postgres_server.rs"]
 mod postgres_server;
 
 use std::net::SocketAddr;
@@ -468,7 +470,8 @@ impl Drop for TokioServer {
     }
 }
 
-/// The axum application of `examples/axum_app` on filch, served by `filch::axum::serve`.
+/// The axum application of `integrations/examples/axum_app` on filch, served by
+/// `filch::axum::serve`.
 #[cfg(feature = "axum")]
 struct AxumFilchServer {
     addr: SocketAddr,
@@ -634,8 +637,8 @@ fn pg_port() -> u16 {
 }
 
 /// Starts the PostgreSQL server of the `pg-*` rows if `names` has one (a fresh cluster in a
-/// temporary directory, `tests/common/postgres_server.rs`) and creates the rows' table; the
-/// caller owns it, and its drop stops it.
+/// temporary directory, `integrations/tests/common/postgres_server.rs`) and creates the rows'
+/// table; the caller owns it, and its drop stops it.
 #[cfg(feature = "axum")]
 fn start_pg(names: &[String]) -> Option<postgres_server::Server> {
     if !names.iter().any(|n| n.starts_with("pg-")) {

@@ -1,8 +1,8 @@
 //! A database client's pool without HTTP: 64 tasks run 500 queries each through a pool of
 //! 4 tokio-postgres connections (`common/pg_app.rs`: one row of a 1,000-row table per query,
 //! the connections taken in turn) against a real PostgreSQL that the benchmark starts
-//! (`tests/common/postgres_server.rs`; Debian's `postgresql` package). Each round runs, in
-//! turn: filch with README's recipe (the connections over `filch::net`, driven by filch
+//! (`integrations/tests/common/postgres_server.rs`; Debian's `postgresql` package). Each
+//! round runs, in turn: filch with README's recipe (the connections over `filch::net`, driven by filch
 //! tasks) under each `WakePolicy`, and tokio (`tokio_postgres::connect`, `tokio::spawn`),
 //! each on 2 workers; it prints queries/s and the process's CPU time per query (user +
 //! system, which counts the workers' spinning and parking), and at the end the median round
@@ -20,7 +20,7 @@
 mod pg_app;
 
 #[allow(dead_code)]
-#[path = "../tests/common/postgres_server.rs"]
+#[path = "../integrations/tests/common/postgres_server.rs"]
 mod postgres_server;
 
 use std::sync::Arc;

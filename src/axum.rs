@@ -107,7 +107,7 @@ impl Serve {
     /// is answered first, an HTTP/2 connection gets a `GOAWAY` and finishes its streams),
     /// and completes with `Ok(())` once all of them are closed. There is no time limit, as
     /// in `axum::serve`: to bound the wait, race this future against a timer started by
-    /// the same signal (`examples/axum_app` does).
+    /// the same signal (`integrations/examples/axum_app` does).
     ///
     /// It completes with an error only if accepting fails in a way no retry can fix (module
     /// docs, "Accept errors"); dropping it, or such an error, asks the open connections to

@@ -10,7 +10,7 @@
 //!   path stays on filch's workers;
 //! - `pg-filch-side`: `tokio_postgres::connect` as `tokio-context` runs it, its sockets on a
 //!   one-worker tokio runtime beside filch whose context filch's threads are in (the
-//!   connection is still a filch task, as in `tests/integrations/postgres.rs`);
+//!   connection is still a filch task, as in `integrations/tests/crates/postgres.rs`);
 //! - `pg-tokio`: `tokio_postgres::connect` and `tokio::spawn` on a tokio runtime.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

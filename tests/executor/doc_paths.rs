@@ -17,7 +17,7 @@
 //!   (letters, digits, `_`, `-`, `.`, `/`), does not start with `/` (the OS's files) or name
 //!   target/, and either ends in `/` (a folder), or ends in one of [`EXTENSIONS`]
 //!   (`Cargo.toml`, `lib.rs`), or starts with a top-level folder of the repository
-//!   (`examples/axum_app`, `.ci/run`). So a placeholder such as x/tests.rs is written
+//!   (`integrations/examples/axum_app`, `.ci/run`). So a placeholder such as x/tests.rs is written
 //!   without backticks.
 //! - **Where it may be:** a path resolves if it exists relative to the repository root,
 //!   `src/`, the doc's own folder, the folder of the doc's module (x/ beside x.rs), any

@@ -14,5 +14,4 @@ mod net_udp_unix;
 mod net_uds_datagram;
 #[cfg(unix)]
 mod net_uds_stream;
-mod quinn_socket;
 mod signals;

@@ -4,8 +4,8 @@
 //! process, with one worker), so reqwest works unchanged; its IO is driven by that
 //! runtime's thread, which wakes the filch tasks. Nothing to set up.
 //!
-//! Run: `cargo run --release --features tokio-context --example tokio_bound_crates
-//! [-- --requests N --concurrency C]`.
+//! Run: `cargo run --release -p filch-integrations --features tokio-context --example
+//! tokio_bound_crates [-- --requests N --concurrency C]`.
 //! It serves a tiny HTTP/1.1 response on 127.0.0.1 and prints the requests per second that
 //! reqwest reaches from filch tasks and from tokio tasks (the same client, runtime and
 //! server), and their ratio.

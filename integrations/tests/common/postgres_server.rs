@@ -2,8 +2,8 @@
 //! the user `postgres` when the process runs as root, as `initdb` requires), with `fsync`
 //! off, listening on 127.0.0.1 at a free port; stopped and removed when dropped.
 //!
-//! Shared by `tests/integrations/postgres.rs` and `benches/http.rs` (they include this file
-//! with `#[path]`). `.ci/run` installs Debian's `postgresql` package when `initdb` is
+//! Shared by `integrations/tests/crates/postgres.rs`, `benches/http.rs` and
+//! `benches/pg_pool.rs` (they include this file with `#[path]`). `.ci/run` installs Debian's `postgresql` package when `initdb` is
 //! missing; elsewhere [`Server::start`] panics with a message that says to install it.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! The axum application of `examples/axum_app` (included below), served by
+//! The axum application of `integrations/examples/axum_app` (included below), served by
 //! `filch::axum::serve` over real loopback sockets: every route answers as it should (text,
 //! path parameter, JSON in and out, shared state, a route that awaits a data-parallel loop,
 //! one that uses the blocking pool), bad input gets a 4xx, many concurrent keep-alive clients are all served, and a

@@ -4,8 +4,8 @@
 //! and HTTP/2 on `filch::net`). Ctrl-C shuts it down gracefully: no new connection is
 //! accepted, and open ones get up to [`GRACE`] to finish. See `app.rs` for the routes.
 //!
-//! Run: `cargo run --release --features axum --example axum_app -- --addr 127.0.0.1:3000`,
-//! then `curl localhost:3000/hello/you` (or `curl --http2-prior-knowledge ...`), or
+//! Run: `cargo run --release -p filch-integrations --features axum --example axum_app --
+//! --addr 127.0.0.1:3000`, then `curl localhost:3000/hello/you` (or `curl --http2-prior-knowledge ...`), or
 //! `wrk -t2 -c64 -d5s http://127.0.0.1:3000/`.
 
 mod app;

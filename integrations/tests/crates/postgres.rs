@@ -1,6 +1,6 @@
 //! A real PostgreSQL server, started by the test in a temporary directory
-//! (`tests/common/postgres_server.rs`), and tokio-postgres, a client that needs tokio's IO
-//! traits, used from filch tasks in two ways:
+//! (`integrations/tests/common/postgres_server.rs`), and tokio-postgres, a client that needs
+//! tokio's IO traits, used from filch tasks in two ways:
 //!
 //! - with the `tokio-context` feature, `tokio_postgres::connect` as is: its socket is
 //!   registered with the tokio runtime beside filch, whose thread drives its IO;

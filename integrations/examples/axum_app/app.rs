@@ -1,8 +1,9 @@
 //! The axum application of the example: a `Router`, which `filch::axum::serve` (cargo
 //! feature `axum`) serves on a `filch::net::TcpListener` (`main.rs`).
 //!
-//! Shared by `examples/axum_app/main.rs`, `tests/integrations/axum_app.rs` and `benches/http.rs` (they
-//! include this file with `#[path]`), so the test and the benchmark run the example's code.
+//! Shared by `integrations/examples/axum_app/main.rs`, `integrations/tests/crates/axum_app.rs`
+//! and `benches/http.rs` (they include this file with `#[path]`), so the test and the
+//! benchmark run the example's code.
 //!
 //! Routes:
 //! - `GET /`: plain text;
