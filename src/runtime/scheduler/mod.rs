@@ -1,8 +1,7 @@
 //! The scheduler of one executor: what its workers and handles share (`state.rs`), how it
 //! shuts down (`shutdown.rs`), the paused clock's jumps over it (`auto_advance.rs`), the
 //! workers (`worker/`: the loop, its private queues, the schedule function, the
-//! thread-locals), and making tasks (`spawner.rs`; pinned ones, `pinned.rs`, with each
-//! worker's queue of them, `pinned_queue.rs`) with their
+//! thread-locals), and making tasks (`spawner.rs`; pinned ones, all in `pinned/`) with their
 //! [`JoinHandle`](join::JoinHandle)s (`join.rs`).
 
 pub(crate) mod auto_advance;
@@ -12,7 +11,6 @@ pub(crate) mod join;
 #[cfg(all(test, loom, feature = "test-util"))]
 mod loom_model;
 pub(crate) mod pinned;
-pub(crate) mod pinned_queue;
 pub(crate) mod shutdown;
 pub(crate) mod spawner;
 pub(crate) mod state;

@@ -25,7 +25,7 @@ use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
 use crate::runtime::park::Idle;
 use crate::runtime::scheduler::forkjoin::ForkJoin;
-use crate::runtime::scheduler::pinned_queue::PinnedQueue;
+use crate::runtime::scheduler::pinned::queue::PinnedQueue;
 use crate::runtime::stats::{Counters, Stats};
 use crate::runtime::task::live_tasks::LiveTasks;
 use crate::runtime::task::poll_watch::PollWatch;
@@ -48,7 +48,7 @@ pub(crate) struct WorkerPublic {
     /// Written only by this worker.
     pub(crate) counters: CachePadded<Counters>,
     /// This worker's pinned tasks: their queue, which only this worker pops, their count,
-    /// and whether the worker exited (`runtime/scheduler/worker/pinned.rs`).
+    /// and whether the worker exited (`runtime/scheduler/pinned/worker_side.rs`).
     pub(crate) pinned: PinnedQueue<Runnable>,
 }
 
@@ -203,7 +203,7 @@ impl State {
     }
 
     /// After shutdown: drops every runnable in the injector and the inboxes, and in the
-    /// pinned queues of the workers that exited (`pinned_queue.rs`: what reaches those holds
+    /// pinned queues of the workers that exited (`pinned/queue.rs`: what reaches those holds
     /// no pinned future). One thread drains at a time; the others only push, and the
     /// drainer re-checks after it lets go.
     pub(crate) fn drain_after_shutdown(&self) {

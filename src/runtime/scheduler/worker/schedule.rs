@@ -147,7 +147,7 @@ pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
 }
 
 /// The second half of push-then-check: called after a push to the injector, an inbox or a
-/// pinned queue (`pinned.rs`) and after the SeqCst fence in `notify_work` /
+/// pinned queue (`pinned/worker_side.rs`) and after the SeqCst fence in `notify_work` /
 /// `notify_worker`. That fence pairs with the one in `State::shutdown` after it sets
 /// `shutdown` (step 1): if we read `false`, the shutting-down thread's drain (step 7) sees
 /// our push (a pinned queue's push: its worker, which exits only once its pinned tasks are

@@ -2,7 +2,7 @@
 //! `Handle` and `Executor`) runs a `Send` closure on the least loaded worker and polls the
 //! future it returns there; [`spawn_local`], inside a task on a worker, pins a future that
 //! already exists to that same worker. The worker's side (the queue, the placement, the
-//! exit) is `runtime/scheduler/worker/pinned.rs`.
+//! exit) is `runtime/scheduler/pinned/worker_side.rs`.
 //!
 //! A pinned task is an ordinary filch task (the same metadata, `TaskFuture`, registry,
 //! abort and `JoinHandle`) whose future is a [`PinnedFuture`]: the closure, until the
@@ -18,7 +18,7 @@
 //!   function), and only that worker pops it;
 //! - drops: the future is dropped by the poll that completes, panics or is aborted (on the
 //!   worker), or with its runnable, which only the worker drops while it lives; a worker
-//!   exits only once every pinned future of it was dropped (`runtime/scheduler/worker/pinned.rs`),
+//!   exits only once every pinned future of it was dropped (`runtime/scheduler/pinned/worker_side.rs`),
 //!   so the runnables that reach its queue afterwards hold none. `JoinHandle` and `AbortHandle`
 //!   never touch the future, and the output is `Send`.
 //!
@@ -34,11 +34,11 @@ use std::task::{Context, Poll};
 use std::thread::{self, ThreadId};
 
 use crate::runtime::scheduler::join::JoinHandle;
-use crate::runtime::scheduler::pinned_queue::PinnedQueue;
+use crate::runtime::scheduler::pinned::queue::PinnedQueue;
+use crate::runtime::scheduler::pinned::worker_side::{least_loaded, push_pinned, schedule_pinned};
 use crate::runtime::scheduler::spawner::{build, Options};
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
-use crate::runtime::scheduler::worker::pinned::{least_loaded, push_pinned, schedule_pinned};
 
 /// Spawns the future that `create` makes onto `state`'s least loaded worker, pinned there.
 #[track_caller]
