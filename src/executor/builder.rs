@@ -15,8 +15,8 @@ use std::time::Duration;
 use crossbeam_deque::Worker;
 
 use super::{Executor, Handle};
-use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
+use crate::runtime::scheduler::blocking::BlockingPool;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::task::poll_watch::PollWatch;
 use crate::runtime::task::task_count::{self, new_anchored};
@@ -68,8 +68,8 @@ impl Builder {
             worker_threads: None,
             threads: ThreadConfig::new(),
             wake_policy: WakePolicy::default(),
-            max_blocking_threads: crate::runtime::blocking::MAX_BLOCKING_THREADS,
-            thread_keep_alive: crate::runtime::blocking::IDLE_TIMEOUT,
+            max_blocking_threads: crate::runtime::scheduler::blocking::MAX_BLOCKING_THREADS,
+            thread_keep_alive: crate::runtime::scheduler::blocking::IDLE_TIMEOUT,
             slow_polls: crate::runtime::task::poll_watch::Settings::default(),
         }
     }

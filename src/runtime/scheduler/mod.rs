@@ -1,10 +1,12 @@
 //! The scheduler of one executor: what its workers and handles share (`state.rs`), how it
 //! shuts down (`shutdown.rs`), the paused clock's jumps over it (`auto_advance.rs`), the
 //! workers (`worker/`: the loop, its private queues, the schedule function, the
-//! thread-locals), and making tasks (`spawner.rs`; pinned ones, all in `pinned/`) with their
+//! thread-locals), and making tasks (`spawner.rs`; pinned ones, all in `pinned/`; blocking jobs, with
+//! the blocking pool in `blocking/`) with their
 //! [`JoinHandle`](join::JoinHandle)s (`join.rs`).
 
 pub(crate) mod auto_advance;
+pub(crate) mod blocking;
 pub(crate) mod dump;
 pub(crate) mod forkjoin;
 pub(crate) mod join;

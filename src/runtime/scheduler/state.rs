@@ -21,9 +21,9 @@ use crossbeam_utils::CachePadded;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
 use crate::runtime::park::Idle;
+use crate::runtime::scheduler::blocking::BlockingPool;
 use crate::runtime::scheduler::forkjoin::ForkJoin;
 use crate::runtime::scheduler::pinned::queue::PinnedQueue;
 use crate::runtime::stats::{Counters, Stats};
@@ -70,7 +70,7 @@ pub(crate) struct State {
     pub(crate) policy: WakePolicy,
     /// Names, stack size and hooks of the executor's threads.
     pub(crate) threads: ThreadConfig,
-    /// The threads of `spawn_blocking` (see `runtime/blocking.rs`).
+    /// The threads of `spawn_blocking` (see `runtime/scheduler/blocking/`).
     pub(crate) blocking: BlockingPool<Runnable>,
     /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
     /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).

@@ -1,4 +1,4 @@
-//! White-box tests of `runtime/blocking.rs`.
+//! White-box tests of the blocking pool (`runtime/scheduler/blocking/`).
 
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
