@@ -1,7 +1,8 @@
 //! [`State`]: what every worker, handle and task of one executor shares (the injector, what
 //! the other threads see of each worker, the notifier, the driver stack, the registry, the
 //! task count, the shutdown flag, the blocking pool), the [`Runnable`] type its queues
-//! hold, and the post-shutdown drain of the shared queues.
+//! hold, and the post-shutdown drain of the shared queues. `State`'s trait impls, what its
+//! tasks need from it, are in `state/home.rs`.
 //!
 //! Where a task goes when it is scheduled is decided by the schedule function, which lives
 //! with the worker loop (`runtime/scheduler/worker/schedule.rs`); this module only holds the
@@ -252,5 +253,6 @@ impl State {
     }
 }
 
+mod home;
 #[cfg(all(test, not(loom)))]
 mod tests;
