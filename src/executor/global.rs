@@ -12,7 +12,7 @@ use std::sync::{Arc, OnceLock, PoisonError, Weak};
 
 use crate::executor::{assert_not_on_worker, Builder, Executor, Handle};
 use crate::runtime::driver::Driver;
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use futures::task::{FutureObj, Spawn, SpawnError};
 
 use crate::runtime::driver::block_on;
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::scheduler::spawner;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
@@ -185,11 +185,11 @@ impl Handle {
         // With `tokio-context`, inside tokio's context while it blocks (`runtime/tokio_context/`).
         let _tokio = self.state.threads.tokio.enter();
         // With `tokio-context`, tokio's timers are off while the clock is paused, and their
-        // panic says so in filch's words (`runtime/tokio_context/paused.rs`).
+        // panic says so in filch's words (`runtime/tokio_context/timers_off.rs`).
         #[cfg(all(feature = "test-util", feature = "tokio-context"))]
         let future = {
             let clock = self.state.driver.clock();
-            crate::runtime::tokio_context::paused::Watched::new(future, || clock.is_paused())
+            crate::runtime::tokio_context::timers_off::Watched::new(future, || clock.is_paused())
         };
         // With `test-util` the thread counts as busy while it polls, for the paused clock
         // (`runtime/driver/block_on.rs`).

@@ -28,7 +28,7 @@ use std::time::Duration;
 use futures::task::{FutureObj, Spawn, SpawnError};
 
 use crate::runtime::scheduler::dump::TaskDump;
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::stats::Stats;
 
 /// A pool of worker threads running spawned futures. Dropping it shuts the workers down

@@ -11,11 +11,11 @@ use super::cuts::CutProducer;
 use super::mergesort::{
     par_mergesort, HalvesToPlace, MergesToDest, Run, Started, MERGE_LEN, SORT_LEN,
 };
+use super::predicate_split::{Boundary, Exclusive, Inclusive};
 use super::quicksort::{
     choose_pivot, heapsort, par_quicksort, par_quicksort_with_budget, partial_insertion_sort,
     partition, partition_equal, SEQUENTIAL_LEN,
 };
-use super::split::{Boundary, Exclusive, Inclusive};
 use super::ParallelSliceMut;
 use crate::par::iter::plumbing::{Folder, UnindexedProducer};
 

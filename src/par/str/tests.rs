@@ -3,7 +3,7 @@
 //! separators, and `split_terminator`'s dropped last piece).
 
 use super::chars::middle_boundary;
-use super::split::{Exclusive, Inclusive};
+use super::pattern_split::{Exclusive, Inclusive};
 use crate::par::iter::plumbing::{Folder, UnindexedProducer};
 use crate::par::slice::cuts::CutProducer;
 

@@ -3,13 +3,13 @@
 //! workers (`worker/`: the loop, its private queues, the schedule function, the
 //! thread-locals), and making tasks (`spawner.rs`; pinned ones, all in `pinned/`; blocking jobs, with
 //! the blocking pool in `blocking/`) with their
-//! [`JoinHandle`](join::JoinHandle)s (`join.rs`).
+//! [`JoinHandle`](join_handle::JoinHandle)s (`join_handle.rs`).
 
 pub(crate) mod auto_advance;
 pub(crate) mod blocking;
 pub(crate) mod dump;
 pub(crate) mod forkjoin;
-pub(crate) mod join;
+pub(crate) mod join_handle;
 #[cfg(all(test, loom, feature = "test-util"))]
 mod loom_model;
 pub(crate) mod pinned;

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use async_task::WithInfo;
 
 use crate::runtime::scheduler::blocking::jobs::{schedule_blocking, BlockingJob};
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::schedule::schedule;
 use crate::runtime::task::cold_tail::{wants_cold_tail, ColdTail};

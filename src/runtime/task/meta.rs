@@ -51,7 +51,7 @@ pub(crate) trait TaskHome: Counted + Send + Sync + 'static {
     /// The executor's slow-poll watch, if it has a threshold.
     fn poll_watch(&self) -> Option<&PollWatch>;
     /// Whether the executor's clock is paused now (its polls then enter the context of a
-    /// tokio runtime without timers: `runtime/tokio_context/paused.rs`).
+    /// tokio runtime without timers: `runtime/tokio_context/timers_off.rs`).
     #[cfg(all(feature = "test-util", feature = "tokio-context"))]
     fn clock_paused(&self) -> bool;
 }

@@ -21,7 +21,7 @@
 //!   task that waits for a wake-up sits in no queue, so only the registry can reach it at
 //!   shutdown or for an abort), and removes it when it is dropped;
 //! - with `test-util` and `tokio-context`, makes each poll a scope in which tokio's timers
-//!   are off while the executor's clock is paused (`runtime/tokio_context/paused.rs`).
+//!   are off while the executor's clock is paused (`runtime/tokio_context/timers_off.rs`).
 //!
 //! [`TaskOutput`] likewise drops an output that nobody takes (a detached task's) inside a
 //! panic guard.

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::thread::{self, ThreadId};
 
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::scheduler::pinned::queue::PinnedQueue;
 use crate::runtime::scheduler::pinned::worker_side::{least_loaded, push_pinned, schedule_pinned};
 use crate::runtime::scheduler::spawner::{build, Options};
