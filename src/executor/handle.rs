@@ -189,7 +189,9 @@ impl Handle {
         #[cfg(all(feature = "test-util", feature = "tokio-context"))]
         let future = {
             let clock = self.state.driver.clock();
-            crate::runtime::tokio_context::timers_off::Watched::new(future, || clock.is_paused())
+            crate::runtime::tokio_context::timers_off::TimersOffFuture::new(future, || {
+                clock.is_paused()
+            })
         };
         // With `test-util` the thread counts as busy while it polls, for the paused clock
         // (`runtime/driver/block_on.rs`).

@@ -3,7 +3,7 @@
 //! separators, and `split_terminator`'s dropped last piece).
 
 use super::chars::middle_boundary;
-use super::pattern_split::{Exclusive, Inclusive};
+use super::pattern_split::{ExclusiveMatch, InclusiveMatch};
 use crate::par::iter::plumbing::{Folder, UnindexedProducer};
 use crate::par::slice::cuts::CutProducer;
 
@@ -95,10 +95,10 @@ fn cut_producer_splits_strings_as_std() {
     for s in inputs.iter().copied().chain([long.as_str()]) {
         for split_here in POLICIES {
             let separator = '€';
-            let kind = Exclusive(&separator);
+            let kind = ExclusiveMatch(&separator);
             let got = pieces(CutProducer::new(s, &kind), 0, 0, &split_here);
             assert_eq!(got, s.split('€').collect::<Vec<_>>(), "split {s:?}");
-            let kind = Inclusive(&separator);
+            let kind = InclusiveMatch(&separator);
             let got = pieces(CutProducer::new(s, &kind), 0, 0, &split_here);
             assert_eq!(
                 got,
@@ -106,7 +106,7 @@ fn cut_producer_splits_strings_as_std() {
                 "inclusive {s:?}"
             );
             let skip_last = s.is_empty() || s.ends_with('€');
-            let kind = Exclusive(&separator);
+            let kind = ExclusiveMatch(&separator);
             let producer = CutProducer::new_skipping_last(s, &kind, skip_last);
             let got = pieces(producer, 0, 0, &split_here);
             assert_eq!(
@@ -115,7 +115,7 @@ fn cut_producer_splits_strings_as_std() {
                 "terminator {s:?}"
             );
             let whitespace = char::is_whitespace;
-            let kind = Exclusive(&whitespace);
+            let kind = ExclusiveMatch(&whitespace);
             let got = pieces(CutProducer::new(s, &kind), 0, 0, &split_here);
             assert_eq!(
                 got,

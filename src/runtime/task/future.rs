@@ -156,8 +156,9 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         // Under a paused clock, tokio's timers are off for the poll, and their panic says so
         // in filch's words (`runtime/tokio_context/timers_off.rs`).
         #[cfg(all(feature = "test-util", feature = "tokio-context"))]
-        let scope =
-            crate::runtime::tokio_context::timers_off::Scope::begin(meta.home().clock_paused());
+        let scope = crate::runtime::tokio_context::timers_off::TimersOffPoll::begin(
+            meta.home().clock_paused(),
+        );
         // SAFETY: `future` is pinned along with `self` (see above) and still live.
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
         let polled = catch_unwind(AssertUnwindSafe(|| future.poll(cx)));

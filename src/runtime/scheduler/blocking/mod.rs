@@ -214,14 +214,14 @@ impl<J> BlockingPool<J> {
     /// the idle timeout, or the pool shuts down.
     pub(crate) fn serve(&self, run: impl Fn(J)) {
         /// Clears [`SERVING`] however `serve` ends.
-        struct Serving;
-        impl Drop for Serving {
+        struct ServingPool;
+        impl Drop for ServingPool {
             fn drop(&mut self) {
                 SERVING.with(|s| s.set(std::ptr::null()));
             }
         }
         SERVING.with(|s| s.set(self.address()));
-        let _serving = Serving;
+        let _serving = ServingPool;
         let mut st = self.lock();
         'jobs: loop {
             while let Some(job) = st.queue.pop_front() {
