@@ -80,12 +80,12 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Watched<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<'s, CB> {
+        struct WatchedCallback<'s, CB> {
             callback: CB,
             stop: &'s LoopStop,
         }
 
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'_, CB> {
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for WatchedCallback<'_, CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -103,7 +103,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Watched<I> {
         // otherwise get a share only at a later heartbeat of a thread that may be inside a
         // long item).
         offer_half_at_once();
-        self.base.with_producer(Callback {
+        self.base.with_producer(WatchedCallback {
             callback,
             stop: &stop,
         })

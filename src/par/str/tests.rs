@@ -7,9 +7,9 @@ use super::pattern_split::{ExclusiveMatch, InclusiveMatch};
 use crate::par::iter::plumbing::{Folder, UnindexedProducer};
 use crate::par::slice::cuts::CutProducer;
 
-struct Collect<T>(Vec<T>);
+struct CollectMatches<T>(Vec<T>);
 
-impl<T> Folder<T> for Collect<T> {
+impl<T> Folder<T> for CollectMatches<T> {
     type Result = Vec<T>;
 
     fn consume(mut self, item: T) -> Self {
@@ -42,12 +42,12 @@ fn pieces<P: UnindexedProducer>(
         }
         return out;
     }
-    producer.fold_with(Collect(Vec::new())).complete()
+    producer.fold_with(CollectMatches(Vec::new())).complete()
 }
 
-type Policy = fn(u32, u64) -> bool;
+type SplitPolicy = fn(u32, u64) -> bool;
 
-const POLICIES: [Policy; 5] = [
+const POLICIES: [SplitPolicy; 5] = [
     |_, _| false,
     |_, _| true,
     |depth, _| depth < 2,

@@ -43,12 +43,12 @@ where
     I: IndexedParallelIterator,
     C: Consumer<I::Item>,
 {
-    struct Callback<C> {
+    struct BridgeCallback<C> {
         len: usize,
         consumer: C,
     }
 
-    impl<T, C: Consumer<T>> ProducerCallback<T> for Callback<C> {
+    impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
         type Output = C::Result;
 
         fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
@@ -57,7 +57,7 @@ where
     }
 
     let len = par_iter.len();
-    par_iter.with_producer(Callback { len, consumer })
+    par_iter.with_producer(BridgeCallback { len, consumer })
 }
 
 /// Drives the `len` items of `producer` into `consumer`, in pieces that other workers may
