@@ -1,6 +1,6 @@
 //! mio against smol's `polling` (3.x, edge mode: `Poller::add_with_mode(.., PollMode::Edge)`,
 //! registered once, never re-armed) at the OS layer, on the operations filch's IO driver
-//! (`src/runtime/io/driver.rs`) does, both in one run (issue 10):
+//! (`src/runtime/io/poller.rs`) does, both in one run (issue 10):
 //!
 //! - `os_poll_register`: register one connected TCP stream for reading and writing,
 //!   edge-triggered, and deregister it: the driver's cost per connection;

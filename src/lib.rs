@@ -183,7 +183,7 @@ pub use par::{ParForEachMut, ParMap, ParMapVec, ParRange, ParReduce};
 pub use runtime::coop::consume_budget;
 pub use runtime::observe::dump::{TaskDump, TaskInfo, TaskState};
 pub use runtime::observe::poll_watch::SlowPoll;
-pub use runtime::scheduler::join::JoinHandle;
+pub use runtime::scheduler::join_handle::JoinHandle;
 pub use runtime::scheduler::pinned::spawn_local;
 #[cfg(feature = "tokio-context")]
 pub use runtime::stats::TokioStats;

@@ -27,7 +27,7 @@ use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 use std::vec;
 
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 
 /// An address argument of `filch::net`: what [`TcpListener::bind`], [`TcpStream::connect`],
 /// [`UdpSocket::bind`] and [`UdpSocket::send_to`] take.

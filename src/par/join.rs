@@ -1,7 +1,7 @@
 //! [`join`] and [`join_context`]: two closures that may run in parallel, on the workers.
 //!
 //! On a thread doing fork-join work the call takes the fast path of the core
-//! (`runtime/scheduler/forkjoin/join.rs`): the second closure runs inline after the first
+//! (`runtime/scheduler/forkjoin/join_frame.rs`): the second closure runs inline after the first
 //! unless a worker wants work, in which case another worker may run it. A call from a task's
 //! poll starts fork-join work on that worker; a call from any other thread runs on a worker
 //! of the current executor (else the global one) while the calling thread waits
@@ -13,7 +13,7 @@ use crate::executor::global::current_or_global_state;
 use crate::runtime::scheduler::forkjoin::node::Root;
 use crate::runtime::scheduler::forkjoin::occupy::on_worker;
 use crate::runtime::scheduler::forkjoin::thread::{with_current, Cancelled, FjThread};
-use crate::runtime::scheduler::forkjoin::{inject, join as core};
+use crate::runtime::scheduler::forkjoin::{inject, join_frame as core};
 use crate::runtime::scheduler::worker::context;
 
 /// What a closure of [`join_context`] learns about where it runs.
@@ -130,7 +130,7 @@ pub(crate) fn wants_split() -> bool {
 }
 
 /// Has the next parallel iterator on this thread offer half of its work at its first chunk
-/// boundary (an awaited loop's start: `par/loops/watch.rs`), when other workers could take
+/// boundary (an awaited loop's start: `par/loops/watched.rs`), when other workers could take
 /// it. Nothing off fork-join work.
 pub(crate) fn offer_half_at_once() {
     with_current(|t| {

@@ -76,19 +76,19 @@ pub(crate) enum On {
 /// The future of [`run`]: resolves to the closure's value.
 #[must_use = "a `par::run` future does nothing unless awaited"]
 pub struct Run<R> {
-    stage: Stage<R>,
+    stage: RunStage<R>,
 }
 
 /// A call not started yet.
-type Call<R> = Box<dyn FnOnce() -> R + Send>;
+type RunClosure<R> = Box<dyn FnOnce() -> R + Send>;
 
-enum Stage<R> {
+enum RunStage<R> {
     /// Not polled yet: the call and where it will run.
-    Lazy(On, Call<R>),
+    Lazy(On, RunClosure<R>),
     /// Not polled yet: a call that runs on the polling thread at the first poll.
-    AtOnce(Call<R>),
+    AtOnce(RunClosure<R>),
     /// Handed to a worker.
-    Running(Arc<Shared<R>>),
+    Running(Arc<RunShared<R>>),
     /// The value was handed out.
     Done,
     /// A panic was resumed (or the executor shut down under the call): there is no value.
@@ -102,7 +102,7 @@ impl<R: Send + 'static> Run<R> {
         F: FnOnce() -> R + Send + 'static,
     {
         Run {
-            stage: Stage::Lazy(on, Box::new(f)),
+            stage: RunStage::Lazy(on, Box::new(f)),
         }
     }
 
@@ -113,20 +113,20 @@ impl<R: Send + 'static> Run<R> {
         F: FnOnce() -> R + Send + 'static,
     {
         Run {
-            stage: Stage::AtOnce(Box::new(f)),
+            stage: RunStage::AtOnce(Box::new(f)),
         }
     }
 }
 
 /// What the call and the future share.
-struct Shared<R> {
+struct RunShared<R> {
     /// The call's outcome once it ended; `None` inside if it never ran (shut down).
     outcome: Mutex<Option<Option<Outcome<R>>>>,
     waker: AtomicWaker,
     root: Arc<Root>,
 }
 
-impl<R> Shared<R> {
+impl<R> RunShared<R> {
     fn end(&self, outcome: Option<Outcome<R>>) {
         *self.outcome.lock() = Some(outcome);
         self.waker.wake();
@@ -134,7 +134,7 @@ impl<R> Shared<R> {
 }
 
 /// Ends the call as never run when dropped unrun (the executor shut down first).
-struct EndOnDrop<R>(Option<Arc<Shared<R>>>);
+struct EndOnDrop<R>(Option<Arc<RunShared<R>>>);
 
 impl<R> Drop for EndOnDrop<R> {
     fn drop(&mut self) {
@@ -148,30 +148,30 @@ impl<R: Send + 'static> Future for Run<R> {
     type Output = R;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
-        match std::mem::replace(&mut self.stage, Stage::Failed) {
-            Stage::Lazy(on, f) => {
+        match std::mem::replace(&mut self.stage, RunStage::Failed) {
+            RunStage::Lazy(on, f) => {
                 let state = match on {
                     On::Fixed(state) => state,
                     On::Current => current_or_global_state(),
                 };
-                self.stage = Stage::Running(start(&state, f, cx));
+                self.stage = RunStage::Running(start(&state, f, cx));
             }
             // `Failed` while `f` runs: if it panics, a later poll panics again.
-            Stage::AtOnce(f) => {
+            RunStage::AtOnce(f) => {
                 let value = f();
-                self.stage = Stage::Done;
+                self.stage = RunStage::Done;
                 return Poll::Ready(value);
             }
-            running @ Stage::Running(_) => self.stage = running,
-            Stage::Done => {
-                self.stage = Stage::Done;
+            running @ RunStage::Running(_) => self.stage = running,
+            RunStage::Done => {
+                self.stage = RunStage::Done;
                 panic!("filch: a `par::run` future was polled after it completed");
             }
-            Stage::Failed => {
+            RunStage::Failed => {
                 panic!("filch: a `par::run` future was polled again after it panicked")
             }
         }
-        let Stage::Running(shared) = &self.stage else {
+        let RunStage::Running(shared) = &self.stage else {
             unreachable!("running since above")
         };
         shared.waker.register(cx.waker());
@@ -180,10 +180,10 @@ impl<R: Send + 'static> Future for Run<R> {
         };
         // Leave the running state before resuming a panic: polled again, the future must
         // panic again.
-        self.stage = Stage::Failed;
+        self.stage = RunStage::Failed;
         match outcome {
             Some(Ok(value)) => {
-                self.stage = Stage::Done;
+                self.stage = RunStage::Done;
                 Poll::Ready(value)
             }
             Some(Err(panic)) if panic.is::<Cancelled>() => {
@@ -200,8 +200,12 @@ impl<R: Send + 'static> Future for Run<R> {
 
 /// Hands `f` to a worker of `state` as a whole fork-join call whose outcome the returned
 /// shared state receives; `cx`'s waker is woken then.
-fn start<R: Send + 'static>(state: &Arc<State>, f: Call<R>, cx: &Context<'_>) -> Arc<Shared<R>> {
-    let shared = Arc::new(Shared {
+fn start<R: Send + 'static>(
+    state: &Arc<State>,
+    f: RunClosure<R>,
+    cx: &Context<'_>,
+) -> Arc<RunShared<R>> {
+    let shared = Arc::new(RunShared {
         outcome: Mutex::new(None),
         waker: AtomicWaker::new(),
         root: Root::new(),
@@ -220,7 +224,7 @@ fn start<R: Send + 'static>(state: &Arc<State>, f: Call<R>, cx: &Context<'_>) ->
 
 impl<R> Drop for Run<R> {
     fn drop(&mut self) {
-        if let Stage::Running(shared) = &self.stage {
+        if let RunStage::Running(shared) = &self.stage {
             // Cancel the call; every thread working for it looks up at once.
             shared.root.cancel();
             epoch::bump();
@@ -231,10 +235,10 @@ impl<R> Drop for Run<R> {
 impl<R> fmt::Debug for Run<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let stage = match self.stage {
-            Stage::Lazy(..) | Stage::AtOnce(_) => "not started",
-            Stage::Running(_) => "running",
-            Stage::Done => "done",
-            Stage::Failed => "failed",
+            RunStage::Lazy(..) | RunStage::AtOnce(_) => "not started",
+            RunStage::Running(_) => "running",
+            RunStage::Done => "done",
+            RunStage::Failed => "failed",
         };
         f.debug_struct("Run").field("stage", &stage).finish()
     }

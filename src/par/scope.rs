@@ -2,7 +2,7 @@
 //! what outlives it; the scope returns once they all finished. And [`spawn`], rayon's
 //! fire-and-forget closure.
 //!
-//! The scope's core (its node, the spawns, the wait) is `runtime/scheduler/forkjoin/scope.rs`.
+//! The scope's core (its node, the spawns, the wait) is `runtime/scheduler/forkjoin/scope_core.rs`.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use crate::executor::global::current_or_global_state;
 use crate::runtime::scheduler::forkjoin::inject;
 use crate::runtime::scheduler::forkjoin::node::{Body, Root};
 use crate::runtime::scheduler::forkjoin::occupy::on_worker;
-use crate::runtime::scheduler::forkjoin::scope::ScopeCore;
+use crate::runtime::scheduler::forkjoin::scope_core::ScopeCore;
 use crate::runtime::scheduler::forkjoin::thread::{with_current, FjThread};
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;

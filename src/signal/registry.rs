@@ -27,7 +27,7 @@ pub(super) const SLOTS: usize = 128;
 pub(super) type PipeSource = IoSource<SourceFd<'static>>;
 
 /// One signal number's state.
-struct Slot {
+struct SignalSlot {
     /// How many times a drain of the pipe found the signal pending: the signal's deliveries
     /// by the driver ([`Globals::dispatch`] increments it). A `Signal` compares it with the
     /// generation it last saw, and starts from the one current when it is made, so that it
@@ -46,7 +46,7 @@ struct Slot {
 
 /// Everything process-wide: made on the first `signal` of the process, never dropped.
 pub(super) struct Globals {
-    slots: Box<[Slot]>,
+    slots: Box<[SignalSlot]>,
     /// The pipe's ends (kept here so that their descriptors stay open for the process's
     /// life: the handler writes to `write_fd` at any time).
     receiver: pipe::Receiver,
@@ -74,7 +74,7 @@ pub(super) fn globals() -> io::Result<&'static Globals> {
     let (sender, receiver) = pipe::new()?;
     let globals = Globals {
         slots: (0..SLOTS)
-            .map(|_| Slot {
+            .map(|_| SignalSlot {
                 generation: AtomicU64::new(0),
                 pending: AtomicBool::new(false),
                 installed: AtomicBool::new(false),

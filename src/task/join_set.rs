@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::executor::Handle;
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::task::abort::AbortHandle;
 use crate::runtime::task::id::Id;
 use crate::runtime::task::JoinError;

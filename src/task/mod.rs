@@ -15,15 +15,15 @@
 //! ```
 
 mod block_in_place;
-mod builder;
 pub(crate) mod join_set;
+mod task_builder;
 
 pub use block_in_place::block_in_place;
-pub use builder::Builder;
 pub use join_set::JoinSet;
+pub use task_builder::Builder;
 
 pub use crate::runtime::observe::dump::{TaskDump, TaskInfo, TaskState};
-pub use crate::runtime::scheduler::join::JoinHandle;
+pub use crate::runtime::scheduler::join_handle::JoinHandle;
 pub use crate::runtime::scheduler::pinned::spawn_local;
 pub use crate::runtime::task::abort::AbortHandle;
 pub use crate::runtime::task::id::{id, try_id, Id};

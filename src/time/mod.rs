@@ -91,15 +91,15 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// # Panics
 /// With `test-util` and `tokio-context`, on a thread of the tokio runtime that runs what
 /// `tokio::spawn` starts under a paused clock, if that executor's clock is not paused: the
-/// timer would wait in real time (`runtime/tokio_context/paused.rs`).
+/// timer would wait in real time (`runtime/tokio_context/timers_off.rs`).
 #[track_caller]
 fn timer_driver() -> Arc<Driver> {
     let driver = current_driver();
     #[cfg(all(feature = "test-util", feature = "tokio-context"))]
-    if crate::runtime::tokio_context::paused::on_side_thread() && !driver.clock().is_paused() {
+    if crate::runtime::tokio_context::timers_off::on_side_thread() && !driver.clock().is_paused() {
         panic!(
             "{}",
-            crate::runtime::tokio_context::paused::FILCH_TIMER_ON_SIDE
+            crate::runtime::tokio_context::timers_off::FILCH_TIMER_ON_SIDE
         );
     }
     driver

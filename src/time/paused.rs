@@ -88,9 +88,9 @@ pub fn pause() {
     if let Err(e) = state.driver.clock().pause() {
         panic!("{}", message(e));
     }
-    // tokio's timers are off from here (`runtime/tokio_context/paused.rs`).
+    // tokio's timers are off from here (`runtime/tokio_context/timers_off.rs`).
     #[cfg(feature = "tokio-context")]
-    crate::runtime::tokio_context::paused::paused_now();
+    crate::runtime::tokio_context::timers_off::paused_now();
 }
 
 /// Lets the current executor's paused clock run again, from where it stands: it goes on
@@ -121,7 +121,7 @@ pub fn resume() {
         panic!("{}", message(e));
     }
     #[cfg(feature = "tokio-context")]
-    crate::runtime::tokio_context::paused::resumed_now();
+    crate::runtime::tokio_context::timers_off::resumed_now();
 }
 
 /// Moves the current executor's paused clock forward by `by` in one jump, and fires every

@@ -37,7 +37,7 @@ pub(crate) use loom::sync::atomic::{
 /// The guard of a [`Mutex`] (std's, or loom's under `cfg(loom)`).
 pub(crate) use imp::MutexGuard;
 
-/// The claim word of a fork-join piece, a task's placement hints (`runtime/task/mod.rs`),
+/// The claim word of a fork-join piece, a task's placement hints (`runtime/task/meta.rs`),
 /// the state word of the paused clock's counted `block_on` (`test-util`), and of tests.
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::AtomicU8;

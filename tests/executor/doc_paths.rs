@@ -24,8 +24,8 @@
 //!   folder above the doc's own (from `src/runtime/scheduler/forkjoin/`, worker/schedule.rs
 //!   is `src/runtime/scheduler/worker/schedule.rs`), or the folder of a path named earlier
 //!   in the same paragraph (a Markdown bullet, table, fenced block or paragraph, or a run of
-//!   doc lines up to a blank one), or a folder above that one: after `src/par/loops/`, `watch.rs` is
-//!   `src/par/loops/watch.rs`.
+//!   doc lines up to a blank one), or a folder above that one: after `src/par/loops/`, `watched.rs` is
+//!   `src/par/loops/watched.rs`.
 //! - **Another project's files:** a code span right after a peer crate's name (one of
 //!   [`PEERS`]), possessive or with a version, with only other code spans, punctuation,
 //!   versions and [`CITATION_WORDS`] between, is that crate's file and is not checked

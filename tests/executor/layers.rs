@@ -18,7 +18,6 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "runtime leaves",
         &[
-            "runtime::blocking",
             "runtime::coop",
             "runtime::stats",
             "runtime::threads",

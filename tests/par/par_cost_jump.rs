@@ -3,7 +3,7 @@
 //! items, and after a stop no new item starts (issue 9, defect 3: a probe interval grown to
 //! thousands of indices on nanosecond items let thousands of 1 ms items run before the next
 //! look; on the bridge, a chunk sized for nanosecond items would do the same without the
-//! loops' watch, `par/loops/watch.rs`).
+//! loops' watch, `par/loops/watched.rs`).
 //!
 //! No timing assertions: the tests count items. Items turn slow (a 1 ms spin) after a
 //! million fast ones; once the event under test happened, or after [`SLOW_LIMIT`] slow items

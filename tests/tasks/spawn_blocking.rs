@@ -4,7 +4,7 @@
 //!
 //! Every test runs under a watchdog, so a lost wake-up or a deadlock fails instead of
 //! hanging. The pool's growth limit and idle exit are also tested white-box in
-//! `src/runtime/blocking.rs`; here through `Builder::max_blocking_threads` and `thread_keep_alive`.
+//! `src/runtime/scheduler/blocking/`; here through `Builder::max_blocking_threads` and `thread_keep_alive`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};

@@ -1,5 +1,5 @@
 //! tokio's timers under filch's paused clock (features `test-util` and `tokio-context`):
-//! they cannot follow it (`src/runtime/tokio_context/paused.rs`), so the first one panics
+//! they cannot follow it (`src/runtime/tokio_context/timers_off.rs`), so the first one panics
 //! with filch's message, which says what to use instead; never a hang, never a wait in real
 //! time. The cases: `tokio::time::sleep` of an hour and `tokio::time::timeout` of 30 s, in
 //! `block_on`'s future and in a task; a `tokio::spawn`ed task with filch's interval (refused

@@ -62,13 +62,13 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<A::Item>>(self, callback: CB) -> CB::Output {
-        struct CallbackA<CB, B> {
+        struct ChainCallbackA<CB, B> {
             callback: CB,
             a_len: usize,
             b: B,
         }
 
-        impl<CB, B> ProducerCallback<B::Item> for CallbackA<CB, B>
+        impl<CB, B> ProducerCallback<B::Item> for ChainCallbackA<CB, B>
         where
             B: IndexedParallelIterator,
             CB: ProducerCallback<B::Item>,
@@ -77,17 +77,17 @@ where
 
             fn callback<PA: Producer<Item = B::Item>>(self, a: PA) -> CB::Output {
                 let (callback, a_len) = (self.callback, self.a_len);
-                self.b.with_producer(CallbackB { callback, a_len, a })
+                self.b.with_producer(ChainCallbackB { callback, a_len, a })
             }
         }
 
-        struct CallbackB<CB, PA> {
+        struct ChainCallbackB<CB, PA> {
             callback: CB,
             a_len: usize,
             a: PA,
         }
 
-        impl<CB, PA> ProducerCallback<PA::Item> for CallbackB<CB, PA>
+        impl<CB, PA> ProducerCallback<PA::Item> for ChainCallbackB<CB, PA>
         where
             PA: Producer,
             CB: ProducerCallback<PA::Item>,
@@ -104,7 +104,7 @@ where
         }
 
         let a_len = self.a.len();
-        self.a.with_producer(CallbackA {
+        self.a.with_producer(ChainCallbackA {
             callback,
             a_len,
             b: self.b,

@@ -124,7 +124,7 @@ macro_rules! chunk_adaptor {
                 let size = self.size;
                 let $this = self;
                 let op = $op;
-                $this.base.with_producer(Callback { callback, size, len, op })
+                $this.base.with_producer(ChunksCallback { callback, size, len, op })
             }
         }
     };
@@ -149,14 +149,14 @@ chunk_adaptor! {
     where { U: Send + Clone + Sync, F: Fn(U, I::Item) -> U + Send + Sync, }
 }
 
-struct Callback<CB, OP> {
+struct ChunksCallback<CB, OP> {
     callback: CB,
     size: usize,
     len: usize,
     op: OP,
 }
 
-impl<T, CB, OP> ProducerCallback<T> for Callback<CB, OP>
+impl<T, CB, OP> ProducerCallback<T> for ChunksCallback<CB, OP>
 where
     OP: ChunkOp<T>,
     CB: ProducerCallback<OP::Out>,

@@ -41,9 +41,9 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<CB>(CB);
+        struct EnumerateCallback<CB>(CB);
 
-        impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
+        impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for EnumerateCallback<CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -51,7 +51,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
             }
         }
 
-        self.base.with_producer(Callback(callback))
+        self.base.with_producer(EnumerateCallback(callback))
     }
 }
 

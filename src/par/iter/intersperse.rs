@@ -73,13 +73,13 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<CB, T> {
+        struct IntersperseCallback<CB, T> {
             callback: CB,
             item: T,
             len: usize,
         }
 
-        impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB, T> {
+        impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for IntersperseCallback<CB, T> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -94,7 +94,7 @@ where
         }
 
         let len = self.len();
-        self.base.with_producer(Callback {
+        self.base.with_producer(IntersperseCallback {
             callback,
             item: self.item,
             len,

@@ -43,12 +43,12 @@ macro_rules! len_adaptor {
             }
 
             fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-                struct Callback<CB> {
+                struct LenCallback<CB> {
                     callback: CB,
                     bound: usize,
                 }
 
-                impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+                impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for LenCallback<CB> {
                     type Output = CB::Output;
 
                     fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -56,7 +56,7 @@ macro_rules! len_adaptor {
                     }
                 }
 
-                self.base.with_producer(Callback { callback, bound: self.$field })
+                self.base.with_producer(LenCallback { callback, bound: self.$field })
             }
         }
 

@@ -63,13 +63,13 @@ where
     O: ItemOp<I::Item>,
     CB: ProducerCallback<O::Out>,
 {
-    struct Callback<CB, O, S> {
+    struct MappedCallback<CB, O, S> {
         callback: CB,
         op: O,
         seed: S,
     }
 
-    impl<T, O, CB> ProducerCallback<T> for Callback<CB, O, O::Seed>
+    impl<T, O, CB> ProducerCallback<T> for MappedCallback<CB, O, O::Seed>
     where
         O: ItemOp<T>,
         CB: ProducerCallback<O::Out>,
@@ -86,7 +86,7 @@ where
         }
     }
 
-    base.with_producer(Callback { callback, op, seed })
+    base.with_producer(MappedCallback { callback, op, seed })
 }
 
 struct MappedProducer<'o, P, O, S> {

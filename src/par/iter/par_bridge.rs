@@ -50,7 +50,7 @@ impl<Iter: Iterator<Item: Send> + Send> ParallelIterator for IterBridge<Iter> {
     type Item = Iter::Item;
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        let shared = Shared {
+        let shared = ParBridgeShared {
             iter: Mutex::new(Some(self.iter)),
             holder: AtomicUsize::new(0),
             splits: AtomicUsize::new(crate::par::current_num_threads()),
@@ -60,7 +60,7 @@ impl<Iter: Iterator<Item: Send> + Send> ParallelIterator for IterBridge<Iter> {
 }
 
 /// What the pieces of one `par_bridge` call share.
-struct Shared<Iter> {
+struct ParBridgeShared<Iter> {
     /// The iterator; `None` once it returned `None` or a `next` panicked.
     iter: Mutex<Option<Iter>>,
     /// The address of the holding thread's marker while the lock is held, else 0
@@ -79,7 +79,7 @@ fn this_thread() -> usize {
     MARKER.with(|m| m as *const Cell<u8> as usize)
 }
 
-impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &Shared<Iter> {
+impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &ParBridgeShared<Iter> {
     type Item = Iter::Item;
 
     fn split(self) -> (Self, Option<Self>) {

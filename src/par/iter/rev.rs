@@ -40,12 +40,12 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<CB> {
+        struct RevCallback<CB> {
             callback: CB,
             len: usize,
         }
 
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for RevCallback<CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -57,7 +57,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
         }
 
         let len = self.base.len();
-        self.base.with_producer(Callback { callback, len })
+        self.base.with_producer(RevCallback { callback, len })
     }
 }
 

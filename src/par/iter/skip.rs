@@ -45,12 +45,12 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<CB> {
+        struct SkipCallback<CB> {
             callback: CB,
             n: usize,
         }
 
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for SkipCallback<CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -60,7 +60,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Skip<I> {
             }
         }
 
-        self.base.with_producer(Callback {
+        self.base.with_producer(SkipCallback {
             callback,
             n: self.n,
         })
@@ -104,12 +104,12 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Take<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<CB> {
+        struct TakeCallback<CB> {
             callback: CB,
             n: usize,
         }
 
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for TakeCallback<CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -118,7 +118,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Take<I> {
             }
         }
 
-        self.base.with_producer(Callback {
+        self.base.with_producer(TakeCallback {
             callback,
             n: self.n,
         })

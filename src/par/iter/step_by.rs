@@ -43,13 +43,13 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<CB> {
+        struct StepByCallback<CB> {
             callback: CB,
             step: usize,
             base_len: usize,
         }
 
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for StepByCallback<CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -62,7 +62,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
         }
 
         let base_len = self.base.len();
-        self.base.with_producer(Callback {
+        self.base.with_producer(StepByCallback {
             callback,
             step: self.step,
             base_len,

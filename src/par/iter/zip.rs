@@ -43,12 +43,12 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         /// Receives `a`'s producer, then asks `b` for its own.
-        struct CallbackA<CB, B> {
+        struct ZipCallbackA<CB, B> {
             callback: CB,
             b: B,
         }
 
-        impl<CB, ITEM, B> ProducerCallback<ITEM> for CallbackA<CB, B>
+        impl<CB, ITEM, B> ProducerCallback<ITEM> for ZipCallbackA<CB, B>
         where
             B: IndexedParallelIterator,
             CB: ProducerCallback<(ITEM, B::Item)>,
@@ -56,7 +56,7 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
             type Output = CB::Output;
 
             fn callback<PA: Producer<Item = ITEM>>(self, a: PA) -> CB::Output {
-                self.b.with_producer(CallbackB {
+                self.b.with_producer(ZipCallbackB {
                     a,
                     callback: self.callback,
                 })
@@ -64,12 +64,12 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
         }
 
         /// Holds `a`'s producer and receives `b`'s.
-        struct CallbackB<CB, PA> {
+        struct ZipCallbackB<CB, PA> {
             a: PA,
             callback: CB,
         }
 
-        impl<CB, ITEM, PA> ProducerCallback<ITEM> for CallbackB<CB, PA>
+        impl<CB, ITEM, PA> ProducerCallback<ITEM> for ZipCallbackB<CB, PA>
         where
             PA: Producer,
             CB: ProducerCallback<(PA::Item, ITEM)>,
@@ -81,7 +81,7 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
             }
         }
 
-        self.a.with_producer(CallbackA {
+        self.a.with_producer(ZipCallbackA {
             callback,
             b: self.b,
         })

@@ -23,7 +23,7 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ptr::{self, NonNull};
 
-use super::watch::watched;
+use super::watched::watched;
 use crate::par::iter::collect::CollectConsumer;
 use crate::par::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::par::iter::{IndexedParallelIterator, ParallelIterator};

@@ -8,7 +8,7 @@
 //! `par/iter/plumbing/` splits it over the others (rayon's loops block the calling thread;
 //! tokio and smol have none). The chain is the one a rayon user writes (`par_range` is
 //! `range.into_par_iter().for_each(body)`), with one adaptor, [`watched`](watch::watched),
-//! that keeps the loops' promises item by item (`watch.rs`: no item starts after a stop, and
+//! that keeps the loops' promises item by item (`watched.rs`: no item starts after a stop, and
 //! the worker looks up within a tick plus a few items however their cost changes);
 //! `par_map_vec` writes its results over its items when their layouts match
 //! (`in_place.rs`).
@@ -81,7 +81,7 @@ mod par_map;
 mod par_map_vec;
 mod par_range;
 mod par_reduce;
-mod watch;
+mod watched;
 
 pub use par_for_each_mut::{par_for_each_mut, ParForEachMut};
 pub use par_map::{par_map, ParMap};

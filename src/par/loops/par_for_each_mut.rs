@@ -1,7 +1,7 @@
 //! [`par_for_each_mut`]: each element of an owned `Vec` changed in place, the same `Vec`
 //! given back.
 
-use super::watch::watched;
+use super::watched::watched;
 use crate::par::iter::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 use crate::par::run::On;
 use crate::par::Run;

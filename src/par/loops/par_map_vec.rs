@@ -1,7 +1,7 @@
 //! [`par_map_vec`]: each item of an owned `Vec` moved into `f`, the results in order.
 
 use super::in_place::{in_place, map_in_place};
-use super::watch::watched;
+use super::watched::watched;
 use crate::par::iter::{IntoParallelIterator, ParallelIterator};
 use crate::par::run::On;
 use crate::par::Run;

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::watch::watched;
+use super::watched::watched;
 use crate::par::iter::{IntoParallelIterator, ParallelIterator};
 use crate::par::run::On;
 use crate::par::Run;

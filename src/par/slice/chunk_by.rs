@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::cuts::CutProducer;
-use super::split::Boundary;
+use super::predicate_split::Boundary;
 use crate::par::iter::plumbing::{bridge_unindexed, UnindexedConsumer};
 use crate::par::iter::ParallelIterator;
 

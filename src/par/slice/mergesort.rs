@@ -68,11 +68,11 @@ where
         return;
     }
     let mut buf: Vec<T> = Vec::with_capacity(v.len());
-    let home = Run {
+    let home = Stretch {
         ptr: v.as_mut_ptr(),
         len: v.len(),
     };
-    let spare = Run {
+    let spare = Stretch {
         ptr: buf.as_mut_ptr(),
         len: v.len(),
     };
@@ -104,35 +104,35 @@ where
 
 /// `len` slots from `ptr`: a stretch of the slice or of the buffer, which one call holds at
 /// a time.
-pub(super) struct Run<T> {
+pub(super) struct Stretch<T> {
     pub(super) ptr: *mut T,
     pub(super) len: usize,
 }
 
-impl<T> Clone for Run<T> {
+impl<T> Clone for Stretch<T> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<T> Copy for Run<T> {}
+impl<T> Copy for Stretch<T> {}
 
-// SAFETY: a `Run` stands for a `&mut [T]` (or a `&mut [MaybeUninit<T>]`): the sort hands
+// SAFETY: a `Stretch` stands for a `&mut [T]` (or a `&mut [MaybeUninit<T>]`): the sort hands
 // each run to one call at a time and splits it only into disjoint runs, so sending one to
 // another thread sends the ownership of its elements, which `T: Send` allows.
-unsafe impl<T: Send> Send for Run<T> {}
+unsafe impl<T: Send> Send for Stretch<T> {}
 
-impl<T> Run<T> {
+impl<T> Stretch<T> {
     /// The first `mid` slots and the rest.
-    pub(super) fn split_at(self, mid: usize) -> (Run<T>, Run<T>) {
+    pub(super) fn split_at(self, mid: usize) -> (Stretch<T>, Stretch<T>) {
         debug_assert!(mid <= self.len);
-        let rest = Run {
+        let rest = Stretch {
             // `wrapping_add` needs no safety argument; `mid <= len` keeps it inside the run.
             ptr: self.ptr.wrapping_add(mid),
             len: self.len - mid,
         };
         (
-            Run {
+            Stretch {
                 ptr: self.ptr,
                 len: mid,
             },
@@ -145,7 +145,7 @@ impl<T> Run<T> {
     /// # Safety
     /// `self` holds `len` elements and `to` at least `len` slots, both held by the caller;
     /// the two are the same slots or disjoint. Afterwards `self`'s slots count as empty.
-    unsafe fn move_to(self, to: Run<T>) {
+    unsafe fn move_to(self, to: Stretch<T>) {
         debug_assert!(self.len <= to.len);
         if self.ptr != to.ptr {
             // SAFETY: the caller's contract: both runs are valid for `len` elements and
@@ -178,8 +178,8 @@ impl Started {
 
 /// Moves `from` to `to` when dropped: on return and on unwind alike.
 struct MoveOnDrop<T> {
-    from: Run<T>,
-    to: Run<T>,
+    from: Stretch<T>,
+    to: Stretch<T>,
 }
 
 impl<T> Drop for MoveOnDrop<T> {
@@ -196,7 +196,7 @@ impl<T> Drop for MoveOnDrop<T> {
 /// # Safety
 /// `home` holds `len` elements and `spare` `len` empty slots, disjoint, both held by this
 /// call. On return and on unwind the elements are in the call's place (module docs).
-unsafe fn sort_into<T, F>(home: Run<T>, spare: Run<T>, into_spare: bool, compare: &F)
+unsafe fn sort_into<T, F>(home: Stretch<T>, spare: Stretch<T>, into_spare: bool, compare: &F)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
@@ -258,9 +258,9 @@ where
 /// from where they are (the half's place if it started, else where its input was).
 pub(super) struct HalvesToPlace<'a, T> {
     /// Each half's input and its place.
-    pub(super) halves: [(Run<T>, Run<T>); 2],
+    pub(super) halves: [(Stretch<T>, Stretch<T>); 2],
     /// Where each half's elements go.
-    pub(super) place: [Run<T>; 2],
+    pub(super) place: [Stretch<T>; 2],
     pub(super) started: &'a Started,
 }
 
@@ -293,7 +293,7 @@ impl<T> Drop for HalvesToPlace<'_, T> {
 /// # Safety
 /// The caller holds all three runs; on return and on unwind every element of `left` and
 /// `right` is in `dest`, and their slots count as empty.
-unsafe fn par_merge<T, F>(left: Run<T>, right: Run<T>, dest: Run<T>, compare: &F)
+unsafe fn par_merge<T, F>(left: Stretch<T>, right: Stretch<T>, dest: Stretch<T>, compare: &F)
 where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
@@ -363,8 +363,8 @@ where
 /// middle element of the longer run, and in the other the first element that goes after it
 /// (the right run's elements equal to a left one go after it).
 fn split_for_merge<T>(
-    left: Run<T>,
-    right: Run<T>,
+    left: Stretch<T>,
+    right: Stretch<T>,
     is_less: &impl Fn(&T, &T) -> bool,
 ) -> (usize, usize) {
     // SAFETY: both runs hold initialised elements that the caller holds alone.
@@ -387,7 +387,7 @@ fn split_for_merge<T>(
 /// into its part of `dest` (a merge that started has moved its own).
 pub(super) struct MergesToDest<'a, T> {
     /// Each merge's two inputs and its output.
-    pub(super) merges: [(Run<T>, Run<T>, Run<T>); 2],
+    pub(super) merges: [(Stretch<T>, Stretch<T>, Stretch<T>); 2],
     pub(super) started: &'a Started,
 }
 
@@ -423,7 +423,12 @@ impl<T> Drop for MergesToDest<'_, T> {
 ///
 /// # Safety
 /// As [`par_merge`].
-unsafe fn merge<T>(left: Run<T>, right: Run<T>, dest: Run<T>, is_less: &impl Fn(&T, &T) -> bool) {
+unsafe fn merge<T>(
+    left: Stretch<T>,
+    right: Stretch<T>,
+    dest: Stretch<T>,
+    is_less: &impl Fn(&T, &T) -> bool,
+) {
     let whole = Merging::new(left, right, dest);
     if left.len + right.len < INTERLEAVE_LEN {
         // SAFETY: the caller's contract, passed on.
@@ -464,7 +469,7 @@ struct Merging<T> {
 
 impl<T> Merging<T> {
     /// A merge of `left` and `right` into `dest` (disjoint from both, as long as both).
-    fn new(left: Run<T>, right: Run<T>, dest: Run<T>) -> Merging<T> {
+    fn new(left: Stretch<T>, right: Stretch<T>, dest: Stretch<T>) -> Merging<T> {
         Merging {
             left: left.ptr,
             left_end: left.ptr.wrapping_add(left.len),
@@ -481,17 +486,17 @@ impl<T> Merging<T> {
         // SAFETY: both pointer pairs delimit one run each (`Merging::new`), not yet used.
         let (left, right) = unsafe {
             (
-                Run {
+                Stretch {
                     ptr: self.left,
                     len: self.left_end.offset_from(self.left) as usize,
                 },
-                Run {
+                Stretch {
                     ptr: self.right,
                     len: self.right_end.offset_from(self.right) as usize,
                 },
             )
         };
-        let dest = Run {
+        let dest = Stretch {
             ptr: self.out,
             len: left.len + right.len,
         };

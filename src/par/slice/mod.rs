@@ -2,7 +2,7 @@
 //! parallel sorts, and the slices' parallel iterator types.
 //!
 //! The iterators: [`Iter`] and [`IterMut`] (`plain.rs`), the chunks and reverse chunks
-//! (`chunks.rs`), the windows (`windows.rs`), the pieces between separators (`split.rs`)
+//! (`chunk_iters.rs`), the windows (`windows.rs`), the pieces between separators (`predicate_split.rs`)
 //! and the runs of `par_chunk_by` (`chunk_by.rs`); the last two are unindexed, on the
 //! searching producer of `cuts.rs` that `filch::par::str` shares. `parts.rs` puts `&[T]` and
 //! `&mut [T]` behind one trait.
@@ -17,23 +17,23 @@
 
 mod cached_key;
 mod chunk_by;
-mod chunks;
+mod chunk_iters;
 pub(crate) mod cuts;
 mod insertion;
 mod mergesort;
 mod parts;
 mod plain;
+mod predicate_split;
 mod quicksort;
-mod split;
 #[cfg(test)]
 mod tests;
 mod windows;
 
 pub use chunk_by::{ChunkBy, ChunkByMut};
-pub use chunks::{Chunks, ChunksExact, ChunksExactMut, ChunksMut};
-pub use chunks::{RChunks, RChunksExact, RChunksExactMut, RChunksMut};
+pub use chunk_iters::{Chunks, ChunksExact, ChunksExactMut, ChunksMut};
+pub use chunk_iters::{RChunks, RChunksExact, RChunksExactMut, RChunksMut};
 pub use plain::{Iter, IterMut};
-pub use split::{Split, SplitInclusive, SplitInclusiveMut, SplitMut};
+pub use predicate_split::{Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 pub use windows::{ArrayWindows, Windows};
 
 use std::cmp::Ordering;

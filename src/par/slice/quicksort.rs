@@ -61,7 +61,7 @@ where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {
-    let shape = Shape {
+    let shape = PieceShape {
         budget,
         balanced: true,
         partitioned: true,
@@ -71,7 +71,7 @@ where
 
 /// What a piece knows from the partition that made it.
 #[derive(Clone, Copy)]
-struct Shape {
+struct PieceShape {
     /// Badly unbalanced partitions still allowed before the piece is heapsorted.
     budget: u32,
     /// The partition was balanced (its shorter side held at least an eighth).
@@ -82,8 +82,12 @@ struct Shape {
 
 /// Sorts `v`. `pred`, if any, is the pivot of the partition that made `v`: no element of `v`
 /// is less than it.
-fn recurse<'a, T, F>(mut v: &'a mut [T], compare: &F, mut pred: Option<&'a mut T>, mut shape: Shape)
-where
+fn recurse<'a, T, F>(
+    mut v: &'a mut [T],
+    compare: &F,
+    mut pred: Option<&'a mut T>,
+    mut shape: PieceShape,
+) where
     T: Send,
     F: Fn(&T, &T) -> Ordering + Sync,
 {

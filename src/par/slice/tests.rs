@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use super::cuts::CutProducer;
 use super::mergesort::{
-    par_mergesort, HalvesToPlace, MergesToDest, Run, Started, MERGE_LEN, SORT_LEN,
+    par_mergesort, HalvesToPlace, MergesToDest, Started, Stretch, MERGE_LEN, SORT_LEN,
 };
+use super::predicate_split::{Boundary, ExclusiveCut, InclusiveCut};
 use super::quicksort::{
     choose_pivot, heapsort, par_quicksort, par_quicksort_with_budget, partial_insertion_sort,
     partition, partition_equal, SEQUENTIAL_LEN,
 };
-use super::split::{Boundary, Exclusive, Inclusive};
 use super::ParallelSliceMut;
 use crate::par::iter::plumbing::{Folder, UnindexedProducer};
 
@@ -325,8 +325,8 @@ fn strings(n: usize) -> Vec<String> {
     (0..n).map(|i| i.to_string()).collect()
 }
 
-fn run_of(v: &mut Vec<String>, from: usize, len: usize) -> Run<String> {
-    Run {
+fn run_of(v: &mut Vec<String>, from: usize, len: usize) -> Stretch<String> {
+    Stretch {
         ptr: v.as_mut_ptr().wrapping_add(from),
         len,
     }
@@ -491,10 +491,10 @@ fn cut_producer_splits_as_std_splits_slices() {
     for v in &inputs {
         let sep = |x: &u64| *x == 0;
         for split_here in policies() {
-            let kind = Exclusive::new(sep);
+            let kind = ExclusiveCut::new(sep);
             let got = pieces(CutProducer::new(&v[..], &kind), &split_here);
             assert_eq!(got, v.split(sep).collect::<Vec<_>>(), "split {v:?}");
-            let kind = Inclusive::new(sep);
+            let kind = InclusiveCut::new(sep);
             let got = pieces(CutProducer::new(&v[..], &kind), &split_here);
             assert_eq!(
                 got,
@@ -503,7 +503,7 @@ fn cut_producer_splits_as_std_splits_slices() {
             );
             let mut w = v.clone();
             let mut expected = v.clone();
-            let kind = Exclusive::new(sep);
+            let kind = ExclusiveCut::new(sep);
             let got = pieces(CutProducer::new(&mut w[..], &kind), &split_here);
             assert_eq!(
                 got,
@@ -542,7 +542,7 @@ fn cut_producer_tests_each_element_of_a_split_once() {
                 calls.fetch_add(1, Relaxed);
                 *x == 0
             };
-            let kind = Exclusive::new(sep);
+            let kind = ExclusiveCut::new(sep);
             let got = pieces(CutProducer::new(&v[..], &kind), &split_here);
             assert_eq!(got, v.split(|x| *x == 0).collect::<Vec<_>>());
             assert_eq!(calls.into_inner(), len, "len {len}");

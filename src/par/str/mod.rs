@@ -4,19 +4,19 @@
 //! Strings are split only at character boundaries, and every [`Pattern`] matches single
 //! characters, so each iterator yields what std's sequential one does, in the same order.
 //! `chars.rs` holds the iterators that walk characters (on a producer that halves its
-//! string), `split.rs` those that cut at a pattern's matches (on the searching producer of
+//! string), `pattern_split.rs` those that cut at a pattern's matches (on the searching producer of
 //! `slice/cuts.rs`), `pattern.rs` the sealed [`Pattern`].
 
 mod chars;
 mod pattern;
-mod split;
+mod pattern_split;
 #[cfg(test)]
 mod tests;
 
 pub use chars::{Bytes, CharIndices, Chars, EncodeUtf16, MatchIndices, Matches};
 pub use pattern::Pattern;
-pub use split::SplitWhitespace;
-pub use split::{Lines, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator};
+pub use pattern_split::SplitWhitespace;
+pub use pattern_split::{Lines, Split, SplitAsciiWhitespace, SplitInclusive, SplitTerminator};
 
 /// Parallel methods on strings.
 ///

@@ -3,13 +3,13 @@
 //! separators, and `split_terminator`'s dropped last piece).
 
 use super::chars::middle_boundary;
-use super::split::{Exclusive, Inclusive};
+use super::pattern_split::{ExclusiveMatch, InclusiveMatch};
 use crate::par::iter::plumbing::{Folder, UnindexedProducer};
 use crate::par::slice::cuts::CutProducer;
 
-struct Collect<T>(Vec<T>);
+struct CollectMatches<T>(Vec<T>);
 
-impl<T> Folder<T> for Collect<T> {
+impl<T> Folder<T> for CollectMatches<T> {
     type Result = Vec<T>;
 
     fn consume(mut self, item: T) -> Self {
@@ -42,12 +42,12 @@ fn pieces<P: UnindexedProducer>(
         }
         return out;
     }
-    producer.fold_with(Collect(Vec::new())).complete()
+    producer.fold_with(CollectMatches(Vec::new())).complete()
 }
 
-type Policy = fn(u32, u64) -> bool;
+type SplitPolicy = fn(u32, u64) -> bool;
 
-const POLICIES: [Policy; 5] = [
+const POLICIES: [SplitPolicy; 5] = [
     |_, _| false,
     |_, _| true,
     |depth, _| depth < 2,
@@ -95,10 +95,10 @@ fn cut_producer_splits_strings_as_std() {
     for s in inputs.iter().copied().chain([long.as_str()]) {
         for split_here in POLICIES {
             let separator = '€';
-            let kind = Exclusive(&separator);
+            let kind = ExclusiveMatch(&separator);
             let got = pieces(CutProducer::new(s, &kind), 0, 0, &split_here);
             assert_eq!(got, s.split('€').collect::<Vec<_>>(), "split {s:?}");
-            let kind = Inclusive(&separator);
+            let kind = InclusiveMatch(&separator);
             let got = pieces(CutProducer::new(s, &kind), 0, 0, &split_here);
             assert_eq!(
                 got,
@@ -106,7 +106,7 @@ fn cut_producer_splits_strings_as_std() {
                 "inclusive {s:?}"
             );
             let skip_last = s.is_empty() || s.ends_with('€');
-            let kind = Exclusive(&separator);
+            let kind = ExclusiveMatch(&separator);
             let producer = CutProducer::new_skipping_last(s, &kind, skip_last);
             let got = pieces(producer, 0, 0, &split_here);
             assert_eq!(
@@ -115,7 +115,7 @@ fn cut_producer_splits_strings_as_std() {
                 "terminator {s:?}"
             );
             let whitespace = char::is_whitespace;
-            let kind = Exclusive(&whitespace);
+            let kind = ExclusiveMatch(&whitespace);
             let got = pieces(CutProducer::new(s, &kind), 0, 0, &split_here);
             assert_eq!(
                 got,

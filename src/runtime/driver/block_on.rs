@@ -140,9 +140,9 @@ mod counted {
     }
 
     /// Ends the thread's count when `block_on_counted` returns or unwinds.
-    struct Done<'a>(&'a CountedWaker);
+    struct CountEnd<'a>(&'a CountedWaker);
 
-    impl Drop for Done<'_> {
+    impl Drop for CountEnd<'_> {
         fn drop(&mut self) {
             // SeqCst: see `wake_by_ref`. From `RUNNING` or `NOTIFIED`, where the thread
             // counts itself.
@@ -160,7 +160,7 @@ mod counted {
             thread: thread::current(),
             activity: Arc::clone(activity),
         });
-        let _done = Done(&signal);
+        let _done = CountEnd(&signal);
         let waker = Waker::from(Arc::clone(&signal));
         let mut cx = Context::from_waker(&waker);
         let mut future = pin!(future);

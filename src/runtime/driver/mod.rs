@@ -22,7 +22,7 @@
 //! [`BUSY_TURN_INTERVAL`] has passed since the last such turn of any thread, by std's clock
 //! (paused or not); a worker about to park, or whose yielded tasks wait for a turn, takes one
 //! now. A turn that does not block skips the OS poll while no source is registered
-//! (`runtime/io/driver.rs`), where the `epoll_wait` would be most of the cost of a yield.
+//! (`runtime/io/poller.rs`), where the `epoll_wait` would be most of the cost of a yield.
 //!
 //! With `test-util`, the holder of a paused clock's driver runs the auto-advance after
 //! each wait in the OS poll (`after_wait`, `runtime/scheduler/auto_advance.rs`): only the
@@ -43,7 +43,7 @@ mod tests;
 use std::task::Waker;
 use std::time::Duration;
 
-pub(crate) use crate::runtime::io::driver::{gone, IoDriver, Poller};
+pub(crate) use crate::runtime::io::poller::{gone, IoDriver, Poller};
 use crate::runtime::park::Reactor;
 pub(crate) use crate::runtime::time::driver::TimeDriver;
 use crate::util::sync::{AtomicU64, Mutex, MutexGuard, Ordering};

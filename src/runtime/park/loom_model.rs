@@ -60,7 +60,7 @@ struct ParkModel {
     injector: Queue,
     /// Per-worker inboxes (WS-LAST): the owner takes from its own, searchers from others'.
     inboxes: [Queue; WORKERS],
-    /// Per-worker pinned queues (`runtime/scheduler/worker/pinned.rs`): only the owner takes from
+    /// Per-worker pinned queues (`runtime/scheduler/pinned/worker_side.rs`): only the owner takes from
     /// its own; no searcher can help, so a lost wake-up of the owner is never covered by another.
     pinned: [Queue; WORKERS],
     /// Items taken so far.
@@ -288,7 +288,7 @@ fn targeted_pushes_are_never_lost() {
     });
 }
 
-/// Pinned tasks woken from a thread that is no worker (`runtime/scheduler/worker/pinned.rs`'s
+/// Pinned tasks woken from a thread that is no worker (`runtime/scheduler/pinned/worker_side.rs`'s
 /// `push_pinned`: a push to the worker's pinned queue, then `notify_worker`) while their workers
 /// park: only the owner can take each, so the wake-up must reach that worker, never only a
 /// searcher.

@@ -1,17 +1,17 @@
 //! The scheduler of one executor: what its workers and handles share (`state.rs`), how it
 //! shuts down (`shutdown.rs`), the paused clock's jumps over it (`auto_advance.rs`), the
 //! workers (`worker/`: the loop, its private queues, the schedule function, the
-//! thread-locals), and making tasks (`spawner.rs`; pinned ones, `pinned.rs`, with each
-//! worker's queue of them, `pinned_queue.rs`) with their
-//! [`JoinHandle`](join::JoinHandle)s (`join.rs`).
+//! thread-locals), and making tasks (`spawner.rs`; pinned ones, all in `pinned/`; blocking jobs, with
+//! the blocking pool in `blocking/`) with their
+//! [`JoinHandle`](join_handle::JoinHandle)s (`join_handle.rs`).
 
 pub(crate) mod auto_advance;
+pub(crate) mod blocking;
 pub(crate) mod forkjoin;
-pub(crate) mod join;
+pub(crate) mod join_handle;
 #[cfg(all(test, loom, feature = "test-util"))]
 mod loom_model;
 pub(crate) mod pinned;
-pub(crate) mod pinned_queue;
 pub(crate) mod runtime;
 pub(crate) mod shutdown;
 pub(crate) mod spawner;

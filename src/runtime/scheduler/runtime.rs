@@ -28,9 +28,9 @@ use std::time::Duration;
 
 use crossbeam_deque::Worker;
 
-use crate::runtime::blocking::BlockingPool;
 use crate::runtime::observe::dump;
 use crate::runtime::observe::poll_watch::{self, PollWatch};
+use crate::runtime::scheduler::blocking::BlockingPool;
 use crate::runtime::scheduler::state::Runnable;
 use crate::runtime::task::task_count::{self, new_anchored};
 use crate::runtime::threads::ThreadConfig;
@@ -76,8 +76,8 @@ impl Config {
             worker_threads: None,
             threads: ThreadConfig::new(),
             wake_policy: WakePolicy::default(),
-            max_blocking_threads: crate::runtime::blocking::MAX_BLOCKING_THREADS,
-            thread_keep_alive: crate::runtime::blocking::IDLE_TIMEOUT,
+            max_blocking_threads: crate::runtime::scheduler::blocking::MAX_BLOCKING_THREADS,
+            thread_keep_alive: crate::runtime::scheduler::blocking::IDLE_TIMEOUT,
             slow_polls: poll_watch::Settings::default(),
         }
     }
@@ -244,7 +244,9 @@ pub(crate) fn block_on<F: std::future::Future>(state: &Arc<State>, future: F) ->
     #[cfg(all(feature = "test-util", feature = "tokio-context"))]
     let future = {
         let clock = state.driver.clock();
-        crate::runtime::tokio_context::paused::Watched::new(future, || clock.is_paused())
+        crate::runtime::tokio_context::timers_off::TimersOffFuture::new(future, || {
+            clock.is_paused()
+        })
     };
     // With `test-util` the thread counts as busy while it polls, for the paused clock
     // (`runtime/driver/block_on.rs`).

@@ -43,7 +43,7 @@ impl State {
     ///    being polled is dropped when its poll ends;
     /// 4. wake every parked worker; each finishes the task it is running, drops what is
     ///    left in its own LIFO slot and deque, drops its pinned tasks on its own thread
-    ///    (waking those that wait, until none is alive: `runtime/scheduler/worker/pinned.rs`), and
+    ///    (waking those that wait, until none is alive: `runtime/scheduler/pinned/worker_side.rs`), and
     ///    exits;
     /// 5. join the worker threads, except the current thread if the shutdown runs on one of
     ///    its own workers (that worker exits once the task it is running returns), then stop

@@ -5,8 +5,9 @@
 //!
 //! - [`spawn`]: onto the workers, through the schedule function
 //!   (`runtime/scheduler/worker/schedule.rs`);
-//! - [`spawn_blocking`]: onto the executor's blocking pool (`runtime/blocking.rs`), whose threads
-//!   this module starts (named `{prefix}-blocking-{n}`, inside the executor's context).
+//! - [`spawn_blocking`]: onto the executor's blocking pool (`runtime/scheduler/blocking/`:
+//!   the pool, and in `jobs.rs` the jobs' future, their schedule function and the pool's
+//!   threads, named `{prefix}-blocking-{n}`, inside the executor's context).
 //!
 //! A task spawned after shutdown is dropped at once, so its handle reports cancelled.
 //!
@@ -18,23 +19,18 @@
 
 use std::future::Future;
 use std::mem::size_of;
-use std::panic::{catch_unwind, AssertUnwindSafe, Location};
-use std::pin::Pin;
+use std::panic::Location;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use async_task::{ScheduleInfo, WithInfo};
+use async_task::WithInfo;
 
-use crate::runtime::blocking::Pushed;
-use crate::runtime::observe::coarse_clock::coarse_now;
 use crate::runtime::observe::record::SpawnedAt;
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::blocking::jobs::{schedule_blocking, BlockingJob};
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::scheduler::state::{Runnable, State};
-use crate::runtime::scheduler::worker::context;
 use crate::runtime::scheduler::worker::schedule::schedule;
 use crate::runtime::task::cold_tail::{wants_cold_tail, ColdTail};
 use crate::runtime::task::{Payload, TaskFuture, TaskMeta, TaskOutput};
-use crate::util::wake_all::drop_quietly;
 
 /// How a task is made: where it was spawned, its name, whether it registers at once.
 pub(crate) struct Options<'a> {
@@ -105,7 +101,7 @@ where
 {
     let (runnable, handle) = build(
         state,
-        BlockingJob { f: Some(f) },
+        BlockingJob::new(f),
         WithInfo(schedule_blocking),
         options,
         true,
@@ -165,74 +161,4 @@ where
         return (None, handle);
     }
     (Some(runnable), handle)
-}
-
-/// The future of a blocking job: calls the closure on its first (and only) poll. Its panic
-/// is caught by `TaskFuture` like any task's.
-struct BlockingJob<F> {
-    f: Option<F>,
-}
-
-// The closure is moved out, never pinned in place.
-impl<F> Unpin for BlockingJob<F> {}
-
-impl<F: FnOnce() -> T, T> Future for BlockingJob<F> {
-    type Output = T;
-
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
-        let f = self
-            .f
-            .take()
-            .expect("filch: a blocking job was polled after it completed");
-        Poll::Ready(f())
-    }
-}
-
-/// The schedule function of blocking jobs: queues the job on its executor's pool, starting
-/// a thread if the pool asks for one. Called once, by `spawn_blocking` (the job is never
-/// woken: it completes in its first poll, and `abort` wakes only registered tasks).
-fn schedule_blocking(runnable: Runnable, _: ScheduleInfo) {
-    if let Some(record) = runnable.metadata().record() {
-        record.scheduled(coarse_now());
-    }
-    // Our own reference: the executor must outlive the push even if the job is dropped.
-    let state = runnable.metadata().home_arc();
-    // Busy for a paused clock from here to the job's end (`test-util`, `runtime/time/clock.rs`).
-    state.driver.clock().job_started();
-    match state.blocking.push(runnable) {
-        Pushed::Queued => {}
-        // Dropped outside the pool's lock: that cancels the job.
-        Pushed::Refused(runnable) => state.cancel_blocking_jobs([runnable]),
-        Pushed::StartThread(id) => {
-            let thread_state = Arc::clone(&state);
-            let name = format!("{}-blocking-{id}", state.threads.prefix);
-            let started = state
-                .threads
-                .spawn(name, move || run_blocking_thread(thread_state));
-            if let Err(err) = started {
-                // No thread will run the jobs that only this one would have: cancel them
-                // and say why.
-                state.cancel_blocking_jobs(state.blocking.thread_failed());
-                panic!("filch: cannot start a blocking-pool thread: {err}");
-            }
-        }
-    }
-}
-
-/// The body of a blocking-pool thread of `state`'s executor.
-fn run_blocking_thread(state: Arc<State>) {
-    let _enter = context::enter(Arc::clone(&state));
-    state.blocking.serve(|runnable: Runnable| {
-        if runnable.metadata().is_aborted() {
-            // Dropping the runnable drops the closure unrun; the handle reports cancelled.
-            drop(runnable);
-        } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| runnable.run())) {
-            // `TaskFuture` catches the closure's panic and its destructors'; this is a
-            // second line for a panic from the runtime itself, so that the thread survives.
-            drop_quietly(payload);
-        }
-        // After the job's output (and the wake of whoever awaits it): the task it wakes is
-        // queued, or the `block_on` counted, before the count may reach zero.
-        state.driver.clock().job_ended();
-    });
 }

@@ -1,7 +1,8 @@
 //! [`State`]: what every worker, handle and task of one executor shares (the injector, what
 //! the other threads see of each worker, the notifier, the driver stack, the registry, the
 //! task count, the shutdown flag, the blocking pool), the [`Runnable`] type its queues
-//! hold, and the post-shutdown drain of the shared queues.
+//! hold, and the post-shutdown drain of the shared queues. `State`'s trait impls, what its
+//! tasks need from it, are in `state/home.rs`.
 //!
 //! Where a task goes when it is scheduled is decided by the schedule function, which lives
 //! with the worker loop (`runtime/scheduler/worker/schedule.rs`); this module only holds the
@@ -21,12 +22,12 @@ use crossbeam_utils::CachePadded;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::runtime::blocking::BlockingPool;
 use crate::runtime::driver::Driver;
 use crate::runtime::observe::poll_watch::PollWatch;
 use crate::runtime::park::Idle;
+use crate::runtime::scheduler::blocking::BlockingPool;
 use crate::runtime::scheduler::forkjoin::ForkJoin;
-use crate::runtime::scheduler::pinned_queue::PinnedQueue;
+use crate::runtime::scheduler::pinned::queue::PinnedQueue;
 use crate::runtime::stats::{Counters, Stats};
 use crate::runtime::task::live_tasks::LiveTasks;
 use crate::runtime::task::task_count::TaskCount;
@@ -48,7 +49,7 @@ pub(crate) struct WorkerPublic {
     /// Written only by this worker.
     pub(crate) counters: CachePadded<Counters>,
     /// This worker's pinned tasks: their queue, which only this worker pops, their count,
-    /// and whether the worker exited (`runtime/scheduler/worker/pinned.rs`).
+    /// and whether the worker exited (`runtime/scheduler/pinned/worker_side.rs`).
     pub(crate) pinned: PinnedQueue<Runnable>,
 }
 
@@ -70,7 +71,7 @@ pub(crate) struct State {
     pub(crate) policy: WakePolicy,
     /// Names, stack size and hooks of the executor's threads.
     pub(crate) threads: ThreadConfig,
-    /// The threads of `spawn_blocking` (see `runtime/blocking.rs`).
+    /// The threads of `spawn_blocking` (see `runtime/scheduler/blocking/`).
     pub(crate) blocking: BlockingPool<Runnable>,
     /// Panics of futures' destructors dropped outside a poll (at shutdown), by task tag, until
     /// their `JoinHandle` or their task's end takes them (`TaskHome::keep_drop_panic`).
@@ -203,7 +204,7 @@ impl State {
     }
 
     /// After shutdown: drops every runnable in the injector and the inboxes, and in the
-    /// pinned queues of the workers that exited (`pinned_queue.rs`: what reaches those holds
+    /// pinned queues of the workers that exited (`pinned/queue.rs`: what reaches those holds
     /// no pinned future). One thread drains at a time; the others only push, and the
     /// drainer re-checks after it lets go.
     pub(crate) fn drain_after_shutdown(&self) {
@@ -252,5 +253,6 @@ impl State {
     }
 }
 
+mod home;
 #[cfg(all(test, not(loom)))]
 mod tests;

@@ -161,7 +161,7 @@ impl LiveTasks {
     }
 
     /// Takes the wakers of the tasks registered in `shard` (an exiting worker's own, for
-    /// its pinned tasks: `runtime/scheduler/worker/pinned.rs`). Only that worker registers there,
+    /// its pinned tasks: `runtime/scheduler/pinned/worker_side.rs`). Only that worker registers there,
     /// and it polls no more, so no key of the shard is reused and a later removal is a no-op.
     pub(crate) fn take_shard(&self, shard: usize) -> Vec<Waker> {
         let tasks = std::mem::take(&mut self.shards[shard % self.shards.len()].lock().tasks);

@@ -20,7 +20,7 @@
 //! ([`TokioContext::stats`], from tokio's stable `RuntimeMetrics`), and a watch on each side
 //! runtime warns once per process when work piles up there (`watch.rs`, where the rule is).
 //!
-//! **The paused clock** (`test-util`, `paused.rs`): tokio's timers cannot follow filch's
+//! **The paused clock** (`test-util`, `timers_off.rs`): tokio's timers cannot follow filch's
 //! paused clock, so while an executor's clock is paused its polls are inside the context of
 //! a runtime without timers, and the first tokio timer panics with a message that says what
 //! to use instead.
@@ -28,7 +28,7 @@
 //! Without the feature [`TokioContext`] is empty and entering it does nothing.
 
 #[cfg(all(feature = "tokio-context", feature = "test-util"))]
-pub(crate) mod paused;
+pub(crate) mod timers_off;
 #[cfg(feature = "tokio-context")]
 mod watch;
 

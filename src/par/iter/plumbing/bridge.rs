@@ -43,12 +43,12 @@ where
     I: IndexedParallelIterator,
     C: Consumer<I::Item>,
 {
-    struct Callback<C> {
+    struct BridgeCallback<C> {
         len: usize,
         consumer: C,
     }
 
-    impl<T, C: Consumer<T>> ProducerCallback<T> for Callback<C> {
+    impl<T, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
         type Output = C::Result;
 
         fn callback<P: Producer<Item = T>>(self, producer: P) -> C::Result {
@@ -57,7 +57,7 @@ where
     }
 
     let len = par_iter.len();
-    par_iter.with_producer(Callback { len, consumer })
+    par_iter.with_producer(BridgeCallback { len, consumer })
 }
 
 /// Drives the `len` items of `producer` into `consumer`, in pieces that other workers may
@@ -70,7 +70,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let call = Call::new();
+    let call = BridgeCall::new();
     let plan = Plan::new(len, producer.min_len(), producer.max_len());
     indexed_piece(&call, plan, len, producer, consumer)
 }
@@ -83,21 +83,21 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let call = Call::new();
+    let call = BridgeCall::new();
     unindexed_piece(&call, eager_depth(), producer, consumer)
 }
 
 /// What the pieces of one bridged call share.
-struct Call {
+struct BridgeCall {
     /// Set when a piece unwinds; never cleared. Relaxed on both sides: it only stops work
     /// early, and the panic itself travels to the caller through `join_context`, which
     /// synchronises the pieces.
     stopping: AtomicBool,
 }
 
-impl Call {
-    fn new() -> Call {
-        Call {
+impl BridgeCall {
+    fn new() -> BridgeCall {
+        BridgeCall {
             stopping: AtomicBool::new(false),
         }
     }
@@ -131,9 +131,9 @@ impl Drop for StopOnUnwind<'_> {
 
 /// The results of a piece's chunks so far, reduced, and the reducer that joins them to what
 /// follows (the one of the last split, whose right part holds the rest).
-struct Done<R, D>(Option<(R, D)>);
+struct Reduced<R, D>(Option<(R, D)>);
 
-impl<R, D: Reducer<R>> Done<R, D> {
+impl<R, D: Reducer<R>> Reduced<R, D> {
     /// Adds `result`, the part right after what is done, with the reducer of its split.
     fn push(&mut self, result: R, reducer: D) {
         let acc = match self.0.take() {
@@ -154,7 +154,7 @@ impl<R, D: Reducer<R>> Done<R, D> {
 
 /// Folds one piece of an indexed call (see the module docs).
 fn indexed_piece<P, C>(
-    call: &Call,
+    call: &BridgeCall,
     mut plan: Plan,
     len: usize,
     producer: P,
@@ -170,7 +170,7 @@ where
         split_indexed(call, plan, len, producer, consumer)
     } else {
         let (mut len, mut producer, mut consumer) = (len, producer, consumer);
-        let mut done = Done(None);
+        let mut done = Reduced(None);
         let tail = loop {
             if consumer.full() || call.stopping() {
                 break consumer.into_folder().complete();
@@ -197,7 +197,13 @@ where
 }
 
 /// Splits an indexed piece in half and runs the halves as two pieces, maybe in parallel.
-fn split_indexed<P, C>(call: &Call, plan: Plan, len: usize, producer: P, consumer: C) -> C::Result
+fn split_indexed<P, C>(
+    call: &BridgeCall,
+    plan: Plan,
+    len: usize,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -222,7 +228,7 @@ where
 
 /// Runs one piece of an unindexed call (see the module docs); `eager` is how many more
 /// times it halves without being asked.
-fn unindexed_piece<P, C>(call: &Call, eager: u32, producer: P, consumer: C) -> C::Result
+fn unindexed_piece<P, C>(call: &BridgeCall, eager: u32, producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
@@ -261,7 +267,7 @@ where
 }
 
 /// Folds an unindexed producer whole (unless the call is stopping or the consumer full).
-fn unindexed_leaf<P, C>(call: &Call, producer: P, consumer: C) -> C::Result
+fn unindexed_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
@@ -277,7 +283,7 @@ where
 
 /// Folds an unindexed producer whole through a [`Leaf`] folder, which reaches a piece
 /// boundary every [`LEAF_TICK`] items.
-fn fold_leaf<P, C>(call: &Call, producer: P, consumer: C) -> C::Result
+fn fold_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
@@ -299,13 +305,13 @@ pub(super) const LEAF_TICK: u32 = 256;
 /// call is stopping.
 struct Leaf<'c, F> {
     base: F,
-    call: &'c Call,
+    call: &'c BridgeCall,
     count: u32,
 }
 
 impl<F> Leaf<'_, F> {
     /// Counts an item; false when the fold should stop here.
-    fn tick(count: &mut u32, call: &Call) -> bool {
+    fn tick(count: &mut u32, call: &BridgeCall) -> bool {
         *count = count.wrapping_add(1);
         if *count % LEAF_TICK != 0 {
             return true;

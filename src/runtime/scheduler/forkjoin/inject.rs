@@ -79,19 +79,19 @@ impl Latch {
 }
 
 /// What a caller waits on: a latch, or (a worker of another executor) its call's wait node.
-enum Done {
+enum CallerWait {
     Latch(Arc<Latch>),
     Node(Arc<Node>),
 }
 
 /// Sets its latch, or finishes its wait node, when dropped.
-struct SetOnDrop(Done);
+struct SetOnDrop(CallerWait);
 
 impl Drop for SetOnDrop {
     fn drop(&mut self) {
         match &self.0 {
-            Done::Latch(latch) => latch.set(),
-            Done::Node(node) => node.release(),
+            CallerWait::Latch(latch) => latch.set(),
+            CallerWait::Node(node) => node.release(),
         }
     }
 }
@@ -137,7 +137,7 @@ where
 {
     let mut out: Option<Outcome<R>> = None;
     let out_slot: *mut Option<Outcome<R>> = &raw mut out;
-    let make_body = move |done: Done| -> CallBody {
+    let make_body = move |done: CallerWait| -> CallBody {
         let job = CallJob {
             f: Some(f),
             out: out_slot,
@@ -162,7 +162,7 @@ where
             let from_lineage = lineage.is_some();
             let wait = Node::outside_call(lineage);
             let armed = WaitOnUnwind(&wait);
-            let body = make_body(Done::Node(Arc::clone(&wait)));
+            let body = make_body(CallerWait::Node(Arc::clone(&wait)));
             if from_lineage {
                 let node = Node::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
                 super::publish::offer(state, node);
@@ -182,7 +182,7 @@ where
             spawn_call(
                 state,
                 Root::new(),
-                make_body(Done::Latch(Arc::clone(&latch))),
+                make_body(CallerWait::Latch(Arc::clone(&latch))),
             );
             latch.wait();
         }

@@ -4,7 +4,7 @@
 //! The parts:
 //! - `thread.rs`: a worker thread's fork-join state ([`FjThread`]), its frames, and the
 //!   heartbeat and demand rule that publishes them;
-//! - `join.rs`: the join protocol; `scope.rs`: a scope's spawns and wait;
+//! - `join_frame.rs`: the join protocol; `scope_core.rs`: a scope's spawns and wait;
 //! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
 //! - `board.rs`: the pieces on offer ([`Board`]); `publish.rs`: putting a piece there and
 //!   waking who may take it;
@@ -24,18 +24,18 @@
 //!
 //! **Invariants:** a thread that waits in a `join` or `scope` runs only pieces that descend
 //! from what it waits for, and never an async task (`wait.rs`); no pointer into a caller's
-//! frame is reachable by another thread once that frame is left (`join.rs`, `node.rs`,
+//! frame is reachable by another thread once that frame is left (`join_frame.rs`, `node.rs`,
 //! `inject.rs`).
 
 pub(crate) mod board;
 pub(crate) mod inject;
-pub(crate) mod join;
+pub(crate) mod join_frame;
 #[cfg(all(test, loom))]
 mod loom_model;
 pub(crate) mod node;
 pub(crate) mod occupy;
 pub(crate) mod publish;
-pub(crate) mod scope;
+pub(crate) mod scope_core;
 pub(crate) mod serve;
 pub(crate) mod standin;
 pub(crate) mod thread;

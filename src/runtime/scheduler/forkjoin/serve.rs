@@ -59,12 +59,12 @@ pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Marks the current thread as serving worker `index`'s slot of `state` until dropped.
-struct Serving;
+struct ServingSlot;
 
-impl Serving {
-    fn enter(state: &Arc<State>, index: usize) -> Serving {
+impl ServingSlot {
+    fn enter(state: &Arc<State>, index: usize) -> ServingSlot {
         SERVING.with(|serving| serving.set(Some((std::ptr::from_ref(state), index))));
-        Serving
+        ServingSlot
     }
 
     /// Whether the thread still serves its slot (it did not hand it off).
@@ -73,7 +73,7 @@ impl Serving {
     }
 }
 
-impl Drop for Serving {
+impl Drop for ServingSlot {
     fn drop(&mut self) {
         SERVING.with(|serving| serving.set(None));
     }
@@ -95,7 +95,7 @@ fn run(state: &Arc<State>, index: usize) {
 /// handed the slot off.
 fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
     let standins = &state.forkjoin.standins;
-    let serving = Serving::enter(state, index);
+    let serving = ServingSlot::enter(state, index);
     let mut booked = None;
     loop {
         if !standins.is_active(index) || state.is_shut_down() {

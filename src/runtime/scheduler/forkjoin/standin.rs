@@ -64,7 +64,7 @@ struct SlotState {
 }
 
 /// One worker's stand-in.
-struct Slot {
+struct StandinSlot {
     state: Mutex<SlotState>,
     changed: Condvar,
     /// `phase == Active`, readable without the lock (SeqCst: module invariants).
@@ -72,11 +72,11 @@ struct Slot {
 }
 
 /// Starts a stand-in thread for a slot.
-pub(crate) type Start<'a> = &'a dyn Fn() -> io::Result<thread::JoinHandle<()>>;
+pub(crate) type StandinStart<'a> = &'a dyn Fn() -> io::Result<thread::JoinHandle<()>>;
 
 /// The stand-ins of one executor, one slot per worker.
 pub(crate) struct StandIns {
-    slots: Box<[Slot]>,
+    slots: Box<[StandinSlot]>,
     /// Slots `Active` now (a hint: a count of the sleepers in the notifier that run no
     /// fork-join piece).
     active: AtomicUsize,
@@ -86,7 +86,7 @@ impl StandIns {
     pub(crate) fn new(workers: usize) -> StandIns {
         StandIns {
             slots: (0..workers)
-                .map(|_| Slot {
+                .map(|_| StandinSlot {
                     state: Mutex::new(SlotState {
                         phase: Phase::Dormant,
                         parking: false,
@@ -117,7 +117,7 @@ impl StandIns {
 
     /// Makes worker `index`'s stand-in serve its slot; `start` starts its server if it has
     /// none yet (if that fails, the slot stays dormant: the next heartbeat tries again).
-    pub(crate) fn activate(&self, index: usize, start: Start<'_>) {
+    pub(crate) fn activate(&self, index: usize, start: StandinStart<'_>) {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
         if st.exit || st.phase == Phase::Active {
@@ -162,7 +162,7 @@ impl StandIns {
     /// Hands worker `index`'s slot, which the calling thread serves, to a new server started
     /// by `start` (module docs); `false` if the slot is not `Active` any more or the thread
     /// cannot start (the caller then goes on serving it).
-    pub(crate) fn hand_off(&self, index: usize, start: Start<'_>) -> bool {
+    pub(crate) fn hand_off(&self, index: usize, start: StandinStart<'_>) -> bool {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
         if st.exit || st.phase != Phase::Active {
@@ -242,7 +242,7 @@ impl StandIns {
 
 /// Starts a slot's new server with `start`; `false` if it cannot start. `st` is the slot's
 /// state, locked.
-fn start_server(st: &mut SlotState, start: Start<'_>) -> bool {
+fn start_server(st: &mut SlotState, start: StandinStart<'_>) -> bool {
     match start() {
         Ok(thread) => {
             st.server = Some(thread.thread().id());

@@ -348,7 +348,7 @@ impl FjThread {
 
     /// Asks the parallel iterator that runs next on this thread to split at its first chunk
     /// boundary and offer half of its work at once (an awaited loop's start,
-    /// `par/loops/watch.rs`), as a heartbeat does for a sleeping worker.
+    /// `par/loops/watched.rs`), as a heartbeat does for a sleeping worker.
     pub(crate) fn request_split(&self) {
         self.split_due.set(true);
     }

@@ -6,8 +6,10 @@
 //! - A worker thread enters its executor and installs its [`WorkerLocal`] for its whole
 //!   life; `block_on` enters for the duration of the call (restoring the previous context
 //!   after, so calls nest); a blocking-pool thread enters the executor that owns it.
-//! - It also answers, for the task count and the registry, which worker of a given executor
-//!   the current thread is ([`Counted`] and [`TaskHome`] for [`State`]).
+//! - It also answers which worker the current thread is ([`with_worker`]), which `State`'s
+//!   [`Counted`](crate::runtime::task::task_count::Counted) and
+//!   [`TaskHome`](crate::runtime::task::TaskHome) impls (`state/home.rs`) read for the task count
+//!   and the registry.
 //!
 //! **Invariants:** the `CURRENT` pointer is null or points to the `State` of an executor that
 //! an [`CurrentGuard`] alive on this thread holds an `Arc` of; the `WORKER` pointer is null or
@@ -21,9 +23,6 @@ use std::sync::Arc;
 
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::local::WorkerLocal;
-use crate::runtime::task::live_tasks::LiveTasks;
-use crate::runtime::task::task_count::{Counted, TaskCount};
-use crate::runtime::task::{Payload, TaskHome};
 
 thread_local! {
     static CURRENT: Cell<*const State> = const { Cell::new(ptr::null()) };
@@ -100,54 +99,4 @@ pub(crate) fn with_worker<R>(f: impl FnOnce(Option<&WorkerLocal>) -> R) -> R {
     // the reference does not outlive `f`, which runs on this thread. Only shared references
     // to it are ever made.
     f(unsafe { ptr.as_ref() })
-}
-
-impl Counted for State {
-    fn task_count(&self) -> &TaskCount {
-        &self.tasks
-    }
-
-    fn current_worker(&self) -> Option<usize> {
-        with_worker(|worker| match worker {
-            Some(w) if ptr::eq(&*w.state, self) => Some(w.index),
-            _ => None,
-        })
-    }
-}
-
-impl TaskHome for State {
-    fn live_tasks(&self) -> &LiveTasks {
-        &self.live_tasks
-    }
-
-    fn registry_shard(&self) -> usize {
-        self.current_worker().unwrap_or(self.num_workers())
-    }
-
-    fn keep_drop_panic(&self, tag: usize, payload: Payload) {
-        self.drop_panics.lock().push((tag, payload));
-    }
-
-    fn task_completed(&self) {
-        with_worker(|worker| {
-            if let Some(worker) = worker {
-                worker.note_completed();
-            }
-        });
-    }
-
-    fn poll_watch(&self) -> Option<&crate::runtime::observe::poll_watch::PollWatch> {
-        self.poll_watch.as_deref()
-    }
-
-    #[cfg(all(feature = "test-util", feature = "tokio-context"))]
-    fn clock_paused(&self) -> bool {
-        self.driver.clock().is_paused()
-    }
-
-    fn take_drop_panic(&self, tag: usize) -> Option<Payload> {
-        let mut kept = self.drop_panics.lock();
-        let at = kept.iter().position(|(t, _)| *t == tag)?;
-        Some(kept.swap_remove(at).1)
-    }
 }

@@ -15,7 +15,7 @@
 //!    tasks that wake each other cannot starve a third;
 //! 3. its own deque (LIFO: its newest task, so that fork-join by spawning runs depth-first
 //!    and the tasks outstanding stay few), then its pinned queue (the tasks pinned to it,
-//!    FIFO, never stolen: `pinned.rs`), then its inbox, then the injector (in
+//!    FIFO, never stolen: `pinned/worker_side.rs`), then its inbox, then the injector (in
 //!    batches, popped oldest first); a batch taken from a shared queue onto the deque is
 //!    announced to the idle workers (`Idle::notify_work`), since it was out of their sight
 //!    while it moved;
@@ -90,12 +90,11 @@
 //!   starts its loop again: the searching and unparked counts stay exact, and the executor
 //!   keeps its number of workers;
 //! - a worker that exits drops what is left in its private queues and every pinned task of
-//!   it, on its own thread (`pinned.rs`), and only then stops counting tasks locally and
+//!   it, on its own thread (`pinned/worker_side.rs`), and only then stops counting tasks locally and
 //!   gives up its hold on the state (`runtime/task/task_count.rs`).
 
 pub(crate) mod context;
 pub(crate) mod local;
-pub(crate) mod pinned;
 pub(crate) mod schedule;
 #[cfg(all(test, not(loom)))]
 mod tests;
@@ -480,7 +479,7 @@ impl WorkerLocal {
 
     /// Step 1: one task from the queue whose turn it is (`round`: fairness checks so far),
     /// the injector or the inbox, alternately (and the pinned queue, in a rotation of three,
-    /// while pinned tasks wait in it: `pinned.rs`); from another if it is empty. One
+    /// while pinned tasks wait in it: `pinned/worker_side.rs`); from another if it is empty. One
     /// task, not a batch: a batch would go onto the deque, above the tasks already there.
     /// The queue `serving` names is skipped: tasks of a batch taken from it wait on the
     /// deque, and its next task would overtake them (tasks woken by events, in event order).

@@ -1,7 +1,7 @@
 //! The schedule function of the tasks that run on the workers' queues, and the placement
 //! decisions behind it: where a spawned or woken task goes (see `WakePolicy`). The two other
-//! schedule functions are a pinned task's (`pinned.rs`: only to its worker's pinned queue)
-//! and a blocking job's (`runtime/scheduler/spawner.rs`: to the blocking pool). Which
+//! schedule functions are a pinned task's (`runtime/scheduler/pinned/worker_side.rs`: only to its worker's pinned queue)
+//! and a blocking job's (`runtime/scheduler/blocking/jobs.rs`: to the blocking pool). Which
 //! sleeper a push wakes is `Idle`'s rule (`runtime/park/README.md`, "A push").
 //!
 //! - A task that yielded (`yield_now`, or a spent budget, during the poll that just ended,
@@ -150,7 +150,7 @@ pub(crate) fn schedule_remote(state: &State, runnable: Runnable) {
 }
 
 /// The second half of push-then-check: called after a push to the injector, an inbox or a
-/// pinned queue (`pinned.rs`) and after the SeqCst fence in `notify_work` /
+/// pinned queue (`pinned/worker_side.rs`) and after the SeqCst fence in `notify_work` /
 /// `notify_worker`. That fence pairs with the one in `State::shutdown` after it sets
 /// `shutdown` (step 1): if we read `false`, the shutting-down thread's drain (step 7) sees
 /// our push (a pinned queue's push: its worker, which exits only once its pinned tasks are

@@ -7,7 +7,7 @@
 //! the paused clock; the first one panics, with a message that says what to use instead:
 //!
 //! - Each poll of an executor's tasks (blocking jobs included) and of its `block_on`s'
-//!   futures is a [`Scope`]: while the executor's clock is paused, from the poll's start or
+//!   futures is a [`TimersOffPoll`]: while the executor's clock is paused, from the poll's start or
 //!   from a `time::pause` inside it ([`paused_now`]) until its end or a `time::resume` inside
 //!   it ([`resumed_now`]), the thread is inside the context of the *timerless runtime*:
 //!   tokio's multi-thread runtime with its IO driver and no time driver, one per process,
@@ -15,8 +15,8 @@
 //!   keeps working there; a tokio timer made there panics with tokio's message ("timers are
 //!   disabled").
 //! - filch gives that panic its own message, [`TIMER_UNDER_PAUSE`], where it surfaces: as
-//!   the panic of a task's poll ([`Scope::explain`]) or of a `block_on`'s future
-//!   ([`Watched`]), also when it comes from unwrapping the `JoinError` of a `tokio::spawn`ed
+//!   the panic of a task's poll ([`TimersOffPoll::explain`]) or of a `block_on`'s future
+//!   ([`TimersOffFuture`]), also when it comes from unwrapping the `JoinError` of a `tokio::spawn`ed
 //!   task whose tokio timer panicked, if the clock was paused during that poll.
 //! - What `tokio::spawn` starts from such a poll runs on the timerless runtime's thread,
 //!   outside every filch executor: a filch timer made there would belong to the global
@@ -103,20 +103,20 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 }
 
 /// One poll (module docs): ends when dropped.
-pub(crate) struct Scope {
+pub(crate) struct TimersOffPoll {
     /// The state of the poll around this one, given back at the end.
     outer: ScopeState,
 }
 
-impl Scope {
+impl TimersOffPoll {
     /// Begins a poll of an executor whose clock is `paused` now.
-    pub(crate) fn begin(paused: bool) -> Scope {
+    pub(crate) fn begin(paused: bool) -> TimersOffPoll {
         let inner = ScopeState {
             in_poll: true,
             timerless: paused.then(|| runtime().handle().enter()),
             paused_seen: paused,
         };
-        Scope {
+        TimersOffPoll {
             outer: SCOPE.with(|s| s.replace(inner)),
         }
     }
@@ -131,7 +131,7 @@ impl Scope {
     }
 }
 
-impl Drop for Scope {
+impl Drop for TimersOffPoll {
     fn drop(&mut self) {
         let inner = SCOPE.with(|s| s.replace(std::mem::take(&mut self.outer)));
         // The poll's own guard first: every guard entered inside the poll is gone.
@@ -182,28 +182,28 @@ fn explained(text: &str) -> String {
 }
 
 pin_project_lite::pin_project! {
-    /// A `block_on`'s future, each poll a [`Scope`] (`paused` says whether the executor's
+    /// A `block_on`'s future, each poll a [`TimersOffPoll`] (`paused` says whether the executor's
     /// clock is paused); tokio's timer panic of a poll under the paused clock is raised again
     /// with filch's message (module docs).
-    pub(crate) struct Watched<F, P> {
+    pub(crate) struct TimersOffFuture<F, P> {
         #[pin]
         future: F,
         paused: P,
     }
 }
 
-impl<F, P> Watched<F, P> {
-    pub(crate) fn new(future: F, paused: P) -> Watched<F, P> {
-        Watched { future, paused }
+impl<F, P> TimersOffFuture<F, P> {
+    pub(crate) fn new(future: F, paused: P) -> TimersOffFuture<F, P> {
+        TimersOffFuture { future, paused }
     }
 }
 
-impl<F: Future, P: Fn() -> bool> Future for Watched<F, P> {
+impl<F: Future, P: Fn() -> bool> Future for TimersOffFuture<F, P> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
-        let scope = Scope::begin((this.paused)());
+        let scope = TimersOffPoll::begin((this.paused)());
         let future = this.future;
         match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(poll) => poll,

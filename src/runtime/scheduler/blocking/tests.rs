@@ -1,4 +1,4 @@
-//! White-box tests of `runtime/blocking.rs`.
+//! White-box tests of the blocking pool (`runtime/scheduler/blocking/`).
 
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -76,9 +76,9 @@ fn respects_the_thread_limit() {
 
 /// A gate that blocking jobs wait on until the test opens it.
 #[derive(Clone, Default)]
-struct Gate(Arc<(crate::util::sync::Mutex<bool>, crate::util::sync::Condvar)>);
+struct JobGate(Arc<(crate::util::sync::Mutex<bool>, crate::util::sync::Condvar)>);
 
-impl Gate {
+impl JobGate {
     fn wait(&self) {
         let (open, cv) = &*self.0;
         let mut open = open.lock();
@@ -102,7 +102,7 @@ fn shutdown_cancels_queued_jobs_and_lets_running_ones_finish() {
         .build()
         .unwrap();
     let handle = ex.handle();
-    let gate = Gate::default();
+    let gate = JobGate::default();
     let started = Arc::new(Barrier::new(2));
     let running = {
         let (gate, started) = (gate.clone(), Arc::clone(&started));
@@ -141,7 +141,7 @@ fn abort_cancels_a_job_that_has_not_started() {
         .max_blocking_threads(1)
         .build()
         .unwrap();
-    let gate = Gate::default();
+    let gate = JobGate::default();
     let busy = {
         let gate = gate.clone();
         ex.spawn_blocking(move || gate.wait())

@@ -1,6 +1,6 @@
 //! `par_split`, `par_split_inclusive` and their `_mut` forms: the pieces of a slice between
 //! the elements that match a predicate, as unindexed parallel iterators on
-//! [`CutProducer`]. Also the slices' kinds of cut ([`Exclusive`], [`Inclusive`],
+//! [`CutProducer`]. Also the slices' kinds of cut ([`ExclusiveCut`], [`InclusiveCut`],
 //! [`Boundary`]), which `chunk_by.rs` shares.
 
 use std::fmt;
@@ -12,14 +12,14 @@ use crate::par::iter::plumbing::{bridge_unindexed, Folder, UnindexedConsumer};
 use crate::par::iter::ParallelIterator;
 
 /// Cuts around each element that matches (the element belongs to no piece): `par_split`.
-pub(super) struct Exclusive<T, P> {
+pub(super) struct ExclusiveCut<T, P> {
     pub(super) matches: P,
     _elements: PhantomData<fn(&T)>,
 }
 
 /// Cuts after each element that matches (the element ends its piece):
 /// `par_split_inclusive`.
-pub(super) struct Inclusive<T, P> {
+pub(super) struct InclusiveCut<T, P> {
     pub(super) matches: P,
     _elements: PhantomData<fn(&T)>,
 }
@@ -49,11 +49,11 @@ macro_rules! kind {
     };
 }
 
-kind!(Exclusive, matches);
-kind!(Inclusive, matches);
+kind!(ExclusiveCut, matches);
+kind!(InclusiveCut, matches);
 kind!(Boundary, same);
 
-impl<T, S, P> Cuttable<Exclusive<T, P>> for S
+impl<T, S, P> Cuttable<ExclusiveCut<T, P>> for S
 where
     S: SlicePart<T>,
     P: Fn(&T) -> bool,
@@ -62,21 +62,26 @@ where
         self.elements().len()
     }
 
-    fn find(&self, kind: &Exclusive<T, P>, start: usize, end: usize) -> Option<usize> {
+    fn find(&self, kind: &ExclusiveCut<T, P>, start: usize, end: usize) -> Option<usize> {
         let found = self.elements()[start..end].iter().position(&kind.matches);
         found.map(|i| start + i)
     }
 
-    fn rfind(&self, kind: &Exclusive<T, P>, end: usize) -> Option<usize> {
+    fn rfind(&self, kind: &ExclusiveCut<T, P>, end: usize) -> Option<usize> {
         self.elements()[..end].iter().rposition(&kind.matches)
     }
 
-    fn cut(self, _: &Exclusive<T, P>, at: usize) -> (Self, Self) {
+    fn cut(self, _: &ExclusiveCut<T, P>, at: usize) -> (Self, Self) {
         let (before, rest) = self.cut(at);
         (before, rest.cut(1).1)
     }
 
-    fn fold_pieces<F: Folder<Self>>(self, kind: &Exclusive<T, P>, folder: F, skip_last: bool) -> F {
+    fn fold_pieces<F: Folder<Self>>(
+        self,
+        kind: &ExclusiveCut<T, P>,
+        folder: F,
+        skip_last: bool,
+    ) -> F {
         let mut pieces = self.std_split(&kind.matches);
         if skip_last {
             pieces.next_back();
@@ -85,7 +90,7 @@ where
     }
 }
 
-impl<T, S, P> Cuttable<Inclusive<T, P>> for S
+impl<T, S, P> Cuttable<InclusiveCut<T, P>> for S
 where
     S: SlicePart<T>,
     P: Fn(&T) -> bool,
@@ -94,20 +99,25 @@ where
         self.elements().len()
     }
 
-    fn find(&self, kind: &Inclusive<T, P>, start: usize, end: usize) -> Option<usize> {
+    fn find(&self, kind: &InclusiveCut<T, P>, start: usize, end: usize) -> Option<usize> {
         let found = self.elements()[start..end].iter().position(&kind.matches);
         found.map(|i| start + i)
     }
 
-    fn rfind(&self, kind: &Inclusive<T, P>, end: usize) -> Option<usize> {
+    fn rfind(&self, kind: &InclusiveCut<T, P>, end: usize) -> Option<usize> {
         self.elements()[..end].iter().rposition(&kind.matches)
     }
 
-    fn cut(self, _: &Inclusive<T, P>, at: usize) -> (Self, Self) {
+    fn cut(self, _: &InclusiveCut<T, P>, at: usize) -> (Self, Self) {
         self.cut(at + 1)
     }
 
-    fn fold_pieces<F: Folder<Self>>(self, kind: &Inclusive<T, P>, folder: F, skip_last: bool) -> F {
+    fn fold_pieces<F: Folder<Self>>(
+        self,
+        kind: &InclusiveCut<T, P>,
+        folder: F,
+        skip_last: bool,
+    ) -> F {
         debug_assert!(!skip_last, "no slice iterator skips its last piece");
         folder.consume_iter(self.std_split_inclusive(&kind.matches))
     }
@@ -199,7 +209,7 @@ split_iter!(
     /// A parallel iterator over the pieces of a slice between the elements that match a
     /// predicate (which belong to no piece): `slice.par_split(pred)`, as std's `split`.
     Split,
-    Exclusive,
+    ExclusiveCut,
     &'data [T],
     Sync
 );
@@ -209,7 +219,7 @@ split_iter!(
     /// matches a predicate (the last piece may not): `slice.par_split_inclusive(pred)`, as
     /// std's `split_inclusive`.
     SplitInclusive,
-    Inclusive,
+    InclusiveCut,
     &'data [T],
     Sync
 );
@@ -218,7 +228,7 @@ split_iter!(
     /// A parallel iterator over the mutable pieces of a slice between the elements that
     /// match a predicate: `slice.par_split_mut(pred)`, as std's `split_mut`.
     SplitMut,
-    Exclusive,
+    ExclusiveCut,
     &'data mut [T],
     Send
 );
@@ -228,7 +238,7 @@ split_iter!(
     /// that matches a predicate: `slice.par_split_inclusive_mut(pred)`, as std's
     /// `split_inclusive_mut`.
     SplitInclusiveMut,
-    Inclusive,
+    InclusiveCut,
     &'data mut [T],
     Send
 );

@@ -80,12 +80,12 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Watched<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<'s, CB> {
+        struct WatchedCallback<'s, CB> {
             callback: CB,
-            stop: &'s Stop,
+            stop: &'s LoopStop,
         }
 
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<'_, CB> {
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for WatchedCallback<'_, CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
@@ -97,13 +97,13 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Watched<I> {
         }
 
         // The call's flag lives here, for as long as the bridge that runs its pieces.
-        let stop = Stop::default();
+        let stop = LoopStop::default();
         // A loop spreads at once: its first piece offers half of its work before its first
         // chunk, whatever the other workers are doing now (a worker about to sleep would
         // otherwise get a share only at a later heartbeat of a thread that may be inside a
         // long item).
         offer_half_at_once();
-        self.base.with_producer(Callback {
+        self.base.with_producer(WatchedCallback {
             callback,
             stop: &stop,
         })
@@ -112,11 +112,11 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Watched<I> {
 
 /// A call's stop flag (module docs).
 #[derive(Default)]
-struct Stop {
+struct LoopStop {
     set: AtomicBool,
 }
 
-impl Stop {
+impl LoopStop {
     /// Whether the flag is set. Call after `epoch::now` (module invariant).
     fn is_set(&self) -> bool {
         // Relaxed: ordered by the epoch (module invariant).
@@ -132,9 +132,9 @@ impl Stop {
 }
 
 /// Sets the stop flag when dropped; only unwinding drops it (a fold that returns forgets it).
-struct StopOnUnwind<'s>(&'s Stop);
+struct LoopStopOnUnwind<'s>(&'s LoopStop);
 
-impl Drop for StopOnUnwind<'_> {
+impl Drop for LoopStopOnUnwind<'_> {
     fn drop(&mut self) {
         self.0.set();
     }
@@ -143,7 +143,7 @@ impl Drop for StopOnUnwind<'_> {
 /// The producer of a [`Watched`]: the base's, its folds watched.
 struct WatchedProducer<'s, P> {
     base: P,
-    stop: &'s Stop,
+    stop: &'s LoopStop,
 }
 
 impl<P: Producer> Producer for WatchedProducer<'_, P> {
@@ -182,7 +182,7 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
         if stop.is_set() {
             return folder;
         }
-        let unwinding = StopOnUnwind(stop);
+        let unwinding = LoopStopOnUnwind(stop);
         let mut items = base.into_iter();
         loop {
             if items.len() < BLOCK {
@@ -214,7 +214,7 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
 /// the executor shut down, then the stop flag; whether to stop.
 #[cold]
 #[inline(never)]
-fn look_up(stop: &Stop) -> bool {
+fn look_up(stop: &LoopStop) -> bool {
     at_piece_boundary();
     stop.is_set()
 }

@@ -11,10 +11,10 @@ use crate::par::iter::ParallelIterator;
 use crate::par::slice::cuts::{CutProducer, Cuttable};
 
 /// Cuts around each match (the matched character belongs to no piece).
-pub(super) struct Exclusive<'p, P>(pub(super) &'p P);
+pub(super) struct ExclusiveMatch<'p, P>(pub(super) &'p P);
 
 /// Cuts after each match (the matched character ends its piece).
-pub(super) struct Inclusive<'p, P>(pub(super) &'p P);
+pub(super) struct InclusiveMatch<'p, P>(pub(super) &'p P);
 
 /// The length in bytes of the character at byte `at` of `s`.
 fn char_len_at(s: &str, at: usize) -> usize {
@@ -42,16 +42,16 @@ macro_rules! str_cuts {
     };
 }
 
-impl<P: Pattern> Cuttable<Exclusive<'_, P>> for &str {
-    str_cuts!(Exclusive);
+impl<P: Pattern> Cuttable<ExclusiveMatch<'_, P>> for &str {
+    str_cuts!(ExclusiveMatch);
 
-    fn cut(self, _: &Exclusive<'_, P>, at: usize) -> (Self, Self) {
+    fn cut(self, _: &ExclusiveMatch<'_, P>, at: usize) -> (Self, Self) {
         (&self[..at], &self[at + char_len_at(self, at)..])
     }
 
     fn fold_pieces<F: Folder<Self>>(
         self,
-        kind: &Exclusive<'_, P>,
+        kind: &ExclusiveMatch<'_, P>,
         folder: F,
         skip_last: bool,
     ) -> F {
@@ -59,16 +59,16 @@ impl<P: Pattern> Cuttable<Exclusive<'_, P>> for &str {
     }
 }
 
-impl<P: Pattern> Cuttable<Inclusive<'_, P>> for &str {
-    str_cuts!(Inclusive);
+impl<P: Pattern> Cuttable<InclusiveMatch<'_, P>> for &str {
+    str_cuts!(InclusiveMatch);
 
-    fn cut(self, _: &Inclusive<'_, P>, at: usize) -> (Self, Self) {
+    fn cut(self, _: &InclusiveMatch<'_, P>, at: usize) -> (Self, Self) {
         self.split_at(at + char_len_at(self, at))
     }
 
     fn fold_pieces<F: Folder<Self>>(
         self,
-        kind: &Inclusive<'_, P>,
+        kind: &InclusiveMatch<'_, P>,
         folder: F,
         skip_last: bool,
     ) -> F {
@@ -124,7 +124,7 @@ impl<'ch, P: Pattern> ParallelIterator for Split<'ch, P> {
     type Item = &'ch str;
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        let kind = Exclusive(&self.separator);
+        let kind = ExclusiveMatch(&self.separator);
         bridge_unindexed(CutProducer::new(self.chars, &kind), consumer)
     }
 }
@@ -133,7 +133,7 @@ impl<'ch, P: Pattern> ParallelIterator for SplitInclusive<'ch, P> {
     type Item = &'ch str;
 
     fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-        let kind = Inclusive(&self.separator);
+        let kind = InclusiveMatch(&self.separator);
         bridge_unindexed(CutProducer::new(self.chars, &kind), consumer)
     }
 }
@@ -145,7 +145,7 @@ impl<'ch, P: Pattern> ParallelIterator for SplitTerminator<'ch, P> {
         // std's rule: the last piece goes when it is empty (the string ends with a match,
         // or is empty).
         let skip_last = self.chars.is_empty() || self.terminator.is_suffix_of(self.chars);
-        let kind = Exclusive(&self.terminator);
+        let kind = ExclusiveMatch(&self.terminator);
         let producer = CutProducer::new_skipping_last(self.chars, &kind, skip_last);
         bridge_unindexed(producer, consumer)
     }

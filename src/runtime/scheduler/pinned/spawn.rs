@@ -2,7 +2,7 @@
 //! `Handle` and `Executor`) runs a `Send` closure on the least loaded worker and polls the
 //! future it returns there; [`spawn_local`], inside a task on a worker, pins a future that
 //! already exists to that same worker. The worker's side (the queue, the placement, the
-//! exit) is `runtime/scheduler/worker/pinned.rs`.
+//! exit) is `runtime/scheduler/pinned/worker_side.rs`.
 //!
 //! A pinned task is an ordinary filch task (the same metadata, `TaskFuture`, registry,
 //! abort and `JoinHandle`) whose future is a [`PinnedFuture`]: the closure, until the
@@ -18,7 +18,7 @@
 //!   function), and only that worker pops it;
 //! - drops: the future is dropped by the poll that completes, panics or is aborted (on the
 //!   worker), or with its runnable, which only the worker drops while it lives; a worker
-//!   exits only once every pinned future of it was dropped (`runtime/scheduler/worker/pinned.rs`),
+//!   exits only once every pinned future of it was dropped (`runtime/scheduler/pinned/worker_side.rs`),
 //!   so the runnables that reach its queue afterwards hold none. `JoinHandle` and `AbortHandle`
 //!   never touch the future, and the output is `Send`.
 //!
@@ -33,12 +33,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::thread::{self, ThreadId};
 
-use crate::runtime::scheduler::join::JoinHandle;
-use crate::runtime::scheduler::pinned_queue::PinnedQueue;
+use crate::runtime::scheduler::join_handle::JoinHandle;
+use crate::runtime::scheduler::pinned::queue::PinnedQueue;
+use crate::runtime::scheduler::pinned::worker_side::{least_loaded, push_pinned, schedule_pinned};
 use crate::runtime::scheduler::spawner::{build, Options};
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
-use crate::runtime::scheduler::worker::pinned::{least_loaded, push_pinned, schedule_pinned};
 
 /// Spawns the future that `create` makes onto `state`'s least loaded worker, pinned there.
 #[track_caller]
@@ -49,7 +49,7 @@ where
     F::Output: Send + 'static,
 {
     let index = least_loaded(state);
-    spawn_pinned_to(state, index, Stage::Create(create), None)
+    spawn_pinned_to(state, index, PinnedStage::Create(create), None)
 }
 
 /// Spawns a `!Send` future onto the worker the current task runs on, pinned there: it is
@@ -92,7 +92,7 @@ where
         );
     };
     let owner = Some(thread::current().id());
-    spawn_pinned_to::<fn() -> F, F>(&state, index, Stage::Run(future), owner)
+    spawn_pinned_to::<fn() -> F, F>(&state, index, PinnedStage::Run(future), owner)
 }
 
 /// Spawns a pinned task onto worker `index` of `state`; `owner` is the current thread if
@@ -101,7 +101,7 @@ where
 fn spawn_pinned_to<C, F>(
     state: &Arc<State>,
     index: usize,
-    stage: Stage<C, F>,
+    stage: PinnedStage<C, F>,
     owner: Option<ThreadId>,
 ) -> JoinHandle<F::Output>
 where
@@ -130,7 +130,7 @@ where
 }
 
 /// What a pinned task holds: the closure, until its first poll; then the future.
-enum Stage<C, F> {
+enum PinnedStage<C, F> {
     Create(C),
     Run(F),
     /// The closure panicked (the task completes with that panic, and is not polled again).
@@ -141,7 +141,7 @@ enum Stage<C, F> {
 /// worker, then polls the future it made there.
 pub(crate) struct PinnedFuture<C, F> {
     /// Dropped in `drop`, in place (a future in it is structurally pinned).
-    stage: ManuallyDrop<Stage<C, F>>,
+    stage: ManuallyDrop<PinnedStage<C, F>>,
     /// The pinned queue of the task's worker, whose count of pinned tasks this one is in.
     queue: *const PinnedQueue<Runnable>,
     /// The thread the future was created on (its worker's), once it exists.
@@ -167,16 +167,18 @@ where
         // pinned reference below and dropped in place by `drop`. The closure is moved out
         // before any future is there.
         let this = unsafe { self.get_unchecked_mut() };
-        if matches!(*this.stage, Stage::Create(_)) {
-            let Stage::Create(create) = std::mem::replace(&mut *this.stage, Stage::Gone) else {
+        if matches!(*this.stage, PinnedStage::Create(_)) {
+            let PinnedStage::Create(create) =
+                std::mem::replace(&mut *this.stage, PinnedStage::Gone)
+            else {
                 unreachable!("filch: the stage was just matched as Create");
             };
             this.owner = Some(thread::current().id());
             let future = create();
-            *this.stage = Stage::Run(future);
+            *this.stage = PinnedStage::Run(future);
         }
         match &mut *this.stage {
-            Stage::Run(future) => {
+            PinnedStage::Run(future) => {
                 debug_assert_eq!(
                     this.owner,
                     Some(thread::current().id()),
@@ -203,7 +205,8 @@ impl<C, F> Drop for PinnedFuture<C, F> {
             }
         }
         let _uncount = Uncount(self.queue);
-        if matches!(*self.stage, Stage::Run(_)) && self.owner != Some(thread::current().id()) {
+        if matches!(*self.stage, PinnedStage::Run(_)) && self.owner != Some(thread::current().id())
+        {
             // Never by the module invariant; leaking is the one sound thing left to do with
             // a `!Send` future on a foreign thread.
             debug_assert!(

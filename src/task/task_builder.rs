@@ -10,7 +10,7 @@ use std::io;
 use std::panic::Location;
 
 use crate::executor::Handle;
-use crate::runtime::scheduler::join::JoinHandle;
+use crate::runtime::scheduler::join_handle::JoinHandle;
 use crate::runtime::scheduler::spawner::Options;
 
 /// Spawns a task with a name: tokio's `task::Builder`. The name and the spawn location show

@@ -1,4 +1,4 @@
-//! [`PinnedQueue`]: what the other threads see of one worker's pinned tasks (`pinned.rs`):
+//! [`PinnedQueue`]: what the other threads see of one worker's pinned tasks (`pinned/spawn.rs`):
 //! the queue of their runnables, which only that worker pops (no thief, no drain of another
 //! thread while the worker lives), how many there are (the placement's load), and whether
 //! the worker exited.
@@ -8,7 +8,7 @@
 //!
 //! **Invariants:**
 //! - while the worker lives, only its own thread takes from the queue: a pinned task's
-//!   runnable is run and dropped on its worker's thread (`runtime/scheduler/worker/pinned.rs`);
+//!   runnable is run and dropped on its worker's thread (`runtime/scheduler/pinned/worker_side.rs`);
 //! - the worker sets `exited` only once no future of its pinned tasks is alive (the count
 //!   is zero, its queue drained); from then on [`PinnedQueue::orphans`] hands the queue to
 //!   the post-shutdown drain (`State::drain_after_shutdown`), which may drop what reaches it
@@ -41,7 +41,7 @@ impl<T> PinnedQueue<T> {
         }
     }
 
-    /// Queues a runnable; the caller notifies the worker (`runtime/scheduler/worker/pinned.rs`).
+    /// Queues a runnable; the caller notifies the worker (`runtime/scheduler/pinned/worker_side.rs`).
     pub(crate) fn push(&self, runnable: T) {
         self.queue.push(runnable);
     }

@@ -1,12 +1,12 @@
-//! The worker's side of pinned tasks (`runtime/scheduler/pinned.rs` makes them): their
+//! The worker's side of pinned tasks (`runtime/scheduler/pinned/spawn.rs` makes them): their
 //! schedule function, their placement on the least loaded worker, the worker's pops from
 //! its pinned queue, and what a worker does with its pinned tasks as it exits.
 //!
 //! A pinned task's runnable only ever goes to its worker's pinned queue
-//! (`runtime/scheduler/pinned_queue.rs`), which that worker alone pops: never to the LIFO slot, the
+//! (`runtime/scheduler/pinned/queue.rs`), which that worker alone pops: never to the LIFO slot, the
 //! deque, the deferred list, an inbox or the injector, where another worker could take it. The
 //! worker looks at the queue after its deque and before its inbox, and in the fairness
-//! rotation (`mod.rs`), and its re-check before a park counts it (`park/README.md`,
+//! rotation (`worker/mod.rs`), and its re-check before a park counts it (`park/README.md`,
 //! "Pinned tasks"): a push is followed by `notify_worker`, as an inbox push is.
 //!
 //! **Invariants:**
@@ -20,9 +20,9 @@
 //!   closure of a task spawned as it exited, a complete task's runnable) is dropped by the
 //!   post-shutdown drain, on any thread.
 
-use super::local::WorkerLocal;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
+use crate::runtime::scheduler::worker::local::WorkerLocal;
 use crate::runtime::scheduler::worker::schedule::after_shared_push;
 use crate::util::sync::{fence, Ordering};
 use crate::util::wake_all::wake_all_quietly;

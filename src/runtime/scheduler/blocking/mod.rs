@@ -7,7 +7,7 @@
 //! threads it was given; what a job is (an async-task runnable whose future calls the
 //! closure once, so that the caller gets filch's own `JoinHandle` with its panic and
 //! cancellation semantics) and how a thread starts (named, inside its executor's context)
-//! are `runtime/scheduler/spawner.rs`'s business.
+//! are `jobs.rs`'s business.
 //!
 //! The pool:
 //! - grows on demand: a job that finds no idle thread starts a new one, up to the limit
@@ -43,6 +43,10 @@
 //!   is never lost to a thread that times out and exits;
 //! - a thread looks at the queue before it waits, so no job is left queued while a thread
 //!   lives: every queued job is run, or dropped by `shutdown`.
+
+pub(crate) mod jobs;
+#[cfg(all(test, not(loom)))]
+mod tests;
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -210,14 +214,14 @@ impl<J> BlockingPool<J> {
     /// the idle timeout, or the pool shuts down.
     pub(crate) fn serve(&self, run: impl Fn(J)) {
         /// Clears [`SERVING`] however `serve` ends.
-        struct Serving;
-        impl Drop for Serving {
+        struct ServingPool;
+        impl Drop for ServingPool {
             fn drop(&mut self) {
                 SERVING.with(|s| s.set(std::ptr::null()));
             }
         }
         SERVING.with(|s| s.set(self.address()));
-        let _serving = Serving;
+        let _serving = ServingPool;
         let mut st = self.lock();
         'jobs: loop {
             while let Some(job) = st.queue.pop_front() {
@@ -268,6 +272,3 @@ impl<J> BlockingPool<J> {
         self.lock().idle
     }
 }
-
-#[cfg(all(test, not(loom)))]
-mod tests;
