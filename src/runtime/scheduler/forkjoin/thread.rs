@@ -105,6 +105,10 @@ pub(crate) struct FjThread {
     until_clock: Cell<u32>,
     /// When this thread last published a frame (or started): how long it has worked alone.
     last_share: Cell<Instant>,
+    /// Set when the outermost join returns: the next clock check restarts `last_share`
+    /// instead of publishing, so that each top-level call (a small tree in a loop) counts
+    /// its time alone from its own start, not from the thread's.
+    call_ended: Cell<bool>,
     /// Set by a heartbeat that found no frame to publish while a worker sleeps: the
     /// parallel iterator running here splits its piece at its next chance (module docs,
     /// "Splitting for sleepers").
@@ -172,6 +176,7 @@ impl FjThread {
             started_epoch: epoch,
             until_clock: Cell::new(CHECKS_PER_CLOCK),
             last_share: Cell::new(Instant::now()),
+            call_ended: Cell::new(false),
             split_due: Cell::new(false),
         }
     }
@@ -246,7 +251,9 @@ impl FjThread {
         debug_assert!(ptr::eq(self.youngest.get(), frame));
         let older = frame.older.get();
         self.youngest.set(older);
-        if !older.is_null() {
+        if older.is_null() {
+            self.call_ended.set(true);
+        } else {
             // SAFETY: `older` is linked, so alive.
             unsafe { (*older).younger.set(ptr::null()) };
         }
@@ -289,7 +296,9 @@ impl FjThread {
             return;
         }
         let now = Instant::now();
-        if now.duration_since(self.last_share.get()) >= SHARE_WITH_SLEEPERS_AFTER {
+        if self.call_ended.replace(false) {
+            self.last_share.set(now);
+        } else if now.duration_since(self.last_share.get()) >= SHARE_WITH_SLEEPERS_AFTER {
             self.publish_oldest();
         }
     }
