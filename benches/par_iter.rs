@@ -324,7 +324,7 @@ fn life_row(grid: &[u8], side: usize, y: usize, row: &mut [u8]) {
 
 fn life(side: usize, generations: usize) -> Workload {
     let start: Vec<u8> = (0..side * side)
-        .map(|i| u8::from(step(i as u64) % 3 == 0))
+        .map(|i| u8::from(step(i as u64).is_multiple_of(3)))
         .collect();
     let run_seq = move |start: &[u8]| {
         let (mut grid, mut next) = (start.to_vec(), vec![0u8; side * side]);
@@ -368,13 +368,16 @@ fn life(side: usize, generations: usize) -> Workload {
     })
 }
 
+/// Runs one contender's collect and returns its peak above the start.
+type PeakOf<'a> = Box<dyn Fn(usize) -> usize + 'a>;
+
 /// The memory of `collect` (module docs): the peak above the live bytes while each
 /// contender collects 10⁷ `u64`s, indexed and unindexed, against the output's size.
 fn print_collect_memory(pools: &Pools) {
     const N: usize = 10_000_000;
     let output = N * std::mem::size_of::<u64>();
-    let keep = |x: &u64| x % 8 != 0;
-    let rows: [(&str, Box<dyn Fn(usize) -> usize>); 2] = [
+    let keep = |x: &u64| !x.is_multiple_of(8);
+    let rows: [(&str, PeakOf); 2] = [
         (
             "collect 10⁷ u64 (indexed)",
             Box::new(|who| match who {
