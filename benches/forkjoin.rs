@@ -28,6 +28,7 @@ mod common;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use common::rounds::{fmt, median, ratio, time_iters};
 use common::runtimes::bench_workers;
 
 struct Node {
@@ -180,14 +181,6 @@ struct Pools {
 /// the time of one run. `run` gets the contender's index and whether to call from outside.
 type Workload = Box<dyn Fn(&Pools, usize, u32) -> Option<Duration>>;
 
-fn time_iters(iters: u32, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        f();
-    }
-    start.elapsed() / iters
-}
-
 fn tree_workload(layers: u32, from_outside: bool) -> Workload {
     let t = tree(layers);
     let expect = (1u64 << layers) - 1;
@@ -270,30 +263,6 @@ fn sort_workload(n: usize) -> Workload {
     })
 }
 
-fn median(mut v: Vec<Duration>) -> Option<Duration> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort();
-    Some(v[v.len() / 2])
-}
-
-fn fmt(d: Option<Duration>) -> String {
-    match d {
-        None => "-".to_string(),
-        Some(d) => {
-            let ns = d.as_nanos() as f64;
-            if ns >= 1e6 {
-                format!("{:.2} ms", ns / 1e6)
-            } else if ns >= 1e3 {
-                format!("{:.1} µs", ns / 1e3)
-            } else {
-                format!("{ns:.0} ns")
-            }
-        }
-    }
-}
-
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is taken.
     let workers = bench_workers();
@@ -355,10 +324,6 @@ fn main() {
             }
         }
         let m: Vec<Option<Duration>> = samples.into_iter().map(median).collect();
-        let ratio = |a: Option<Duration>, b: Option<Duration>| match (a, b) {
-            (Some(a), Some(b)) => format!("{:.2}", a.as_secs_f64() / b.as_secs_f64()),
-            _ => "-".to_string(),
-        };
         println!(
             "| {:<24} | {:>11} | {:>11} | {:>11} | {:>11} | {:>13} | {:>13} |",
             name,

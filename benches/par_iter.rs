@@ -38,8 +38,9 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::rounds::{fmt, median, ratio, time_iters};
 use common::runtimes::bench_workers;
 
 /// The system allocator, counting the live heap bytes and their peak (for the memory of
@@ -102,14 +103,6 @@ struct Pools {
 
 /// Times `iters` runs of a workload on contender `who` and returns the time of one run.
 type Workload = Box<dyn Fn(&Pools, usize, u32) -> Duration>;
-
-fn time_iters(iters: u32, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    for _ in 0..iters {
-        f();
-    }
-    start.elapsed() / iters
-}
 
 /// A ~1 ns per-item step: multiply and xorshift.
 #[inline]
@@ -457,37 +450,6 @@ fn print_collect_memory(pools: &Pools) {
             "| {:<30} | {:>16} | {:>16} | {:>16} |",
             name, cells[0], cells[1], cells[2]
         );
-    }
-}
-
-fn median(mut v: Vec<Duration>) -> Option<Duration> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort();
-    Some(v[v.len() / 2])
-}
-
-fn fmt(d: Option<Duration>) -> String {
-    match d {
-        None => "-".to_string(),
-        Some(d) => {
-            let ns = d.as_nanos() as f64;
-            if ns >= 1e6 {
-                format!("{:.2} ms", ns / 1e6)
-            } else if ns >= 1e3 {
-                format!("{:.1} µs", ns / 1e3)
-            } else {
-                format!("{ns:.0} ns")
-            }
-        }
-    }
-}
-
-fn ratio(a: Option<Duration>, b: Option<Duration>) -> String {
-    match (a, b) {
-        (Some(a), Some(b)) if !b.is_zero() => format!("{:.2}", a.as_secs_f64() / b.as_secs_f64()),
-        _ => "-".to_string(),
     }
 }
 

@@ -2,4 +2,5 @@
 #![allow(dead_code)]
 
 pub mod report;
+pub mod rounds;
 pub mod runtimes;
