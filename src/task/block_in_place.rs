@@ -2,7 +2,7 @@
 
 use crate::runtime::coop;
 use crate::runtime::scheduler::forkjoin::occupy::Blocking;
-use crate::runtime::scheduler::forkjoin::serve;
+use crate::runtime::scheduler::standin::serve;
 use crate::runtime::scheduler::worker::context;
 
 /// Runs the blocking (or long) function `f` on the current thread, and, on a worker, hands

@@ -3,7 +3,8 @@
 //! workers (`worker/`: the loop, its private queues, the schedule function, the
 //! thread-locals), and making tasks (`spawner.rs`; pinned ones, all in `pinned/`; blocking jobs, with
 //! the blocking pool in `blocking/`) with their
-//! [`JoinHandle`](join_handle::JoinHandle)s (`join_handle.rs`).
+//! [`JoinHandle`](join_handle::JoinHandle)s (`join_handle.rs`); the stand-ins that take
+//! the place of a worker whose poll holds it (`standin/`).
 
 pub(crate) mod auto_advance;
 pub(crate) mod blocking;
@@ -15,5 +16,6 @@ pub(crate) mod pinned;
 pub(crate) mod runtime;
 pub(crate) mod shutdown;
 pub(crate) mod spawner;
+pub(crate) mod standin;
 pub(crate) mod state;
 pub(crate) mod worker;

@@ -184,6 +184,11 @@ impl Runtime {
             }));
             poll_watch::register(watch);
         }
+        // The ticker's hand-over of held polls (`runtime/scheduler/standin/hand_over.rs`).
+        {
+            let weak: std::sync::Weak<State> = Arc::downgrade(&state);
+            crate::runtime::time::epoch::register_hook(weak);
+        }
         // The paused clock's auto-advance (`runtime/scheduler/auto_advance.rs`).
         #[cfg(feature = "test-util")]
         crate::runtime::scheduler::auto_advance::install(&state);

@@ -47,7 +47,7 @@ impl State {
     ///    exits;
     /// 5. join the worker threads, except the current thread if the shutdown runs on one of
     ///    its own workers (that worker exits once the task it is running returns), then stop
-    ///    and join the workers' stand-ins (`forkjoin/standin.rs`) likewise;
+    ///    and join the workers' stand-ins (`standin/slots.rs`) likewise;
     /// 6. wake every task still registered once more: a task that was queued at step 3 (so
     ///    that wake-up was a no-op) but that a worker took and polled before it saw the
     ///    flag is now waiting for a wake-up that will never come; this one schedules, and
@@ -91,8 +91,8 @@ impl State {
                 let _ = thread.join();
             }
         }
-        // Step 5, for the workers' stand-ins (`forkjoin/standin.rs`).
-        self.forkjoin.standins.shutdown();
+        // Step 5, for the workers' stand-ins (`standin/slots.rs`).
+        self.standins.shutdown();
         // Step 6.
         wake_all_quietly(self.live_tasks.take_all());
         // Step 7.

@@ -28,6 +28,8 @@ use crate::runtime::park::Idle;
 use crate::runtime::scheduler::blocking::BlockingPool;
 use crate::runtime::scheduler::forkjoin::ForkJoin;
 use crate::runtime::scheduler::pinned::queue::PinnedQueue;
+use crate::runtime::scheduler::standin::hold::Hold;
+use crate::runtime::scheduler::standin::StandIns;
 use crate::runtime::stats::{Counters, Stats};
 use crate::runtime::task::live_tasks::LiveTasks;
 use crate::runtime::task::task_count::TaskCount;
@@ -51,6 +53,9 @@ pub(crate) struct WorkerPublic {
     /// This worker's pinned tasks: their queue, which only this worker pops, their count,
     /// and whether the worker exited (`runtime/scheduler/pinned/worker_side.rs`).
     pub(crate) pinned: PinnedQueue<Runnable>,
+    /// Which poll runs on this worker, and whether it is held (`standin/hold.rs`): written
+    /// by this worker around each poll, on a line of its own.
+    pub(crate) hold: CachePadded<Hold>,
 }
 
 /// The state of one executor.
@@ -81,6 +86,8 @@ pub(crate) struct State {
     pub(crate) poll_watch: Option<Arc<PollWatch>>,
     /// The fork-join pieces on offer, and who waits for them (`forkjoin/`).
     pub(crate) forkjoin: ForkJoin,
+    /// The workers' stand-ins (`standin/`).
+    pub(crate) standins: StandIns,
 }
 
 impl State {
@@ -102,6 +109,7 @@ impl State {
                         inbox: Injector::new(),
                         counters: CachePadded::new(Counters::new()),
                         pinned: PinnedQueue::new(),
+                        hold: CachePadded::new(Hold::new()),
                     })
                 })
                 .collect(),
@@ -117,7 +125,8 @@ impl State {
             blocking,
             drop_panics: Mutex::new(Vec::new()),
             poll_watch: None,
-            forkjoin: ForkJoin::new(n),
+            forkjoin: ForkJoin::new(),
+            standins: StandIns::new(n),
         }
     }
 
@@ -173,7 +182,7 @@ impl State {
     }
 
     /// As [`State::has_work`], tasks only: the re-check of a worker's stand-in, which runs no
-    /// fork-join piece (`forkjoin/standin.rs`).
+    /// fork-join piece (`standin/slots.rs`).
     pub(crate) fn has_tasks(&self) -> bool {
         // Relaxed: called after the SeqCst fence in `Idle::park`.
         self.shutdown.load(Ordering::Relaxed)

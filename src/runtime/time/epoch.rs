@@ -30,7 +30,10 @@
 //! of task stamps and the slow-poll scan) after each bump, and tells it when it sleeps and
 //! wakes; since every busy worker counts as active (it enters at the start of a stretch of
 //! polls and leaves when it parks), the coarse clock moves and a stuck poll is seen whenever
-//! some worker polls. This module knows nothing else of what the observer does.
+//! some worker polls. This module knows nothing else of what the observer does. After the
+//! observer, it runs the tick hooks of the layers above ([`register_hook`]: each executor's
+//! hand-over scan, `runtime/scheduler/standin/hold.rs`), listed as `Weak` references, so an
+//! executor that is gone drops out of the list at the next tick.
 //!
 //! The ticker sleeps on a [`Parker`], the type every filch thread sleeps on; its atomics go
 //! through `crate::util::sync`, so the loom model `ticker_park_is_never_lost` (`loom_model.rs`)
@@ -40,7 +43,7 @@
 // std's, not `crate::util::sync`'s: the epoch lives in a static (loom's atomics have no `const fn
 // new`).
 use std::sync::atomic::AtomicU64;
-use std::sync::OnceLock;
+use std::sync::{Mutex as StaticMutex, OnceLock, Weak};
 use std::thread;
 use std::time::Duration;
 
@@ -72,6 +75,41 @@ pub(crate) struct Ticker {
     active: AtomicUsize,
     /// Where the ticker sleeps once idle; entering workers unpark it.
     parker: Parker<NoReactor>,
+}
+
+/// What a layer above has the ticker do every tick ([`register_hook`]).
+pub(crate) trait TickHook: Send + Sync {
+    /// Runs on the ticker's thread once per tick, after the epoch moved.
+    fn on_tick(self: std::sync::Arc<Self>);
+}
+
+/// The hooks the ticker runs each tick. std's: a static.
+static HOOKS: StaticMutex<Vec<Weak<dyn TickHook>>> = StaticMutex::new(Vec::new());
+
+/// Has the ticker call `hook` every tick while it lives (module docs).
+pub(crate) fn register_hook(hook: Weak<dyn TickHook>) {
+    HOOKS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(hook);
+}
+
+/// Runs every live hook once; drops the dead ones from the list.
+fn run_hooks() {
+    let live: Vec<std::sync::Arc<dyn TickHook>> = {
+        let mut hooks = HOOKS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if hooks.is_empty() {
+            return;
+        }
+        hooks.retain(|weak| weak.strong_count() > 0);
+        hooks.iter().filter_map(Weak::upgrade).collect()
+    };
+    // Outside the list's lock: a hook may start an executor's thread, which may register.
+    for hook in live {
+        hook.on_tick();
+    }
 }
 
 /// The process's ticker.
@@ -132,6 +170,7 @@ fn run(ticker: &Ticker) {
         thread::sleep(TICK);
         bump();
         crate::runtime::observe::on_tick(std::time::Instant::now());
+        run_hooks();
         if ticker.is_active() {
             idle = 0;
             continue;

@@ -5,8 +5,14 @@
 //! of its workers while the calling thread waits ([`call`]). The call travels as a task
 //! ([`spawn_call`]), so it takes its turn in the injector like any task from outside, fairly;
 //! the worker that polls it runs the whole call inside that poll, as fork-join work
-//! (`occupy.rs`). A thread that polls such a task and is no worker (a stand-in) hands the
-//! call to the board instead, as a whole call that idle workers take (`Node::call`).
+//! (`occupy.rs`).
+//!
+//! A stand-in (`runtime/scheduler/standin/`) that meets fork-join work, a call made by a task
+//! it polls or the task of a whole call, hands its slot to a new server and runs the work
+//! itself, as fork-join work on its own thread ([`on_standin`]), as a worker would: the slot
+//! stays served, and the call needs no worker (all of them may be held by blocking polls).
+//! A thread that polls such a task and is neither (none in filch) hands the call to the
+//! board, as a whole call that idle workers take (`Node::call`).
 //!
 //! # Calls between executors
 //!
@@ -39,6 +45,7 @@ use super::node::{Body, Cancelled, Node, Root};
 use super::occupy::on_worker;
 use super::thread::{with_current, FjThread};
 use super::wait;
+use crate::runtime::scheduler::standin::serve;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
 use crate::util::sync::thread::{self, Thread};
@@ -135,6 +142,16 @@ where
     F: FnOnce(&FjThread) -> R + Send,
     R: Send,
 {
+    if let Some(index) = context::with_worker(|worker| worker.is_none())
+        .then(|| serve::serving(state))
+        .flatten()
+    {
+        // A stand-in of `state` runs the call itself (module docs).
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            on_standin(state, index, Root::new(), f)
+        }));
+        return outcome_of(Some(outcome));
+    }
     let mut out: Option<Outcome<R>> = None;
     let out_slot: *mut Option<Outcome<R>> = &raw mut out;
     let make_body = move |done: CallerWait| -> CallBody {
@@ -187,6 +204,12 @@ where
             latch.wait();
         }
     });
+    outcome_of(out)
+}
+
+/// The caller's result from the call's outcome: its value, its panic resumed, or a panic that
+/// says the executor shut down.
+fn outcome_of<R>(out: Option<Outcome<R>>) -> R {
     match out {
         Some(Ok(value)) => value,
         // The call's root is its own and never cancelled: it unwound because the executor
@@ -198,6 +221,21 @@ where
         Some(Err(panic)) => resume_unwind(panic),
         None => panic!("filch: the executor shut down before it ran this fork-join call"),
     }
+}
+
+/// Runs `f` as fork-join work of `root` on this thread, a stand-in of `state` that serves
+/// worker `index`'s slot, once it handed the slot to a new server (module docs).
+fn on_standin<R>(
+    state: &Arc<State>,
+    index: usize,
+    root: Arc<Root>,
+    f: impl FnOnce(&FjThread) -> R,
+) -> R {
+    serve::hand_off_while(|| {
+        let t = FjThread::new(Arc::clone(state), index, root, false);
+        let _installed = t.install();
+        f(&t)
+    })
 }
 
 /// `body` as a whole call on the board, run by a worker inside its fork-join state.
@@ -256,11 +294,17 @@ impl Future for CallTask {
                 None => body(t),
             }),
             None => {
-                // A thread that is no worker (a stand-in) polled it: a worker takes the call
-                // from the board instead.
                 let state = context::current_state()
                     .expect("filch: a fork-join call polled outside its executor");
-                super::publish::offer(&state, Node::call(parent, root, on_board(body)));
+                match serve::serving(&state) {
+                    // A stand-in polled it: it runs the call itself (module docs).
+                    Some(index) => on_standin(&state, index, root, |t| match parent {
+                        Some(parent) => t.with_lineage(parent, || body(t)),
+                        None => body(t),
+                    }),
+                    // Any other thread: a worker takes the call from the board.
+                    None => super::publish::offer(&state, Node::call(parent, root, on_board(body))),
+                }
             }
         });
         Poll::Ready(())

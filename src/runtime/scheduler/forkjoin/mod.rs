@@ -11,12 +11,14 @@
 //! - `wait.rs`: waiting for a node, running only what descends from it;
 //! - `occupy.rs`: a worker while its thread does fork-join work, and a worker's turn at the
 //!   board (`run_from_board`);
-//! - `inject.rs`: calls that start outside the workers, and whole calls;
-//! - `standin.rs`: the thread that takes an occupied worker's place (its slots), and
-//!   `serve.rs` (its body).
+//! - `inject.rs`: calls that start outside the workers, and whole calls.
 //!
-//! What the executor's state holds (`ForkJoin`: the board, the stand-ins' slots) imports
-//! nothing that imports the state.
+//! A worker whose fork-join work holds it for a tick (inside a task's poll, or a piece it
+//! took from the board) has its stand-in take its place, as for any poll that holds its
+//! worker (`runtime/scheduler/standin/`).
+//!
+//! What the executor's state holds (`ForkJoin`: the board and its counts) imports nothing
+//! that imports the state.
 //!
 //! A worker finds pieces on the board after its own queues, the injector and the other
 //! workers' queues (step 5 of the worker loop's search, `worker/mod.rs`); the board is part
@@ -36,8 +38,6 @@ pub(crate) mod node;
 pub(crate) mod occupy;
 pub(crate) mod publish;
 pub(crate) mod scope_core;
-pub(crate) mod serve;
-pub(crate) mod standin;
 pub(crate) mod thread;
 pub(crate) mod wait;
 
@@ -52,8 +52,6 @@ pub(crate) struct ForkJoin {
     /// Workers asleep in their park (not their stand-ins): who a heartbeat splits for
     /// (`thread.rs`).
     sleeping: AtomicUsize,
-    /// The workers' stand-ins (`standin.rs`).
-    pub(crate) standins: standin::StandIns,
     /// Workers occupied by fork-join work now (`occupy.rs`): while there are some, an idle
     /// worker keeps searching a moment before it parks, since they publish pieces for
     /// searchers (`thread.rs`, demand).
@@ -61,12 +59,11 @@ pub(crate) struct ForkJoin {
 }
 
 impl ForkJoin {
-    pub(crate) fn new(workers: usize) -> ForkJoin {
+    pub(crate) fn new() -> ForkJoin {
         ForkJoin {
             board: Board::default(),
             waiting: AtomicUsize::new(0),
             sleeping: AtomicUsize::new(0),
-            standins: standin::StandIns::new(workers),
             occupied: AtomicUsize::new(0),
         }
     }

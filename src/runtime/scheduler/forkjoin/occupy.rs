@@ -8,18 +8,17 @@
 //! the injector (`worker/schedule.rs`). Tasks woken for this worker from elsewhere reach its
 //! inbox, which idle workers steal from.
 //!
-//! A worker occupied for a whole tick of the epoch ticker has its stand-in take its place
-//! (`standin.rs`): the fork-join state's heartbeat check and its waits see to it
-//! ([`FjThread::stand_in_if_due`]); the outermost guard's end releases the stand-in.
+//! Fork-join work runs inside a task's poll or a piece the worker took from the board, so a
+//! worker occupied for a tick has its stand-in take its place as any held poll does
+//! (`runtime/scheduler/standin/hold.rs`); the poll's (or piece's) end releases it.
 //!
-//! A worker's thread inside `task::block_in_place` is occupied the same way, with its
-//! stand-in called at once ([`Blocking`]); it may then block, in `Handle::block_on` too
-//! (tokio's `block_in_place` allows it), since its place is taken.
+//! A worker's thread inside `task::block_in_place` is occupied the same way, with its poll
+//! handed over to its stand-in at once ([`Blocking`]); it may then block, in
+//! `Handle::block_on` too (tokio's `block_in_place` allows it), since its place is taken.
 //!
 //! **Invariant:** `WorkerLocal::occupied` is set exactly while an [`Occupied`] guard lives on
 //! the worker's thread, and `WorkerLocal::blocking` exactly while a [`Blocking`] guard does;
-//! guards nest (an inner one leaves the flag set). The worker's stand-in serves only while
-//! the outermost `Occupied` guard lives.
+//! guards nest (an inner one leaves the flag set).
 
 use std::sync::Arc;
 
@@ -40,36 +39,17 @@ impl<'a> Occupied<'a> {
         let nested = worker.set_occupied(true);
         if !nested {
             worker.state.forkjoin.set_occupied(true);
-            let mut moved = worker.release_deferred();
-            if let Some(task) = worker.take_lifo() {
-                worker.deque.push(task);
-                moved += 1;
-            }
-            if moved > 0 {
-                worker.state.idle.notify_work();
-            }
+            worker.share_private_queues();
         }
         Occupied { worker, nested }
-    }
-}
-
-impl Occupied<'_> {
-    /// Has the worker's stand-in take its place now (`standin.rs`), until this occupancy ends.
-    pub(crate) fn stand_in(&self) {
-        super::serve::activate(&self.worker.state, self.worker.index);
     }
 }
 
 impl Drop for Occupied<'_> {
     fn drop(&mut self) {
         if !self.nested {
-            let state = &self.worker.state;
-            state
-                .forkjoin
-                .standins
-                .release(&state.idle, self.worker.index);
             self.worker.set_occupied(false);
-            state.forkjoin.set_occupied(false);
+            self.worker.state.forkjoin.set_occupied(false);
         }
     }
 }
@@ -85,10 +65,10 @@ pub(crate) struct Blocking<'a> {
 
 impl<'a> Blocking<'a> {
     /// Marks `worker` (this thread's) occupied and blocking, and has its stand-in take its
-    /// place.
+    /// place until the poll ends.
     pub(crate) fn enter(worker: &'a WorkerLocal) -> Blocking<'a> {
         let occupied = Occupied::enter(worker);
-        occupied.stand_in();
+        crate::runtime::scheduler::standin::hand_over::hand_over_now(worker);
         let nested = worker.set_blocking(true);
         Blocking { occupied, nested }
     }

@@ -13,7 +13,7 @@ pub(crate) fn offer(state: &State, node: Arc<Node>) {
     node.wake_ancestors();
     // A sleeper booked under an occupied worker's index is that worker's stand-in, which runs
     // no piece: wake a worker.
-    let standins = &state.forkjoin.standins;
+    let standins = &state.standins;
     state
         .idle
         .notify_work_for(|index| !standins.is_active(index));

@@ -99,8 +99,6 @@ pub(crate) struct FjThread {
     oldest_unpublished: Cell<*const FrameLinks>,
     /// The epoch of the last heartbeat this thread saw.
     seen_epoch: Cell<u64>,
-    /// The epoch when this fork-join work started (for the stand-in: `occupy.rs`).
-    started_epoch: u64,
     /// Checks left before the next look at the clock (`check_in`, sleepers).
     until_clock: Cell<u32>,
     /// When this thread last published a frame (or started): how long it has worked alone.
@@ -173,21 +171,10 @@ impl FjThread {
             youngest: Cell::new(ptr::null()),
             oldest_unpublished: Cell::new(ptr::null()),
             seen_epoch: Cell::new(seen),
-            started_epoch: epoch,
             until_clock: Cell::new(CHECKS_PER_CLOCK),
             last_share: Cell::new(Instant::now()),
             call_ended: Cell::new(false),
             split_due: Cell::new(false),
-        }
-    }
-
-    /// Has the worker's stand-in take its place (`standin.rs`) if this fork-join work has
-    /// gone on for a whole tick; called at heartbeats and by waits.
-    pub(crate) fn stand_in_if_due(&self) {
-        if epoch::now().wrapping_sub(self.started_epoch) >= 2
-            && !self.state.forkjoin.standins.is_active(self.index)
-        {
-            super::serve::activate(&self.state, self.index);
         }
     }
 
@@ -306,8 +293,8 @@ impl FjThread {
     /// Whether a worker (not a stand-in) sleeps and nothing is on offer.
     fn sleepers_idle(&self) -> bool {
         let fj = &self.state.forkjoin;
-        // The stand-ins booked as sleepers run no piece (`standin.rs`).
-        self.state.idle.sleeping() > fj.standins.active() && fj.board.available() == 0
+        // The stand-ins booked as sleepers run no piece (`standin/slots.rs`).
+        self.state.idle.sleeping() > self.state.standins.active() && fj.board.available() == 0
     }
 
     /// Whether threads look for work now (workers searching, threads waiting with nothing
@@ -374,9 +361,6 @@ impl FjThread {
             return true;
         }
         self.seen_epoch.set(epoch);
-        if heartbeat {
-            self.stand_in_if_due();
-        }
         if heartbeat || self.wanted() {
             let published = self.publish_oldest();
             let fj = &self.state.forkjoin;

@@ -43,7 +43,6 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
             spins += 1;
         }
         if spins == SPINS {
-            t.stand_in_if_due();
             node.sleep(|| fj.board.has_descendant(node));
         }
     }

@@ -280,6 +280,20 @@ impl WorkerLocal {
         count
     }
 
+    /// Moves the private queues' tasks (the deferred list, then the LIFO slot) onto the
+    /// deque, where other workers and the stand-in take them, and tells the idle workers:
+    /// this thread will run no task for a while (fork-join work, a held poll).
+    pub(crate) fn share_private_queues(&self) {
+        let mut moved = self.release_deferred();
+        if let Some(task) = self.take_lifo() {
+            self.deque.push(task);
+            moved += 1;
+        }
+        if moved > 0 {
+            self.state.idle.notify_work();
+        }
+    }
+
     /// Takes any task left in the private queues (at exit).
     pub(crate) fn pop_any_private(&self) -> Option<Runnable> {
         self.lifo

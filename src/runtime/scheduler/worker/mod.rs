@@ -39,9 +39,10 @@
 //! every [`FAIRNESS_INTERVAL`] polls, if nobody holds it, so that IO events and timers are
 //! handled while every worker is busy: a paced turn (the driver's one pacing rule,
 //! `runtime/driver/mod.rs`), or one now while tasks wait in its deferred list. A worker
-//! occupied by fork-join work for a tick (a `join`, a parallel iterator, an awaited loop)
-//! has a stand-in thread poll its tasks and turn the driver in its place
-//! (`runtime/scheduler/forkjoin/standin.rs`).
+//! whose poll (or fork-join piece) holds it for a tick, whatever the poll does (a CPU loop,
+//! a blocking call, a `join`, a parallel iterator), has a stand-in thread poll its tasks and
+//! turn the driver in its place until the poll returns (`runtime/scheduler/standin/`): the
+//! epoch ticker sees the poll's start in the worker's hold word.
 //!
 //! A task that yielded (`yield_now`, or a spent budget) thus runs again only after its
 //! worker's next non-blocking driver turn, or its try at one when another worker holds the
@@ -108,6 +109,7 @@ use event_listener::EventListener;
 
 use crate::runtime::driver::{Driver, Pace};
 use crate::runtime::park::{Parked, Parker};
+use crate::runtime::scheduler::standin::hand_over::hand_back;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::task::{task_count, YIELDED};
 use crate::util::wake_all::drop_quietly;
@@ -674,6 +676,8 @@ impl WorkerLocal {
         let meta = task.metadata();
         self.begin_poll(meta, meta.last_worker().is_none());
         meta.set_last_worker(self.index);
+        let hold = &self.state.workers[self.index].hold;
+        hold.begin();
         // `with_budget` also drops a yield mark of an earlier poll that did not end in a
         // self-wake; the completion mark was taken after the last poll.
         // `TaskFuture` catches the task's panics, including its destructors'; this is a
@@ -682,6 +686,9 @@ impl WorkerLocal {
             catch_unwind(AssertUnwindSafe(|| self.coop.with_budget(|| task.run())))
         {
             drop_quietly(payload);
+        }
+        if hold.end() {
+            hand_back(self);
         }
         self.end_poll();
         st.last_pending = !self.take_completed();
@@ -702,7 +709,13 @@ impl WorkerLocal {
             // The heartbeat of the piece's joins: the ticker's epoch moves while it runs.
             st.ticking = Some(crate::runtime::time::epoch::Active::enter());
         }
+        // A piece is watched as a poll: one that holds the worker for a tick is handed over.
+        let hold = &self.state.workers[self.index].hold;
+        hold.begin();
         let ran = crate::runtime::scheduler::forkjoin::occupy::run_from_board(self);
+        if hold.end() {
+            hand_back(self);
+        }
         if ran {
             self.counters().add_busy(started.elapsed());
             st.handoffs = 0;

@@ -29,8 +29,9 @@
 //!   between two polls) places through the inboxes, FIFO, so that tasks woken by IO events
 //!   and timers run in the order their events came; the inbox is the one the policy picks,
 //!   and the push wakes its worker if it sleeps.
-//! - On a worker that does fork-join work (`runtime/scheduler/forkjoin/occupy.rs`), and on any
-//!   other thread: the global injector.
+//! - On a worker that does fork-join work (`runtime/scheduler/forkjoin/occupy.rs`) or whose
+//!   poll holds it (`runtime/scheduler/standin/`: its private queues move onto its deque
+//!   too), and on any other thread: the global injector.
 //!
 //! Shutdown (the protocol is `State::shutdown`'s doc, `runtime/scheduler/shutdown.rs`): this
 //! module's part is to drop instead of queue a task scheduled once the flag is set, and the
@@ -78,6 +79,13 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
     if worker.is_occupied() {
         // The thread does fork-join work and runs no task until it ends: the task goes where
         // every worker (and the worker's stand-in) looks.
+        return schedule_remote(state, runnable);
+    }
+    if state.workers[worker.index].hold.is_held() {
+        // The poll in flight holds the worker and its stand-in serves in its place
+        // (`runtime/scheduler/standin/`): the task goes where they look, and so do the tasks
+        // of the worker's private queues.
+        worker.share_private_queues();
         return schedule_remote(state, runnable);
     }
     let here = worker.index;

@@ -1,41 +1,45 @@
-//! Stand-ins: a thread that takes an occupied worker's place, as tokio's `block_in_place`
-//! hands its worker's core to another thread. This file holds each worker's stand-in slot
-//! and its phases; `serve.rs` the stand-in thread's body.
+//! Each worker's stand-in slot and its phases (`mod.rs` says what a stand-in is for);
+//! `serve.rs` holds the stand-in thread's body, `hold.rs` when a slot is activated.
 //!
-//! A worker's thread occupied by fork-join work polls no task (`occupy.rs`). Its queues are
-//! open to the other workers, but when every worker is occupied nobody would poll a task
-//! or turn the driver. So a worker that has been occupied for a whole tick of the epoch
-//! ticker (seen at a heartbeat check, or by a waiting thread that wakes each tick), or that
-//! entered `block_in_place`, *activates* its stand-in: a thread of the executor's, started on
-//! first need and kept for the executor's life, that serves the worker's slot until the
-//! occupancy ends (*release*):
+//! A slot is *activated* when its worker's poll is held (`hold.rs`: the epoch ticker's claim
+//! after a tick, or `block_in_place` at once): its *server*, a thread of the executor's
+//! started on first need and kept for the executor's life, then serves the worker's slot until
+//! that poll ends and the worker *releases* it:
 //! - it takes tasks from the worker's inbox, the injector, and every worker's deque and
 //!   inbox (its own slot's included), one at a time, and polls them with a fresh budget;
 //! - it turns the driver without blocking when it finds none, and parks *as the worker*
 //!   (booked in the notifier under the worker's index, in the driver's OS poll if nobody
 //!   holds it), so a wake-up aimed at the worker reaches it;
 //! - it runs no fork-join piece (the pool stays the workers' size) and none of the worker's
-//!   pinned tasks (bound to the worker's own thread: they wait for the occupancy to end);
-//!   tasks it wakes or spawns go to the injector.
+//!   pinned tasks (bound to the worker's own thread: they wait for the poll to end); tasks
+//!   it wakes or spawns go to the injector.
 //!
-//! A task that the stand-in polls may itself call `block_in_place` (`serve.rs`,
-//! `hand_off_while`): the stand-in then hands the slot to a new thread (*hand-off*: the new
-//! thread becomes the slot's *server*), runs the blocking call, finishes that poll, and
-//! exits; as tokio's `block_in_place` on a thread that took over a core hands that core on.
+//! A task that the stand-in polls may itself call `block_in_place`, `join`, `scope` or a
+//! parallel iterator (`serve.rs`, `hand_off_while`): the stand-in then hands the slot to a
+//! new thread (*hand-off*: the new thread becomes the slot's *server*), runs the call,
+//! finishes that poll, and exits; as tokio's `block_in_place` on a thread that took over a
+//! core hands that core on. A poll of the stand-in that holds it for a tick, whatever it
+//! does, has the epoch ticker hand the slot to a new server in the same way
+//! ([`StandIns::hand_off_if_held`]), so no poll of a stand-in keeps the slot unserved either.
 //!
 //! **Invariants:** a slot's stand-in is booked in the notifier only while the slot is
 //! `Active`: a release marks the slot, then wakes the stand-in if it is booked and waits
 //! until it left its park (`parking` clear), so the worker never finds its booking taken when
 //! it parks again. The release and the stand-in's re-check pair through SeqCst (the
 //! `active` flag, then the notifier's fences): either the re-check sees the release, or the
-//! release sees the booking. Only the worker's own thread activates or releases its slot.
-//! Only the slot's server serves it or parks as the worker: a thread that handed the slot
-//! off leaves `serve` at its next look and exits. So a slot has one thread, plus one for each
-//! task inside `block_in_place` on a thread that was its stand-in.
+//! release sees the booking. A slot is activated ([`StandIns::hand_over`]: by the ticker, or
+//! by the worker's thread in `block_in_place`) and released (by the worker's thread) under
+//! its lock, and only for a poll whose hold word the activation claimed, so a release
+//! always finds the activation of its poll complete. Only the slot's server serves it or
+//! parks as the worker: a thread that handed the slot off leaves `serve` at its next look
+//! and exits. So a slot has one thread, plus one for each call that blocks a thread that
+//! was its stand-in.
 
 use std::io;
+use std::sync::Arc;
 use std::thread::{self, ThreadId};
 
+use super::hold::Hold;
 use crate::runtime::park::Idle;
 use crate::util::sync::{AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 
@@ -59,6 +63,10 @@ struct SlotState {
     threads: Vec<thread::JoinHandle<()>>,
     /// The thread that serves the slot (or waits to be activated), once started.
     server: Option<ThreadId>,
+    /// The hold word of the server's polls (`hold.rs`): a poll of the server that holds it
+    /// for a tick has the ticker hand the slot to a new server
+    /// ([`StandIns::hand_off_if_held`]).
+    server_hold: Option<Arc<Hold>>,
     /// Set at shutdown: the threads exit.
     exit: bool,
 }
@@ -92,6 +100,7 @@ impl StandIns {
                         parking: false,
                         threads: Vec::new(),
                         server: None,
+                        server_hold: None,
                         exit: false,
                     }),
                     changed: Condvar::new(),
@@ -115,12 +124,19 @@ impl StandIns {
         self.slots[index].active.load(Ordering::SeqCst)
     }
 
-    /// Makes worker `index`'s stand-in serve its slot; `start` starts its server if it has
-    /// none yet (if that fails, the slot stays dormant: the next heartbeat tries again).
-    pub(crate) fn activate(&self, index: usize, start: StandinStart<'_>) {
+    /// Makes worker `index`'s stand-in serve its slot if `claim` (run under the slot's lock:
+    /// the claim of the worker's hold word, `hold.rs`) succeeds; `start` starts its server if
+    /// it has none yet (if that fails, the slot stays dormant: the held poll goes on without
+    /// a stand-in, and its end releases nothing).
+    pub(crate) fn hand_over(
+        &self,
+        index: usize,
+        claim: impl FnOnce() -> bool,
+        start: StandinStart<'_>,
+    ) {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
-        if st.exit || st.phase == Phase::Active {
+        if st.exit || !claim() || st.phase == Phase::Active {
             return;
         }
         if st.server.is_none() && !start_server(&mut st, start) {
@@ -135,16 +151,17 @@ impl StandIns {
         slot.changed.notify_all();
     }
 
-    /// Ends the stand-in's service of worker `index`'s slot, if it serves it: once this
-    /// returns, the stand-in is not booked in `idle` under `index` and will not be again
-    /// until activated (module invariants).
+    /// Ends the stand-in's service of worker `index`'s slot, if it serves it (the end of a
+    /// held poll, on the worker's thread): once this returns, the stand-in is not booked in
+    /// `idle` under `index` and will not be again until activated (module invariants).
     pub(crate) fn release(&self, idle: &Idle, index: usize) {
         let slot = &self.slots[index];
-        // SeqCst: module invariants. Only this thread activates the slot, so this is exact.
-        if !slot.active.load(Ordering::SeqCst) {
+        // Under the lock: an activation of this poll, which the ticker may still be making,
+        // is complete before this looks (module invariants).
+        let mut st = slot.state.lock();
+        if st.phase != Phase::Active {
             return;
         }
-        let mut st = slot.state.lock();
         st.phase = Phase::Releasing;
         // SeqCst: paired with the stand-in's re-check (module invariants).
         slot.active.store(false, Ordering::SeqCst);
@@ -165,12 +182,47 @@ impl StandIns {
     pub(crate) fn hand_off(&self, index: usize, start: StandinStart<'_>) -> bool {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
-        if st.exit || st.phase != Phase::Active {
+        if st.exit || st.phase != Phase::Active || st.server != Some(thread::current().id()) {
             return false;
         }
         // The threads that handed off earlier and have exited since.
         st.threads.retain(|thread| !thread.is_finished());
         start_server(&mut st, start)
+    }
+
+    /// The ticker's look at the poll in flight on worker `index`'s server: if it has held the
+    /// server since the ticker's last look while the slot is `Active`, the ticker claims it
+    /// and hands the slot to a new server started by `start`; the old one leaves once that
+    /// poll returns ([`StandIns::is_server`]). If the new thread cannot start, the old server
+    /// goes on serving.
+    pub(crate) fn hand_off_if_held(&self, index: usize, start: StandinStart<'_>) {
+        let slot = &self.slots[index];
+        let mut st = slot.state.lock();
+        if st.exit || st.phase != Phase::Active {
+            return;
+        }
+        let Some(hold) = st.server_hold.clone() else {
+            return;
+        };
+        if let Some(word) = hold.held_since_last_look() {
+            if hold.claim_if_held(word) {
+                st.threads.retain(|thread| !thread.is_finished());
+                start_server(&mut st, start);
+            }
+        }
+    }
+
+    /// The hold word of the calling thread's polls, if it is worker `index`'s server.
+    pub(crate) fn server_hold(&self, index: usize) -> Option<Arc<Hold>> {
+        let st = self.slots[index].state.lock();
+        (st.server == Some(thread::current().id()))
+            .then(|| st.server_hold.clone())
+            .flatten()
+    }
+
+    /// Whether the calling thread is worker `index`'s server (not one that handed it off).
+    pub(crate) fn is_server(&self, index: usize) -> bool {
+        self.slots[index].state.lock().server == Some(thread::current().id())
     }
 
     /// Stops every stand-in thread and joins those that are not the calling thread
@@ -246,6 +298,7 @@ fn start_server(st: &mut SlotState, start: StandinStart<'_>) -> bool {
     match start() {
         Ok(thread) => {
             st.server = Some(thread.thread().id());
+            st.server_hold = Some(Arc::new(Hold::new()));
             st.threads.push(thread);
             true
         }

@@ -1,4 +1,4 @@
-//! The body of a stand-in thread (`standin.rs`): it waits to be activated, serves its
+//! The body of a stand-in thread (`slots.rs`): it waits to be activated, serves its
 //! worker's slot, and so on until shutdown, or until it handed the slot off.
 
 use std::cell::Cell;
@@ -14,22 +14,13 @@ use crate::runtime::scheduler::worker::context;
 use crate::util::wake_all::drop_quietly;
 
 /// Starts a server for worker `index`'s slot, named `{worker's name}-standin`.
-fn start(state: &Arc<State>, index: usize) -> std::io::Result<std::thread::JoinHandle<()>> {
+pub(crate) fn start(
+    state: &Arc<State>,
+    index: usize,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
     let name = format!("{}-standin", state.threads.worker_name(index));
     let owner = Arc::clone(state);
     state.threads.spawn(name, move || run(&owner, index))
-}
-
-/// Has worker `index`'s stand-in take its place (`standin.rs`), starting its thread on first
-/// need. Called by the worker's own thread.
-pub(crate) fn activate(state: &Arc<State>, index: usize) {
-    if state.is_shut_down() {
-        return;
-    }
-    state
-        .forkjoin
-        .standins
-        .activate(index, &|| start(state, index));
 }
 
 thread_local! {
@@ -38,9 +29,9 @@ thread_local! {
     static SERVING: Cell<Option<(*const Arc<State>, usize)>> = const { Cell::new(None) };
 }
 
-/// Runs `f`, a blocking call of the task that this thread polls (`task::block_in_place`);
-/// if the thread is a stand-in, it hands its slot to a new thread first (`standin.rs`), and
-/// serves no more once that poll returned.
+/// Runs `f`, a blocking call of the task that this thread polls (`task::block_in_place`, or
+/// a fork-join call that waits for the workers); if the thread is a stand-in, it hands its
+/// slot to a new thread first (`slots.rs`), and serves no more once that poll returned.
 pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
     if let Some((state, index)) = SERVING.with(Cell::get) {
         // SAFETY: `serve` set the pointer to its `&Arc<State>` argument, and clears it before
@@ -48,7 +39,6 @@ pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
         let state = unsafe { &*state };
         if !state.is_shut_down()
             && state
-                .forkjoin
                 .standins
                 .hand_off(index, &|| start(state, index))
         {
@@ -56,6 +46,16 @@ pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     f()
+}
+
+/// The worker whose slot the current thread serves as a stand-in of `state`, if it does (a
+/// task it polls meets fork-join work: `forkjoin/inject.rs`).
+pub(crate) fn serving(state: &State) -> Option<usize> {
+    let (serving, index) = SERVING.with(Cell::get)?;
+    // SAFETY: as in `hand_off_while`: `serve` set the pointer to its `&Arc<State>` argument
+    // and clears it before it returns; this runs inside a poll that `serve` makes.
+    let serving = unsafe { &*serving };
+    std::ptr::eq(Arc::as_ptr(serving), state).then_some(index)
 }
 
 /// Marks the current thread as serving worker `index`'s slot of `state` until dropped.
@@ -83,7 +83,7 @@ impl Drop for ServingSlot {
 fn run(state: &Arc<State>, index: usize) {
     let _enter = context::enter(Arc::clone(state));
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
-    while state.forkjoin.standins.wait_until_active(index) {
+    while state.standins.wait_until_active(index) {
         if !serve(state, index, &parker) {
             // It handed the slot off: the new server serves it.
             return;
@@ -91,20 +91,27 @@ fn run(state: &Arc<State>, index: usize) {
     }
 }
 
-/// Serves worker `index`'s slot until released or shut down (`standin.rs`); `false` if it
+/// Serves worker `index`'s slot until released or shut down (`slots.rs`); `false` if it
 /// handed the slot off.
 fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
-    let standins = &state.forkjoin.standins;
+    let standins = &state.standins;
     let serving = ServingSlot::enter(state, index);
+    let Some(hold) = standins.server_hold(index) else {
+        // Handed off before it began.
+        return false;
+    };
     let mut booked = None;
     loop {
         if !standins.is_active(index) || state.is_shut_down() {
             return true;
         }
         if let Some(task) = find_task(state, index) {
+            hold.begin();
             poll(task);
-            if !serving.still() {
-                // The task handed the slot off (`hand_off_while`).
+            let held = hold.end();
+            if !serving.still() || (held && !standins.is_server(index)) {
+                // The task handed the slot off (`hand_off_while`), or the ticker did while
+                // the poll held this thread (`slots.rs`).
                 return false;
             }
             continue;
@@ -118,7 +125,7 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         if !standins.begin_park(index) {
             return true;
         }
-        // The re-check half of the release's pairing (`standin.rs`): tasks only, since the
+        // The re-check half of the release's pairing (`slots.rs`): tasks only, since the
         // stand-in runs no fork-join piece.
         let recheck = || !standins.is_active(index) || state.has_tasks();
         let parked = catch_unwind(AssertUnwindSafe(|| {
