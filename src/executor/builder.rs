@@ -38,6 +38,7 @@ impl fmt::Debug for Builder {
             .field("max_blocking_threads", &config.max_blocking_threads)
             .field("thread_keep_alive", &config.thread_keep_alive)
             .field("slow_polls", &config.slow_polls)
+            .field("hand_over_after", &config.hand_over_after)
             .finish()
     }
 }
@@ -339,6 +340,35 @@ impl Builder {
     /// ```
     pub fn slow_poll_threshold(mut self, threshold: Duration) -> Builder {
         self.config.slow_polls.threshold = Some(threshold);
+        self
+    }
+
+    /// How long a task's poll may hold its worker (running or blocked, as the kernel reports
+    /// the thread; time spent waiting for a CPU does not count) before a stand-in thread takes
+    /// the worker's place: polls its other tasks and turns its sockets and timers until the
+    /// poll returns. The default is 1 ms, so whatever a poll does (a CPU loop, a blocking
+    /// call, a `join` or parallel iterator, many short ones back to back) the worker's duties
+    /// wait about a millisecond at most. While a stand-in serves, the worker's tasks may run
+    /// in another order than its own loop's (two threads take from its queues); a test that
+    /// asserts one worker's order while its polls run long may set a longer delay.
+    /// `Duration::MAX` never hands a poll over (as tokio, where a poll that blocks keeps its
+    /// worker's tasks waiting), except `task::block_in_place`, which always does at once.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let ex = filch::Builder::new()
+    ///     .worker_threads(1)
+    ///     .hand_over_after(Duration::from_millis(5))
+    ///     .build()
+    ///     .unwrap();
+    /// let tick = ex.spawn(filch::time::sleep(Duration::from_millis(1)));
+    /// // The only worker blocks for 50 ms; its stand-in fires the timer meanwhile.
+    /// ex.block_on(ex.spawn(async { std::thread::sleep(Duration::from_millis(50)) })).unwrap();
+    /// ex.block_on(tick).unwrap();
+    /// ```
+    pub fn hand_over_after(mut self, after: Duration) -> Builder {
+        self.config.hand_over_after = after;
         self
     }
 

@@ -121,6 +121,26 @@ where
     })
 }
 
+/// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the workers:
+/// here if this thread does fork-join work or is a worker (its splits then enter fork-join
+/// work), else as a call injected into the current executor (else the global one), which a
+/// worker runs while this thread sleeps (a stand-in runs it itself, once it handed its slot
+/// on: `runtime/scheduler/forkjoin/inject.rs`). So a call from outside the workers runs on them, whatever its
+/// length, as rayon's does.
+#[inline]
+pub(crate) fn on_the_workers<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if with_current(|t| t.is_some()) || context::with_worker(|worker| worker.is_some()) {
+        return f();
+    }
+    from_outside(f)
+}
+
+#[cold]
+#[inline(never)]
+fn from_outside<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    inject::call(&current_or_global_state(), move |_| f())
+}
+
 /// Whether a parallel iterator should split the rest of its piece now (and `join` the two
 /// halves) rather than go on folding it: workers want work beyond what is on offer, or a
 /// heartbeat found a worker asleep (`FjThread::wants_split`).

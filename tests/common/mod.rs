@@ -101,6 +101,20 @@ pub fn executor_with(workers: usize, policy: WakePolicy) -> Executor {
     build_executor(workers, Some(policy), None)
 }
 
+/// An executor with `workers` threads and the wake policy `policy` whose polls are never
+/// handed over to a stand-in (`Builder::hand_over_after(Duration::MAX)`): for tests that
+/// assert the order of one worker's own loop while some of their polls run for a
+/// millisecond or more (as a debug build's do on a busy machine), which a stand-in taking
+/// tasks from the same queues would change by design.
+pub fn own_loop_executor(workers: usize, policy: WakePolicy) -> Executor {
+    Executor::builder()
+        .worker_threads(workers)
+        .wake_policy(policy)
+        .hand_over_after(Duration::MAX)
+        .build()
+        .expect("cannot start an executor")
+}
+
 /// An executor with `workers` threads named `"{prefix}-{index}"`.
 pub fn named_executor(workers: usize, prefix: &str) -> Executor {
     build_executor(workers, None, Some(prefix))

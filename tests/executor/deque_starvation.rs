@@ -30,13 +30,16 @@ const GIVE_UP: u64 = 2_000_000;
 /// the bound is in polls of the old task's worker, whatever the other worker does.
 static WORKER_POLLS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
-/// The number of the worker this runs on.
+/// The number of the worker this runs on, or whose place this thread takes (a stand-in,
+/// `{worker's name}-standin`, polls that worker's tasks while one of its polls holds it: a
+/// poll that runs long on a busy machine).
 fn worker_index() -> usize {
     let name = std::thread::current()
         .name()
         .unwrap_or_default()
         .to_string();
-    name.rsplit('-')
+    name.trim_end_matches("-standin")
+        .rsplit('-')
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("not on a worker: {name:?}"))

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use crate::common::{executor_with, wait_until, watchdog, POLICIES};
+use crate::common::{own_loop_executor, wait_until, watchdog, POLICIES};
 use filch::WakePolicy;
 use futures::FutureExt;
 
@@ -44,7 +44,7 @@ fn busy_polls_before_a_foreign_task(
     policy: WakePolicy,
     busy: fn(Arc<AtomicU64>, Arc<AtomicBool>) -> BoxFuture,
 ) -> u64 {
-    let ex = executor_with(1, policy);
+    let ex = own_loop_executor(1, policy);
     let polls = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     drop(ex.spawn(busy(Arc::clone(&polls), Arc::clone(&stop))));
@@ -135,7 +135,7 @@ fn yield_now_and_self_wakes_go_behind_other_ready_work() {
             for self_wake in [false, true] {
                 // A fresh executor per case, so the few polls here stay clear of the
                 // fairness interval.
-                let ex = executor_with(1, policy);
+                let ex = own_loop_executor(1, policy);
                 let log = Arc::new(Mutex::new(Vec::new()));
                 let task = ex.spawn({
                     let log = Arc::clone(&log);
@@ -178,7 +178,7 @@ fn yield_now_and_self_wakes_go_behind_other_ready_work() {
 fn two_tasks_waking_each_other_cannot_starve_a_third() {
     watchdog(30, "fairness: ping-pong vs third", || {
         for policy in POLICIES {
-            let ex = executor_with(1, policy);
+            let ex = own_loop_executor(1, policy);
             let exchanges = Arc::new(AtomicUsize::new(0));
             let stop = Arc::new(AtomicBool::new(false));
             let (to_q, q_rx) = async_channel::bounded::<()>(1);
@@ -306,7 +306,7 @@ fn a_backlog_of_socket_events_is_served_in_event_order() {
         "a backlog of socket events is served in event order",
         || {
             for policy in POLICIES {
-                let ex = executor_with(1, policy);
+                let ex = own_loop_executor(1, policy);
                 let order = Arc::new(RunOrder::default());
                 let waiting = Arc::new(AtomicUsize::new(0));
                 let mut addrs = Vec::new();
@@ -362,7 +362,7 @@ fn timer_backlog(
     busy_until_due: bool,
 ) -> Option<Arc<RunOrder>> {
     const PERIOD: Duration = Duration::from_millis(1);
-    let ex = executor_with(1, policy);
+    let ex = own_loop_executor(1, policy);
     let order = Arc::new(RunOrder::default());
     let late = Arc::new(AtomicBool::new(false));
     let armed = Arc::new(AtomicUsize::new(0));
@@ -504,7 +504,7 @@ fn a_self_waking_task_cannot_starve_a_task_that_yielded() {
     watchdog(30, "fairness: a self-waker vs a yielded task", || {
         for policy in POLICIES {
             for foreign in [false, true] {
-                let ex = executor_with(1, policy);
+                let ex = own_loop_executor(1, policy);
                 let stop = Arc::new(AtomicBool::new(false));
                 let a = ex.spawn(async move {
                     let spinner = filch::spawn(self_waker(foreign, Arc::clone(&stop)));
@@ -548,7 +548,7 @@ fn a_yielding_task_gets_an_io_event_that_already_came_on_its_next_poll() {
     watchdog(60, "a yield turns the driver", || {
         for policy in POLICIES {
             for give_back in [GiveBack::YieldNow, GiveBack::SpentBudget] {
-                let ex = executor_with(1, policy);
+                let ex = own_loop_executor(1, policy);
                 let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
                 let addr = std_listener.local_addr().unwrap();
                 // The connection is complete (in the accept queue) before the task starts.
@@ -604,7 +604,7 @@ fn a_yielding_task_gets_a_timer_that_is_due_on_its_next_poll() {
     const GIVE_UP: u64 = 10_000;
     watchdog(60, "a yield fires the due timers", || {
         for policy in POLICIES {
-            let ex = executor_with(1, policy);
+            let ex = own_loop_executor(1, policy);
             let attempts = ex
                 .block_on(ex.spawn(async {
                     let mut sleep =

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::common::{executor_with, watchdog, POLICIES};
+use crate::common::{own_loop_executor, watchdog, POLICIES};
 
 /// Tasks spawned and not yet finished, and the most there were at once.
 #[derive(Default)]
@@ -97,7 +97,7 @@ fn fork_join_by_spawning_runs_depth_first_whatever_the_nodes_await_before_they_f
         for workers in [1, 2] {
             for policy in POLICIES {
                 for before in BEFORE {
-                    let ex = executor_with(workers, policy);
+                    let ex = own_loop_executor(workers, policy);
                     let count = Arc::new(Outstanding::default());
                     ex.block_on(ex.spawn(node(DEPTH, before, Arc::clone(&count))))
                         .unwrap();
@@ -133,7 +133,7 @@ fn the_tasks_a_task_spawns_in_its_later_polls_run_in_spawn_order() {
         for policy in POLICIES {
             for burst in [2, 5, 40] {
                 // One worker: the order is the worker's, with no thief.
-                let ex = executor_with(1, policy);
+                let ex = own_loop_executor(1, policy);
                 let ran = Arc::new(Mutex::new(Vec::new()));
                 let generator = ex.spawn({
                     let ran = Arc::clone(&ran);

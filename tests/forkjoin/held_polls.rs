@@ -226,52 +226,59 @@ fn sum(lo: u64, hi: u64) -> u64 {
 #[test]
 fn a_mutex_held_across_join_on_a_stand_in_does_not_deadlock() {
     for workers in [1, 2, 4] {
-        watchdog(60, &format!("mutex on a stand-in, {workers} workers"), move || {
-            let ex = executor(workers);
-            let stop = Arc::new(AtomicBool::new(false));
-            let started = Arc::new(AtomicUsize::new(0));
-            let holders: Vec<_> = (0..workers)
-                .map(|_| {
-                    let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
-                    ex.spawn(async move {
-                        started.fetch_add(1, Ordering::SeqCst);
-                        hold(Kind::Cpu, &stop)
+        watchdog(
+            60,
+            &format!("mutex on a stand-in, {workers} workers"),
+            move || {
+                let ex = executor(workers);
+                let stop = Arc::new(AtomicBool::new(false));
+                let started = Arc::new(AtomicUsize::new(0));
+                let holders: Vec<_> = (0..workers)
+                    .map(|_| {
+                        let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
+                        ex.spawn(async move {
+                            started.fetch_add(1, Ordering::SeqCst);
+                            hold(Kind::Cpu, &stop)
+                        })
                     })
-                })
-                .collect();
-            while started.load(Ordering::SeqCst) < workers {
-                std::thread::yield_now();
-            }
-            let lock = Arc::new(Mutex::new(0u64));
-            let done = Arc::new(AtomicU64::new(0));
-            let joiner = {
-                let lock = Arc::clone(&lock);
-                ex.spawn(async move {
-                    let mut guard = lock.lock().unwrap();
-                    for _ in 0..5 {
-                        *guard += sum(0, 1 << 14);
-                    }
-                })
-            };
-            let lockers: Vec<_> = (0..20)
-                .map(|_| {
-                    let (lock, done) = (Arc::clone(&lock), Arc::clone(&done));
+                    .collect();
+                while started.load(Ordering::SeqCst) < workers {
+                    std::thread::yield_now();
+                }
+                let lock = Arc::new(Mutex::new(0u64));
+                let done = Arc::new(AtomicU64::new(0));
+                let joiner = {
+                    let lock = Arc::clone(&lock);
                     ex.spawn(async move {
-                        *lock.lock().unwrap() += 1;
-                        done.fetch_add(1, Ordering::SeqCst);
+                        let mut guard = lock.lock().unwrap();
+                        for _ in 0..5 {
+                            *guard += sum(0, 1 << 14);
+                        }
                     })
-                })
-                .collect();
-            ex.block_on(joiner).unwrap();
-            for locker in lockers {
-                ex.block_on(locker).unwrap();
-            }
-            assert_eq!(done.load(Ordering::SeqCst), 20);
-            assert_eq!(*lock.lock().unwrap(), 5 * ((1u64 << 14) * ((1 << 14) - 1) / 2) + 20);
-            stop.store(true, Ordering::Relaxed);
-            for holder in holders {
-                ex.block_on(holder).unwrap();
-            }
-        });
+                };
+                let lockers: Vec<_> = (0..20)
+                    .map(|_| {
+                        let (lock, done) = (Arc::clone(&lock), Arc::clone(&done));
+                        ex.spawn(async move {
+                            *lock.lock().unwrap() += 1;
+                            done.fetch_add(1, Ordering::SeqCst);
+                        })
+                    })
+                    .collect();
+                ex.block_on(joiner).unwrap();
+                for locker in lockers {
+                    ex.block_on(locker).unwrap();
+                }
+                assert_eq!(done.load(Ordering::SeqCst), 20);
+                assert_eq!(
+                    *lock.lock().unwrap(),
+                    5 * ((1u64 << 14) * ((1 << 14) - 1) / 2) + 20
+                );
+                stop.store(true, Ordering::Relaxed);
+                for holder in holders {
+                    ex.block_on(holder).unwrap();
+                }
+            },
+        );
     }
 }

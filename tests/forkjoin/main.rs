@@ -7,6 +7,7 @@ mod common;
 
 mod between_executors;
 mod cancel;
+mod held_polls;
 mod idle;
 mod join_basics;
 mod lineage;
@@ -19,7 +20,6 @@ mod rayon_join;
 mod rayon_scope;
 mod rayon_spawn;
 mod rayon_thread_pool;
-mod held_polls;
 mod served_while_joining;
 mod shutdown;
 mod tokio_block_in_place;

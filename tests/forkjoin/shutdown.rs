@@ -114,3 +114,48 @@ fn shutting_down_stops_an_install_from_another_thread() {
         );
     });
 }
+
+/// `in_place_scope` called off the workers of an executor that shut down before the call, or
+/// while its closures run: the caller runs what is left and returns, every closure run once.
+#[test]
+fn in_place_scope_off_the_workers_returns_when_the_executor_shut_down() {
+    watchdog(60, "in_place_scope after shutdown", || {
+        let ex = executor(2);
+        let handle = ex.handle();
+        drop(ex);
+        let _entered = handle.enter();
+        let ran = AtomicUsize::new(0);
+        filch::par::in_place_scope(|s| {
+            for _ in 0..10 {
+                s.spawn(|_| {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                });
+            }
+        });
+        assert_eq!(ran.load(Ordering::SeqCst), 10);
+    });
+    watchdog(60, "in_place_scope during shutdown", || {
+        let ex = executor(2);
+        let handle = ex.handle();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let dropper = {
+            let ran = Arc::clone(&ran);
+            thread::spawn(move || {
+                wait_until(10, "the first closures", || ran.load(Ordering::SeqCst) > 2);
+                drop(ex);
+            })
+        };
+        let _entered = handle.enter();
+        filch::par::in_place_scope(|s| {
+            for _ in 0..200 {
+                let ran = Arc::clone(&ran);
+                s.spawn(move |_| {
+                    thread::sleep(std::time::Duration::from_micros(200));
+                    ran.fetch_add(1, Ordering::SeqCst);
+                });
+            }
+        });
+        dropper.join().unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 200);
+    });
+}

@@ -7,8 +7,8 @@
 //! cost jumps (a million 1 ns items, then 1 ms ones) a chunk can run for seconds. The loops
 //! promise more: no item starts once the loop is stopped (its future dropped, a panic, the
 //! executor shut down), and the worker's tasks, IO and timers are served within a few
-//! milliseconds (its stand-in, `runtime/scheduler/forkjoin/standin.rs`, takes its place once it has been
-//! occupied for a tick, seen at a heartbeat check). So a watched iterator's pieces fold their
+//! milliseconds (its stand-in, `runtime/scheduler/standin/`, takes its place once the
+//! loop's poll has held it for a tick, seen by the epoch ticker). So a watched iterator's pieces fold their
 //! chunks in blocks of [`BLOCK`] items, and between two blocks make one relaxed load of the
 //! epoch (`runtime/time/epoch.rs`): when it moved (every tick, and at once when
 //! a call is cancelled, an executor shuts down or a watched fold unwinds) they *look up*:

@@ -66,6 +66,9 @@ pub(crate) struct Config {
     pub(crate) max_blocking_threads: usize,
     pub(crate) thread_keep_alive: Duration,
     pub(crate) slow_polls: poll_watch::Settings,
+    /// How long a poll holds its worker before the worker's stand-in takes its place
+    /// (`runtime/scheduler/standin/hold.rs`).
+    pub(crate) hand_over_after: Duration,
 }
 
 impl Config {
@@ -79,6 +82,7 @@ impl Config {
             max_blocking_threads: crate::runtime::scheduler::blocking::MAX_BLOCKING_THREADS,
             thread_keep_alive: crate::runtime::scheduler::blocking::IDLE_TIMEOUT,
             slow_polls: poll_watch::Settings::default(),
+            hand_over_after: crate::runtime::scheduler::standin::hold::HOLD_BEFORE_HAND_OVER,
         }
     }
 
@@ -174,7 +178,8 @@ impl Runtime {
                 driver,
                 BlockingPool::new(config.max_blocking_threads, config.thread_keep_alive),
             )
-            .with_poll_watch(watch.clone()),
+            .with_poll_watch(watch.clone())
+            .with_hand_over_after(config.hand_over_after),
         );
         if let Some(watch) = &watch {
             let weak = Arc::downgrade(&state);

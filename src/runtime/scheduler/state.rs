@@ -88,6 +88,9 @@ pub(crate) struct State {
     pub(crate) forkjoin: ForkJoin,
     /// The workers' stand-ins (`standin/`).
     pub(crate) standins: StandIns,
+    /// How long a poll holds its worker, in nanoseconds, before the ticker hands it over to
+    /// the worker's stand-in (`Builder::hand_over_after`, `standin/hold.rs`).
+    pub(crate) hand_over_after_ns: u64,
 }
 
 impl State {
@@ -127,6 +130,7 @@ impl State {
             poll_watch: None,
             forkjoin: ForkJoin::new(),
             standins: StandIns::new(n),
+            hand_over_after_ns: 0,
         }
     }
 
@@ -134,6 +138,14 @@ impl State {
     pub(crate) fn with_poll_watch(self, watch: Option<Arc<PollWatch>>) -> State {
         State {
             poll_watch: watch,
+            ..self
+        }
+    }
+
+    /// The state with the hand-over delay `after` (before it is shared).
+    pub(crate) fn with_hand_over_after(self, after: Duration) -> State {
+        State {
+            hand_over_after_ns: u64::try_from(after.as_nanos()).unwrap_or(u64::MAX),
             ..self
         }
     }

@@ -21,6 +21,10 @@
 //! chunks, so its folder (`Leaf`) reaches a piece boundary every [`LEAF_TICK`] items and
 //! stops there if the call is stopping.
 //!
+//! A call made outside the workers (from `main`, a std thread, a stand-in) runs on them as a
+//! whole ([`on_the_workers`]): its pieces spread from a worker, whatever its length, while
+//! the caller sleeps.
+//!
 //! **Invariant:** once a closure of the call has panicked, no piece of the call starts a
 //! chunk or a split: a guard around each piece sets the call's `stopping` flag while the
 //! panic unwinds through it, and every piece checks the flag before each chunk. The pieces
@@ -34,7 +38,7 @@ use super::splitter::{eager_depth, Plan};
 use super::{Consumer, Folder, Producer, ProducerCallback, Reducer};
 use super::{UnindexedConsumer, UnindexedProducer};
 use crate::par::iter::IndexedParallelIterator;
-use crate::par::{at_piece_boundary, join_context, offer_to_sleepers, wants_split};
+use crate::par::{at_piece_boundary, join_context, offer_to_sleepers, on_the_workers, wants_split};
 
 /// Drives an indexed parallel iterator into `consumer`: [`bridge_producer_consumer`] with
 /// the iterator's producer and length.
@@ -70,9 +74,11 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let call = BridgeCall::new();
-    let plan = Plan::new(len, producer.min_len(), producer.max_len());
-    indexed_piece(&call, plan, len, producer, consumer)
+    on_the_workers(move || {
+        let call = BridgeCall::new();
+        let plan = Plan::new(len, producer.min_len(), producer.max_len());
+        indexed_piece(&call, plan, len, producer, consumer)
+    })
 }
 
 /// Drives an unindexed producer into `consumer`, in pieces that other workers may take.
@@ -83,8 +89,10 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let call = BridgeCall::new();
-    unindexed_piece(&call, eager_depth(), producer, consumer)
+    on_the_workers(move || {
+        let call = BridgeCall::new();
+        unindexed_piece(&call, eager_depth(), producer, consumer)
+    })
 }
 
 /// What the pieces of one bridged call share.

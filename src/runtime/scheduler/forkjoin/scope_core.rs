@@ -7,7 +7,9 @@
 //! thread's lineage does not reach the scope (a thread that got the scope through a std
 //! thread, say): either way it descends from the scope. The owner, once its body
 //! returned, runs the scope's closures itself, newest first (rayon's order on one thread),
-//! while other workers take the oldest; on a thread that is no worker it just sleeps.
+//! while other workers take the oldest; on a thread that is no worker it sleeps, and once
+//! the executor has shut down it runs the closures left on the board itself, so it returns
+//! whenever the shutdown came.
 //!
 //! The first panic, of the body or of a closure, is resumed once every closure finished.
 
@@ -66,6 +68,18 @@ impl ScopeCore {
             Some(t) => wait::until_finished(t, &self.node, true),
             None => {
                 while !self.node.is_finished() {
+                    if self.state.is_shut_down() {
+                        // No worker takes the closures left on the board any more: this
+                        // thread runs them (the sleep below lasts a tick at most).
+                        if let Some(piece) =
+                            self.state.forkjoin.board.take_descendant(&self.node, true)
+                        {
+                            // SAFETY: `take_descendant` won the piece's claim for this thread,
+                            // which runs it once.
+                            unsafe { piece.run(false) };
+                            continue;
+                        }
+                    }
                     self.node.sleep(|| false);
                 }
             }

@@ -24,13 +24,15 @@ pub(crate) fn scan(state: &Arc<State>) {
     }
     for (index, worker) in state.workers.iter().enumerate() {
         let start = || super::serve::start(state, index);
-        if let Some(word) = worker.hold.held_since_last_look() {
+        if let Some(word) = worker.hold.held_since_last_look(state.hand_over_after_ns) {
             state
                 .standins
                 .hand_over(index, || worker.hold.claim_if_held(word), &start);
         }
         if state.standins.is_active(index) {
-            state.standins.hand_off_if_held(index, &start);
+            state
+                .standins
+                .hand_off_if_held(index, state.hand_over_after_ns, &start);
         }
     }
 }

@@ -4,11 +4,21 @@
 //! A worker brackets each task poll and each fork-join piece it runs from the board with
 //! [`Hold::begin`] and [`Hold::end`]: the word's sequence number counts them, and its
 //! `IN_POLL` bit is set between the two. Every tick (1 ms, while some worker is busy) the
-//! ticker's thread reads each worker's word (`hand_over.rs`, `scan`); a word it saw unchanged, in a poll,
-//! at its last tick too belongs to a poll that has held its worker for at least a tick:
-//! the ticker *claims* it (sets `HELD` with a compare-and-swap, which fails if the poll
-//! ended meanwhile) and activates the worker's stand-in, both under the stand-in slot's
-//! lock. `task::block_in_place` claims its own poll at once (`hand_over_now`).
+//! ticker's thread reads each worker's word (`hand_over.rs`, `scan`). From the second tick
+//! that sees the same poll in flight, it adds up the time the poll has *held* its worker
+//! since the tick before: the CPU time its thread got, and the time between two samples
+//! once [`BLOCKED_SAMPLES`] samples in a row found it blocked (in a system call, a lock, a
+//! sleep: fewer may have caught a lock whose holder waits for a CPU on a busy machine), as
+//! the kernel reports them
+//! (`runtime/observe/thread_state.rs`, as the slow-poll watch does); where the thread cannot
+//! be sampled, every tick counts. Time the thread spends waiting for a CPU (preempted on a
+//! busy machine) does not count: a stand-in would only add a thread that waits for a CPU
+//! too. Once a poll has held its worker for [`HOLD_BEFORE_HAND_OVER`] (or the executor's
+//! `Builder::hand_over_after`), the ticker *claims*
+//! it (sets `HELD` with a compare-and-swap, which fails if the poll ended meanwhile) and
+//! activates the worker's stand-in, both under the stand-in slot's lock. So a poll that runs
+//! or blocks is handed over 1-2 ms after it began. `task::block_in_place` claims its own
+//! poll at once (`hand_over_now`).
 //!
 //! The poll's end clears both bits with one read-modify-write, which returns them: if
 //! `HELD` was set, the worker releases its stand-in before it does anything else (its
@@ -24,7 +34,15 @@
 //! claim sees the poll still running and the end sees `HELD`, or the claim fails. The
 //! activation it guards is ordered by the slot's lock, not by the word.
 
-use crate::util::sync::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::runtime::observe::thread_state;
+use crate::util::sync::{AtomicU32, AtomicU64, Ordering};
+
+/// How long a poll holds its worker (running or blocked, not waiting for a CPU) before the
+/// ticker hands it over, unless `Builder::hand_over_after` says otherwise: a tick.
+pub(crate) const HOLD_BEFORE_HAND_OVER: Duration = crate::runtime::time::epoch::TICK;
 
 /// A poll (or piece) runs.
 const IN_POLL: u64 = 1;
@@ -37,8 +55,29 @@ const SEQ_ONE: u64 = 4;
 pub(crate) struct Hold {
     /// `sequence * SEQ_ONE | HELD | IN_POLL`. Written by the worker; the ticker sets `HELD`.
     word: AtomicU64,
-    /// The word at the ticker's last scan (the ticker's own).
+    /// The word at the ticker's last scan. This and the fields below are the ticker's own
+    /// (relaxed atomics only because the struct is shared).
     seen: AtomicU64,
+    /// How long the poll in `seen` has held its thread, in nanoseconds, as far as sampled.
+    held_ns: AtomicU64,
+    /// When the ticker last sampled the poll's thread (nanoseconds since [`base`]).
+    sampled_at: AtomicU64,
+    /// The thread's CPU time at that sample, in nanoseconds.
+    cpu_ns: AtomicU64,
+    /// How many samples in a row found the thread blocked.
+    blocked: AtomicU32,
+    /// The kernel's id of the thread that writes the word (0: not known).
+    tid: AtomicU32,
+}
+
+/// How many samples in a row must find a poll's thread blocked before the time between
+/// them counts as held (module docs): two ticks of being blocked, about 2 ms.
+const BLOCKED_SAMPLES: u32 = 3;
+
+/// The ticker's time base for `sampled_at`.
+fn base() -> Instant {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    *BASE.get_or_init(Instant::now)
 }
 
 impl Hold {
@@ -46,7 +85,21 @@ impl Hold {
         Hold {
             word: AtomicU64::new(0),
             seen: AtomicU64::new(0),
+            held_ns: AtomicU64::new(0),
+            sampled_at: AtomicU64::new(0),
+            cpu_ns: AtomicU64::new(0),
+            blocked: AtomicU32::new(0),
+            tid: AtomicU32::new(0),
         }
+    }
+
+    /// Records the calling thread as the one whose polls this word brackets (the worker at
+    /// its start, a stand-in's server when it starts serving).
+    pub(crate) fn set_thread(&self) {
+        // Relaxed: the ticker reads it for a sample only; a sample of an unknown thread
+        // (0) counts the wall clock.
+        self.tid
+            .store(thread_state::current_tid(), Ordering::Relaxed);
     }
 
     /// The worker starts a poll or a piece. Only the worker writes the word while `IN_POLL`
@@ -56,8 +109,10 @@ impl Hold {
         // Relaxed: the ticker only compares the value, and its claim is a compare-and-swap
         // against what it read (module docs).
         let word = self.word.load(Ordering::Relaxed);
-        self.word
-            .store((word & !(IN_POLL | HELD)) + SEQ_ONE + IN_POLL, Ordering::Relaxed);
+        self.word.store(
+            (word & !(IN_POLL | HELD)) + SEQ_ONE + IN_POLL,
+            Ordering::Relaxed,
+        );
     }
 
     /// The worker's poll or piece ended: whether it was held (the worker then releases its
@@ -87,14 +142,43 @@ impl Hold {
             .is_ok()
     }
 
-    /// The ticker's first look: the word if a poll runs, not held, that the ticker also saw
-    /// at its last look (then it should claim it); records what it saw for the next look.
-    pub(super) fn held_since_last_look(&self) -> Option<u64> {
-        // Relaxed: a first look; the claim's compare-and-swap decides.
+    /// The ticker's look (module docs): the word, if a poll runs, not held, that has held
+    /// its thread for `due` nanoseconds by the ticker's samples (then the ticker claims
+    /// it); records what it saw for the next look.
+    pub(super) fn held_since_last_look(&self, due: u64) -> Option<u64> {
+        // Relaxed, here and below: a first look, and the ticker's own fields; the claim's
+        // compare-and-swap decides.
         let word = self.word.load(Ordering::Relaxed);
-        // Relaxed: only the ticker's thread reads and writes `seen`.
         let before = self.seen.swap(word, Ordering::Relaxed);
-        (word & (IN_POLL | HELD) == IN_POLL && before == word).then_some(word)
+        if word & (IN_POLL | HELD) != IN_POLL {
+            return None;
+        }
+        let now = u64::try_from(base().elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let sample = thread_state::sample(self.tid.load(Ordering::Relaxed));
+        let cpu = sample.map_or(0, |sample| sample.cpu_ns);
+        let last_at = self.sampled_at.swap(now, Ordering::Relaxed);
+        let last_cpu = self.cpu_ns.swap(cpu, Ordering::Relaxed);
+        let blocked = if sample.is_some_and(|sample| sample.blocked) {
+            self.blocked.load(Ordering::Relaxed).saturating_add(1)
+        } else {
+            0
+        };
+        self.blocked.store(blocked, Ordering::Relaxed);
+        if before != word {
+            // The first sighting of this poll: its count starts here.
+            self.held_ns.store(0, Ordering::Relaxed);
+            return None;
+        }
+        let held = match sample {
+            // Blocked at this sample and the ones before: the time since the last.
+            Some(_) if blocked >= BLOCKED_SAMPLES => now.saturating_sub(last_at),
+            Some(_) => cpu.saturating_sub(last_cpu),
+            // Not known: the whole time since the last look.
+            None => now.saturating_sub(last_at),
+        };
+        let held = self.held_ns.load(Ordering::Relaxed).saturating_add(held);
+        self.held_ns.store(held, Ordering::Relaxed);
+        (held >= due).then_some(word)
     }
 
     /// Claims the poll in flight unconditionally (`block_in_place`, on the worker's own

@@ -37,11 +37,7 @@ pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
         // SAFETY: `serve` set the pointer to its `&Arc<State>` argument, and clears it before
         // it returns; this runs inside a poll that `serve` makes, on its thread.
         let state = unsafe { &*state };
-        if !state.is_shut_down()
-            && state
-                .standins
-                .hand_off(index, &|| start(state, index))
-        {
+        if !state.is_shut_down() && state.standins.hand_off(index, &|| start(state, index)) {
             SERVING.with(|serving| serving.set(None));
         }
     }
@@ -100,6 +96,7 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         // Handed off before it began.
         return false;
     };
+    hold.set_thread();
     let mut booked = None;
     loop {
         if !standins.is_active(index) || state.is_shut_down() {

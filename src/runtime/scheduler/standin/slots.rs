@@ -195,7 +195,7 @@ impl StandIns {
     /// and hands the slot to a new server started by `start`; the old one leaves once that
     /// poll returns ([`StandIns::is_server`]). If the new thread cannot start, the old server
     /// goes on serving.
-    pub(crate) fn hand_off_if_held(&self, index: usize, start: StandinStart<'_>) {
+    pub(crate) fn hand_off_if_held(&self, index: usize, due: u64, start: StandinStart<'_>) {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
         if st.exit || st.phase != Phase::Active {
@@ -204,7 +204,7 @@ impl StandIns {
         let Some(hold) = st.server_hold.clone() else {
             return;
         };
-        if let Some(word) = hold.held_since_last_look() {
+        if let Some(word) = hold.held_since_last_look(due) {
             if hold.claim_if_held(word) {
                 st.threads.retain(|thread| !thread.is_finished());
                 start_server(&mut st, start);

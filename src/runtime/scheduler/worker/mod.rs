@@ -200,6 +200,7 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     if let Some(watch) = &state.poll_watch {
         watch.worker_started(index);
     }
+    state.workers[index].hold.set_thread();
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {

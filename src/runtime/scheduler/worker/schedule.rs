@@ -81,13 +81,6 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
         // every worker (and the worker's stand-in) looks.
         return schedule_remote(state, runnable);
     }
-    if state.workers[worker.index].hold.is_held() {
-        // The poll in flight holds the worker and its stand-in serves in its place
-        // (`runtime/scheduler/standin/`): the task goes where they look, and so do the tasks
-        // of the worker's private queues.
-        worker.share_private_queues();
-        return schedule_remote(state, runnable);
-    }
     let here = worker.index;
     let last = runnable.metadata().last_worker();
     if worker.wakes_go_to_inbox() {
@@ -107,6 +100,14 @@ fn schedule_on_worker(worker: &WorkerLocal, runnable: Runnable, info: ScheduleIn
             return worker.push_deferred(runnable);
         }
         return push_to_worker(state, here, runnable);
+    }
+    if state.workers[worker.index].hold.is_held() {
+        // The poll in flight holds the worker and its stand-in serves in its place
+        // (`runtime/scheduler/standin/`): the task goes where they look, and so do the tasks
+        // of the worker's private queues. (The polled task itself, scheduled as its poll
+        // ends, is placed as always, above.)
+        worker.share_private_queues();
+        return schedule_remote(state, runnable);
     }
     if last.is_none() && worker.spawn_is_generated() {
         // A generator's request: to the back of this worker's inbox, behind the requests it
