@@ -44,14 +44,16 @@ pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The worker whose slot the current thread serves as a stand-in of `state`, if it does (a
-/// task it polls meets fork-join work: `forkjoin/inject.rs`).
+/// The worker whose slot the current thread serves as a stand-in of `state`, while that
+/// slot is active (a task it polls meets fork-join work: `forkjoin/inject.rs`). A stand-in
+/// whose slot was released meanwhile (it finishes the poll it began) counts as no stand-in:
+/// the worker is free to run the work.
 pub(crate) fn serving(state: &State) -> Option<usize> {
     let (serving, index) = SERVING.with(Cell::get)?;
     // SAFETY: as in `hand_off_while`: `serve` set the pointer to its `&Arc<State>` argument
     // and clears it before it returns; this runs inside a poll that `serve` makes.
     let serving = unsafe { &*serving };
-    std::ptr::eq(Arc::as_ptr(serving), state).then_some(index)
+    (std::ptr::eq(Arc::as_ptr(serving), state) && state.standins.is_active(index)).then_some(index)
 }
 
 /// Marks the current thread as serving worker `index`'s slot of `state` until dropped.
