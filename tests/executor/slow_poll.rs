@@ -444,3 +444,48 @@ fn the_dump_lists_a_plain_task_stuck_in_its_first_poll() {
         ex.block_on(task).unwrap();
     });
 }
+
+/// This thread's CPU time.
+#[cfg(target_os = "linux")]
+fn own_cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid, writable timespec.
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut now) },
+        0
+    );
+    Duration::new(
+        u64::try_from(now.tv_sec).unwrap(),
+        u32::try_from(now.tv_nsec).unwrap(),
+    )
+}
+
+/// A poll that spins is reported while it runs once it has spent about the threshold on the
+/// CPU, not several times that: measured in the poll's own CPU time, which a busy machine
+/// does not stretch (a preempted thread gains none).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_spinning_poll_is_reported_once_it_spent_the_threshold_on_the_cpu() {
+    watchdog(300, "a spinning poll's report", || {
+        let (ex, reports) = watched(1);
+        let spent = ex
+            .block_on(ex.spawn({
+                let reports = Arc::clone(&reports);
+                async move {
+                    let start = own_cpu_time();
+                    let lock = Mutex::new(());
+                    block(Block::Spin, &lock, &reports);
+                    own_cpu_time() - start
+                }
+            }))
+            .unwrap();
+        assert!(
+            spent < 2 * THRESHOLD,
+            "the spinning poll was reported after {spent:?} of its own CPU time (threshold \
+             {THRESHOLD:?})"
+        );
+    });
+}

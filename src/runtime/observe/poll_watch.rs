@@ -370,15 +370,21 @@ impl PollWatch {
             let dt = at.saturating_sub(slot.sampled_at.load(Ordering::Relaxed));
             let held = match sample {
                 // Blocked inside the poll: the whole tick. Else the CPU time it got: none
-                // while it waited for a CPU.
+                // while it waited for a CPU. Not capped at this tick's length: a reading of
+                // the CPU time may lag (`thread_state.rs`) and catch up at a later sample.
                 Some(Sample { blocked: true, .. }) => dt,
-                Some(Sample { cpu_ns, .. }) => cpu_ns
-                    .saturating_sub(slot.cpu.load(Ordering::Relaxed))
-                    .min(dt),
+                Some(Sample { cpu_ns, .. }) => {
+                    cpu_ns.saturating_sub(slot.cpu.load(Ordering::Relaxed))
+                }
                 // No sample: the wall clock.
                 None => dt,
             };
-            slot.stuck.load(Ordering::Relaxed).saturating_add(held)
+            // The poll cannot have held its worker longer than it has run.
+            let ran = nanos_of(now.saturating_duration_since(started));
+            slot.stuck
+                .load(Ordering::Relaxed)
+                .saturating_add(held)
+                .min(ran)
         } else {
             let before = now.saturating_duration_since(started).min(SIGHTING_CREDIT);
             nanos_of(before)

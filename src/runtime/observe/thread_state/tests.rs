@@ -57,3 +57,35 @@ fn a_thread_that_waits_is_blocked_and_one_that_spins_gains_cpu_time() {
     }
     assert_eq!(sample(0), None);
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_cpu_clock_of_a_thread_id_reads_that_threads_cpu_time_now() {
+    let read_own = || {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid, writable timespec.
+        assert_eq!(
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut now) },
+            0
+        );
+        u64::try_from(now.tv_sec).unwrap() * 1_000_000_000 + u64::try_from(now.tv_nsec).unwrap()
+    };
+    let me = current_tid();
+    let mut x = 0u64;
+    for _ in 0..100 {
+        let before = thread_cpu_clock(me).expect("this thread's clock");
+        let own = read_own();
+        for i in 0..1_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+        }
+        let after = thread_cpu_clock(me).expect("this thread's clock");
+        // The same clock as the thread's own, read in between: exact, not a tick behind.
+        assert!(
+            before <= own && own <= after,
+            "{before} <= {own} <= {after}"
+        );
+    }
+}
