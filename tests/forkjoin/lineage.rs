@@ -23,6 +23,7 @@ fn a_waiting_thread_never_runs_the_half_of_a_join_it_is_inside() {
             let ex = executor(1);
             for _ in 0..20 {
                 let lock = Mutex::new(0);
+                let holder = Mutex::new(None);
                 ex.install(|| {
                     // Takes this tick's first-call heartbeat, so that the next join's frame is
                     // (almost always) left unpublished by its own check.
@@ -30,6 +31,7 @@ fn a_waiting_thread_never_runs_the_half_of_a_join_it_is_inside() {
                     join(
                         || {
                             let mut held = lock.lock().unwrap();
+                            *holder.lock().unwrap() = Some(std::thread::current().id());
                             scope(|s| {
                                 // Still waiting when the frame is published: the scope's
                                 // owner looks for more of its work then.
@@ -48,9 +50,21 @@ fn a_waiting_thread_never_runs_the_half_of_a_join_it_is_inside() {
                             *held += 1;
                         },
                         || {
-                            let mut held = lock
-                                .try_lock()
-                                .expect("the second half ran while the first held the lock");
+                            // Another thread may take this half while the first runs (a
+                            // stand-in that ran the whole call leaves the worker free to):
+                            // it then waits for the lock. The thread that holds it must not.
+                            let mut held = match lock.try_lock() {
+                                Ok(held) => held,
+                                Err(_) => {
+                                    assert_ne!(
+                                        *holder.lock().unwrap(),
+                                        Some(std::thread::current().id()),
+                                        "the second half ran on the thread whose first half \
+                                         held the lock"
+                                    );
+                                    lock.lock().unwrap()
+                                }
+                            };
                             *held += 1;
                         },
                     );
