@@ -68,6 +68,10 @@ mod axum_app;
 #[path = "common/h2load.rs"]
 mod h2load;
 
+#[path = "common/wrk.rs"]
+mod wrk;
+use wrk::{fmt_us, parse_wrk, wrk_available, WrkResult};
+
 #[cfg(feature = "axum")]
 #[path = "common/pg_app.rs"]
 mod pg_app;
@@ -703,92 +707,9 @@ fn serve_only() -> Option<String> {
     std::env::args().skip_while(|a| a != "--serve").nth(1)
 }
 
-/// What one wrk run measured.
-#[derive(Clone, Debug, Default)]
-struct WrkResult {
-    requests_per_sec: f64,
-    /// Latency percentiles 50, 75, 90, 99, in microseconds.
-    p50: f64,
-    p75: f64,
-    p90: f64,
-    p99: f64,
-    max: f64,
-    /// Socket errors and non-2xx responses, as wrk reports them.
-    errors: String,
-}
-
-/// Parses a wrk duration ("812.00us", "1.23ms", "2.01s", "1.00m") into microseconds.
-fn parse_duration_us(text: &str) -> Option<f64> {
-    let split = text.find(|c: char| c.is_ascii_alphabetic())?;
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().ok()?;
-    let scale = match unit {
-        "us" => 1.0,
-        "ms" => 1e3,
-        "s" => 1e6,
-        "m" => 60e6,
-        "h" => 3600e6,
-        _ => return None,
-    };
-    Some(value * scale)
-}
-
-fn parse_wrk(output: &str) -> Option<WrkResult> {
-    let mut result = WrkResult::default();
-    let mut errors = Vec::new();
-    for line in output.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            ["Requests/sec:", rps] => result.requests_per_sec = rps.parse().ok()?,
-            ["Latency", _avg, _stdev, max, ..] => result.max = parse_duration_us(max)?,
-            ["50%", v] => result.p50 = parse_duration_us(v)?,
-            ["75%", v] => result.p75 = parse_duration_us(v)?,
-            ["90%", v] => result.p90 = parse_duration_us(v)?,
-            ["99%", v] => result.p99 = parse_duration_us(v)?,
-            ["Socket", "errors:", ..] | ["Non-2xx", ..] => errors.push(line.trim().to_string()),
-            _ => {}
-        }
-    }
-    result.errors = errors.join("; ");
-    (result.requests_per_sec > 0.0).then_some(result)
-}
-
 fn run_wrk(cfg: &Config, addr: SocketAddr, seconds: u64) -> Result<WrkResult, String> {
     let url = format!("http://{addr}{}", cfg.path);
-    let output = Command::new("wrk")
-        .arg(format!("-t{}", cfg.wrk_threads))
-        .arg(format!("-c{}", cfg.connections))
-        .arg(format!("-d{seconds}s"))
-        .arg("--latency")
-        .arg(&url)
-        .output()
-        .map_err(|e| format!("cannot run wrk: {e}"))?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        return Err(format!(
-            "wrk failed ({}): {text}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    parse_wrk(&text).ok_or_else(|| format!("cannot parse wrk's output:\n{text}"))
-}
-
-fn wrk_available() -> bool {
-    Command::new("wrk")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| !o.stdout.is_empty() || !o.stderr.is_empty())
-}
-
-fn fmt_us(us: f64) -> String {
-    if us >= 1e6 {
-        format!("{:.2} s", us / 1e6)
-    } else if us >= 1e3 {
-        format!("{:.2} ms", us / 1e3)
-    } else {
-        format!("{us:.0} µs")
-    }
+    wrk::run(&url, cfg.wrk_threads, cfg.connections, seconds)
 }
 
 fn median_by_rps(mut runs: Vec<WrkResult>) -> WrkResult {

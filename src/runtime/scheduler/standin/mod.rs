@@ -40,6 +40,8 @@
 
 pub(crate) mod hand_over;
 pub(crate) mod hold;
+#[cfg(all(test, loom))]
+mod loom_model;
 pub(crate) mod serve;
 pub(crate) mod slots;
 
