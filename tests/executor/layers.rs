@@ -2,7 +2,8 @@
 //! imports from a layer above its own; nor do the files import each other in a cycle.
 //!
 //! The check reads every `.rs` file under `src/`, takes the `crate::…` (and `$crate::…`)
-//! paths of its code (comments left out), resolves each to the file of the module it names
+//! and `super::…` paths of its code (comments left out; `super` resolved from the file's
+//! module), resolves each to the file of the module it names
 //! (a root re-export, such as `crate::spawn`, to the file that defines it), and compares
 //! layers. `lib.rs` (it re-exports from every layer), `runtime/mod.rs` (it only declares
 //! the runtime's folders) and the white-box tests (the files named tests.rs, which build
@@ -125,6 +126,33 @@ fn crate_paths(code: &str) -> Vec<Vec<String>> {
     paths
 }
 
+/// The `super::…` paths in `code`, a file of module `module`, as paths from the crate root
+/// (`super` is the module's parent, for a folder's `mod.rs` as for a file).
+fn super_paths(code: &str, module: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("super::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            rest = &rest["super::".len()..];
+            continue;
+        }
+        let mut base: Vec<String> = module.split("::").map(str::to_string).collect();
+        while let Some(next) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = next;
+        }
+        let tail = crate_paths(&format!("crate::{rest}"));
+        if let Some(first) = tail.into_iter().next() {
+            let mut path = base;
+            path.extend(first);
+            paths.push(path);
+        }
+    }
+    paths
+}
+
 #[test]
 fn no_file_imports_from_a_layer_above_its_own_and_no_imports_form_a_cycle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -172,7 +200,9 @@ fn no_file_imports_from_a_layer_above_its_own_and_no_imports_form_a_cycle() {
             continue;
         };
         let code = code_of(&std::fs::read_to_string(file).unwrap());
-        for mut path in crate_paths(&code) {
+        let mut paths = crate_paths(&code);
+        paths.extend(super_paths(&code, module));
+        for mut path in paths {
             if path.len() == 1 {
                 match reexports.get(&path[0]) {
                     Some(base) => path = base.split("::").map(str::to_string).collect(),

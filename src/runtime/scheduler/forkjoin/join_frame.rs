@@ -109,7 +109,7 @@ unsafe fn settle<B, RB>(t: &FjThread, frame: &JoinFrame<B, RB>) -> bool {
     // SAFETY: `publish_oldest` stored the pointer with `Arc::into_raw`, one count for the
     // frame, which this takes back once (the frame is settled once).
     let node = unsafe { Arc::from_raw(published) };
-    t.settle(&node)
+    super::wait::reclaim_or_wait(t, &node)
 }
 
 /// Settles the half if `a` unwinds (step 5 of the module docs); forgotten when `a` returns.

@@ -51,7 +51,6 @@ use std::time::{Duration, Instant};
 
 pub(crate) use super::node::Cancelled;
 use super::node::{Node, Root};
-use super::wait;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::time::epoch;
 
@@ -399,18 +398,6 @@ impl FjThread {
         frame.published.set(Arc::into_raw(Arc::clone(&node)));
         super::publish::offer(&self.state, node);
         self.last_share.set(Instant::now());
-        true
-    }
-
-    /// Takes back the published half `node` of this thread's frame, or waits until the
-    /// thread that claimed it finished it (running pieces that descend from it meanwhile).
-    /// Returns whether another thread ran it.
-    pub(crate) fn settle(&self, node: &Arc<Node>) -> bool {
-        if node.try_reclaim() {
-            self.state.forkjoin.board.remove_reclaimed(node);
-            return false;
-        }
-        wait::until_finished(self, node, false);
         true
     }
 }

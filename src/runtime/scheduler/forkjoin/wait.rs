@@ -48,6 +48,18 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
     }
 }
 
+/// Takes back the published half `node` of `t`'s frame, or waits until the thread that
+/// claimed it finished it (running pieces that descend from it meanwhile). Returns whether
+/// another thread ran it.
+pub(crate) fn reclaim_or_wait(t: &FjThread, node: &Arc<Node>) -> bool {
+    if node.try_reclaim() {
+        t.state.forkjoin.board.remove_reclaimed(node);
+        return false;
+    }
+    until_finished(t, node, false);
+    true
+}
+
 /// Runs `piece`, which this thread claimed, with it as the thread's lineage.
 pub(crate) fn run_claimed(t: &FjThread, piece: Arc<Node>) {
     t.with_lineage(Arc::clone(&piece), || {
