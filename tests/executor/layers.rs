@@ -127,7 +127,7 @@ fn crate_paths(code: &str) -> Vec<Vec<String>> {
 }
 
 /// The `super::…` paths in `code`, a file of module `module`, as paths from the crate root
-/// (`super` is the module's parent, for a folder's `mod.rs` as for a file).
+/// (`super` is the module's parent, for a folder's module file as for any other).
 fn super_paths(code: &str, module: &str) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
     let mut rest = code;

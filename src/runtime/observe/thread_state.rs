@@ -89,6 +89,18 @@ fn thread_cpu_clock(tid: u32) -> Option<u64> {
     Some(secs.saturating_mul(1_000_000_000).saturating_add(nanos))
 }
 
+/// Thread `tid`'s CPU time in nanoseconds, without its state: its CPU-time clock (one
+/// system call, no file read), else a full [`sample`]'s. `None` if it cannot be read.
+pub(crate) fn cpu_time(tid: u32) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    if tid != 0 {
+        if let Some(ns) = thread_cpu_clock(tid) {
+            return Some(ns);
+        }
+    }
+    sample(tid).map(|sample| sample.cpu_ns)
+}
+
 /// The state letter and the CPU time in clock ticks (user + system) of a `stat` line: the
 /// fields after the command name, which may hold spaces and parentheses, so it is cut at
 /// the last `)`.

@@ -8,7 +8,10 @@
 //! - a thread waiting for a node takes a piece that *descends* from it (`take_descendant`):
 //!   the oldest for a join's owner (it acts as a thief of its own thief's work), the newest
 //!   for a scope's owner (its own closures, last spawned first: rayon's order on one thread);
-//! - an owner that takes its piece back removes it (`remove`).
+//! - an owner that takes its piece back removes it (`remove`);
+//! - a stand-in whose workers are all in polls takes the oldest whole call
+//!   (`take_oldest_call`: `par::run`, a call from outside the workers), so such a call never
+//!   waits for a worker that a blocking poll holds.
 //!
 //! **Invariants:** `available` is the number of pieces on the board whose claim word is still
 //! `AVAILABLE`, changed only under the lock: incremented by `publish`, decremented by whoever
@@ -62,6 +65,37 @@ impl Board {
             }
         }
         None
+    }
+
+    /// Claims the oldest whole call on offer (`Node::call`), for a stand-in whose workers are
+    /// all in polls (`runtime/scheduler/standin/serve.rs`).
+    pub(crate) fn take_oldest_call(&self) -> Option<Arc<Node>> {
+        if self.available() == 0 {
+            return None;
+        }
+        let mut pieces = self.pieces.lock();
+        loop {
+            let found = pieces
+                .iter()
+                .position(|p| p.is_call() && p.is_available())?;
+            let piece = pieces.remove(found)?;
+            if piece.try_claim() {
+                // Relaxed: under the lock.
+                self.available.fetch_sub(1, Ordering::Relaxed);
+                return Some(piece);
+            }
+        }
+    }
+
+    /// Whether a whole call is on offer (a stand-in's re-check before it parks: it takes the
+    /// lock, which orders it against a publication).
+    pub(crate) fn has_call(&self) -> bool {
+        self.available() != 0
+            && self
+                .pieces
+                .lock()
+                .iter()
+                .any(|p| p.is_call() && p.is_available())
     }
 
     /// Claims a piece on offer that descends from `ancestor`: the newest if `newest`, else

@@ -7,12 +7,11 @@
 //! the worker that polls it runs the whole call inside that poll, as fork-join work
 //! (`occupy.rs`).
 //!
-//! A stand-in (`runtime/scheduler/standin/`) that meets fork-join work, a call made by a task
-//! it polls or the task of a whole call, hands its slot to a new server and runs the work
-//! itself, as fork-join work on its own thread ([`on_standin`]), as a worker would: the slot
-//! stays served, and the call needs no worker (all of them may be held by blocking polls).
-//! A thread that polls such a task and is neither (none in filch) hands the call to the
-//! board, as a whole call that idle workers take (`Node::call`).
+//! A stand-in (`runtime/scheduler/standin/`) that polls such a task puts the call on the
+//! board, as a whole call (`Node::call`) that idle workers take, and that a stand-in takes
+//! itself while every worker is in a poll (`standin/serve.rs`, `run_a_call`: a worker held by
+//! a blocking poll would never take it). A task polled by a stand-in that calls fork-join
+//! directly makes such a call, and the stand-in hands its slot on before it waits.
 //!
 //! # Calls between executors
 //!
@@ -142,16 +141,6 @@ where
     F: FnOnce(&FjThread) -> R + Send,
     R: Send,
 {
-    if let Some(index) = context::with_worker(|worker| worker.is_none())
-        .then(|| serve::serving(state))
-        .flatten()
-    {
-        // A stand-in of `state` runs the call itself (module docs).
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            on_standin(state, index, Root::new(), f)
-        }));
-        return outcome_of(Some(outcome));
-    }
     let mut out: Option<Outcome<R>> = None;
     let out_slot: *mut Option<Outcome<R>> = &raw mut out;
     let make_body = move |done: CallerWait| -> CallBody {
@@ -201,7 +190,9 @@ where
                 Root::new(),
                 make_body(CallerWait::Latch(Arc::clone(&latch))),
             );
-            latch.wait();
+            // A stand-in (a worker is free to run the call) hands its slot on first: the
+            // wait blocks this thread.
+            serve::hand_off_while(|| latch.wait());
         }
     });
     outcome_of(out)
@@ -221,21 +212,6 @@ fn outcome_of<R>(out: Option<Outcome<R>>) -> R {
         Some(Err(panic)) => resume_unwind(panic),
         None => panic!("filch: the executor shut down before it ran this fork-join call"),
     }
-}
-
-/// Runs `f` as fork-join work of `root` on this thread, a stand-in of `state` that serves
-/// worker `index`'s slot, once it handed the slot to a new server (module docs).
-fn on_standin<R>(
-    state: &Arc<State>,
-    index: usize,
-    root: Arc<Root>,
-    f: impl FnOnce(&FjThread) -> R,
-) -> R {
-    serve::hand_off_while(|| {
-        let t = FjThread::new(Arc::clone(state), index, root, false);
-        let _installed = t.install();
-        f(&t)
-    })
 }
 
 /// `body` as a whole call on the board, run by a worker inside its fork-join state.
@@ -294,17 +270,12 @@ impl Future for CallTask {
                 None => body(t),
             }),
             None => {
+                // A thread that is no worker (a stand-in) polled it: the call goes on the
+                // board, where idle workers take it, and so does a stand-in while every worker
+                // is in a poll (module docs).
                 let state = context::current_state()
                     .expect("filch: a fork-join call polled outside its executor");
-                match serve::serving(&state) {
-                    // A stand-in polled it: it runs the call itself (module docs).
-                    Some(index) => on_standin(&state, index, root, |t| match parent {
-                        Some(parent) => t.with_lineage(parent, || body(t)),
-                        None => body(t),
-                    }),
-                    // Any other thread: a worker takes the call from the board.
-                    None => super::publish::offer(&state, Node::call(parent, root, on_board(body))),
-                }
+                super::publish::offer(&state, Node::call(parent, root, on_board(body)));
             }
         });
         Poll::Ready(())

@@ -68,6 +68,11 @@ impl<'a> Blocking<'a> {
     /// place until the poll ends.
     pub(crate) fn enter(worker: &'a WorkerLocal) -> Blocking<'a> {
         let occupied = Occupied::enter(worker);
+        if !occupied.nested {
+            // Not counted as doing fork-join work: it will not come back to the board soon
+            // (`ForkJoin::is_busy`, and a stand-in's choice, `standin/serve.rs`).
+            worker.state.forkjoin.set_occupied(false);
+        }
         crate::runtime::scheduler::standin::hand_over::hand_over_now(worker);
         let nested = worker.set_blocking(true);
         Blocking { occupied, nested }
@@ -78,6 +83,10 @@ impl Drop for Blocking<'_> {
     fn drop(&mut self) {
         if !self.nested {
             self.occupied.worker.set_blocking(false);
+        }
+        if !self.occupied.nested {
+            // Counted again for the `Occupied` guard's drop, which uncounts it.
+            self.occupied.worker.state.forkjoin.set_occupied(true);
         }
     }
 }

@@ -6,19 +6,20 @@
 //! `IN_POLL` bit is set between the two. Every tick (1 ms, while some worker is busy) the
 //! ticker's thread reads each worker's word (`hand_over.rs`, `scan`). From the second tick
 //! that sees the same poll in flight, it adds up the time the poll has *held* its worker
-//! since the tick before: the CPU time its thread got, and the time between two samples
-//! once [`BLOCKED_SAMPLES`] samples in a row found it blocked (in a system call, a lock, a
-//! sleep: fewer may have caught a lock whose holder waits for a CPU on a busy machine), as
-//! the kernel reports them
+//! since the tick before: the CPU time its thread got (its CPU-time clock, one system call),
+//! and, once [`BLOCKED_SAMPLES`] looks in a row found it blocked (in a system call, a lock,
+//! a sleep: fewer may have caught a lock whose holder waits for a CPU on a busy machine), the
+//! time between looks; its state is read (a file) only when it ran for less than half the
+//! time since the last look. All as the kernel reports them
 //! (`runtime/observe/thread_state.rs`, as the slow-poll watch does); where the thread cannot
 //! be sampled, every tick counts. Time the thread spends waiting for a CPU (preempted on a
 //! busy machine) does not count: a stand-in would only add a thread that waits for a CPU
 //! too. Once a poll has held its worker for [`HOLD_BEFORE_HAND_OVER`] (or the executor's
-//! `Builder::hand_over_after`), the ticker *claims*
-//! it (sets `HELD` with a compare-and-swap, which fails if the poll ended meanwhile) and
-//! activates the worker's stand-in, both under the stand-in slot's lock. So a poll that runs
-//! or blocks is handed over 1-2 ms after it began. `task::block_in_place` claims its own
-//! poll at once (`hand_over_now`).
+//! `Builder::hand_over_after`), the ticker *claims* it (sets `HELD` with a compare-and-swap,
+//! which fails if the poll ended meanwhile) and activates the worker's stand-in, both under
+//! the stand-in slot's lock. So a poll that runs is handed over 1-2 ms after it began, one
+//! that blocks 3-4 ms after. `task::block_in_place` claims its own poll at once
+//! (`hand_over_now`).
 //!
 //! The poll's end clears both bits with one read-modify-write, which returns them: if
 //! `HELD` was set, the worker releases its stand-in before it does anything else (its
@@ -64,14 +65,15 @@ pub(crate) struct Hold {
     sampled_at: AtomicU64,
     /// The thread's CPU time at that sample, in nanoseconds.
     cpu_ns: AtomicU64,
-    /// How many samples in a row found the thread blocked.
+    /// How many looks in a row found the thread blocked.
     blocked: AtomicU32,
     /// The kernel's id of the thread that writes the word (0: not known).
     tid: AtomicU32,
 }
 
-/// How many samples in a row must find a poll's thread blocked before the time between
-/// them counts as held (module docs): two ticks of being blocked, about 2 ms.
+/// How many looks in a row after the first sighting must find a poll's thread blocked before
+/// the time between them counts as held (module docs): a poll blocked from its start is
+/// handed over 3-4 ms after it began.
 const BLOCKED_SAMPLES: u32 = 3;
 
 /// The ticker's time base for `sampled_at`.
@@ -123,6 +125,13 @@ impl Hold {
         self.word.fetch_and(!(IN_POLL | HELD), Ordering::AcqRel) & HELD != 0
     }
 
+    /// Whether the worker is in a poll (or a fork-join piece) now (a hint: one relaxed load).
+    #[inline]
+    pub(crate) fn in_poll(&self) -> bool {
+        // Relaxed: a hint; a stand-in's choice to take a whole call (`serve.rs`).
+        self.word.load(Ordering::Relaxed) & IN_POLL != 0
+    }
+
     /// Whether the worker's poll in flight is held: what it wakes or spawns goes to the
     /// injector (a hint: one relaxed load; a wake made before the claim that it misses goes
     /// where it would have gone anyway, `mod.rs`).
@@ -154,27 +163,40 @@ impl Hold {
             return None;
         }
         let now = u64::try_from(base().elapsed().as_nanos()).unwrap_or(u64::MAX);
-        let sample = thread_state::sample(self.tid.load(Ordering::Relaxed));
-        let cpu = sample.map_or(0, |sample| sample.cpu_ns);
+        let tid = self.tid.load(Ordering::Relaxed);
+        let cpu = thread_state::cpu_time(tid);
         let last_at = self.sampled_at.swap(now, Ordering::Relaxed);
-        let last_cpu = self.cpu_ns.swap(cpu, Ordering::Relaxed);
-        let blocked = if sample.is_some_and(|sample| sample.blocked) {
-            self.blocked.load(Ordering::Relaxed).saturating_add(1)
-        } else {
-            0
-        };
-        self.blocked.store(blocked, Ordering::Relaxed);
+        let last_cpu = self.cpu_ns.swap(cpu.unwrap_or(0), Ordering::Relaxed);
         if before != word {
             // The first sighting of this poll: its count starts here.
             self.held_ns.store(0, Ordering::Relaxed);
+            self.blocked.store(0, Ordering::Relaxed);
             return None;
         }
-        let held = match sample {
-            // Blocked at this sample and the ones before: the time since the last.
-            Some(_) if blocked >= BLOCKED_SAMPLES => now.saturating_sub(last_at),
-            Some(_) => cpu.saturating_sub(last_cpu),
+        let since = now.saturating_sub(last_at);
+        let held = match cpu {
             // Not known: the whole time since the last look.
-            None => now.saturating_sub(last_at),
+            None => since,
+            Some(cpu) => {
+                let ran = cpu.saturating_sub(last_cpu);
+                // A thread that ran for less than half the time since the last look is
+                // blocked or waits for a CPU: only then is its state read (a file read,
+                // where the clock was one system call).
+                let blocked = if ran.saturating_mul(2) < since
+                    && thread_state::sample(tid).is_some_and(|sample| sample.blocked)
+                {
+                    self.blocked.load(Ordering::Relaxed).saturating_add(1)
+                } else {
+                    0
+                };
+                self.blocked.store(blocked, Ordering::Relaxed);
+                if blocked >= BLOCKED_SAMPLES {
+                    // Blocked at this look and the ones before: the time since the last.
+                    since
+                } else {
+                    ran
+                }
+            }
         };
         let held = self.held_ns.load(Ordering::Relaxed).saturating_add(held);
         self.held_ns.store(held, Ordering::Relaxed);

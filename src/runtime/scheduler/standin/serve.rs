@@ -9,6 +9,8 @@ use crossbeam_deque::Steal;
 
 use crate::runtime::driver::{Driver, Pace};
 use crate::runtime::park::{Parked, Parker};
+use crate::runtime::scheduler::forkjoin::thread::FjThread;
+use crate::runtime::scheduler::forkjoin::wait;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
 use crate::util::wake_all::drop_quietly;
@@ -42,18 +44,6 @@ pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     f()
-}
-
-/// The worker whose slot the current thread serves as a stand-in of `state`, while that
-/// slot is active (a task it polls meets fork-join work: `forkjoin/inject.rs`). A stand-in
-/// whose slot was released meanwhile (it finishes the poll it began) counts as no stand-in:
-/// the worker is free to run the work.
-pub(crate) fn serving(state: &State) -> Option<usize> {
-    let (serving, index) = SERVING.with(Cell::get)?;
-    // SAFETY: as in `hand_off_while`: `serve` set the pointer to its `&Arc<State>` argument
-    // and clears it before it returns; this runs inside a poll that `serve` makes.
-    let serving = unsafe { &*serving };
-    (std::ptr::eq(Arc::as_ptr(serving), state) && state.standins.is_active(index)).then_some(index)
 }
 
 /// Marks the current thread as serving worker `index`'s slot of `state` until dropped.
@@ -115,6 +105,13 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
             }
             continue;
         }
+        if run_a_call(state, index) {
+            if !serving.still() {
+                // It handed the slot off to run the call (`run_a_call`).
+                return false;
+            }
+            continue;
+        }
         let woke = catch_unwind(AssertUnwindSafe(|| {
             state.driver.turn_nonblocking(Pace::Now)
         }));
@@ -124,9 +121,13 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         if !standins.begin_park(index) {
             return true;
         }
-        // The re-check half of the release's pairing (`slots.rs`): tasks only, since the
-        // stand-in runs no fork-join piece.
-        let recheck = || !standins.is_active(index) || state.has_tasks();
+        // The re-check half of the release's pairing (`slots.rs`): tasks, and a whole call
+        // it would take (`run_a_call`), the only fork-join work a stand-in runs.
+        let recheck = || {
+            !standins.is_active(index)
+                || state.has_tasks()
+                || (workers_in_polls(state) && state.forkjoin.board.has_call())
+        };
         let parked = catch_unwind(AssertUnwindSafe(|| {
             state.idle.park(index, false, parker, recheck, &mut booked)
         }));
@@ -139,11 +140,46 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
             // Woken as the searcher a push asked for: the stand-in looks (its next turn of
             // the loop), and gives the role back, as a worker that found work does.
             if state.idle.end_search() && state.has_work() {
-                state.idle.notify_work();
+                // A worker first: a piece on offer that this stand-in does not take is a
+                // worker's.
+                state
+                    .idle
+                    .notify_work_for(|index| !standins.is_active(index));
             }
         }
         standins.end_park(index);
     }
+}
+
+/// Whether a whole call on the board may wait for a long time if no stand-in takes it: every
+/// worker of `state` is in a poll, and none does fork-join work (which brings a worker back
+/// to the board when it ends; `block_in_place` does not count as such).
+fn workers_in_polls(state: &State) -> bool {
+    !state.forkjoin.is_busy() && state.workers.iter().all(|worker| worker.hold.in_poll())
+}
+
+/// Runs a whole call on offer on the board (`par::run`, a fork-join call from outside the
+/// workers) on this stand-in, if every worker is in a poll that is no fork-join work
+/// ([`workers_in_polls`]): a worker held by a poll that blocks, or spins until something
+/// else happens, would never take it. It hands the slot to
+/// a new server first (`hand_off_while`), so the slot stays served, and runs the call as
+/// fork-join work of its own, as a worker would (`forkjoin/occupy.rs`,
+/// `run_from_board`). Returns whether it ran one. While some worker is not in a poll, the
+/// call is left to the workers, which keeps the threads doing fork-join work to the workers
+/// while they can take it.
+fn run_a_call(state: &Arc<State>, index: usize) -> bool {
+    if state.forkjoin.board.available() == 0 || !workers_in_polls(state) {
+        return false;
+    }
+    let Some(call) = state.forkjoin.board.take_oldest_call() else {
+        return false;
+    };
+    hand_off_while(|| {
+        let t = FjThread::new(Arc::clone(state), index, Arc::clone(call.root()), false);
+        let _installed = t.install();
+        wait::run_claimed(&t, call);
+    });
+    true
 }
 
 /// A task for worker `index`'s stand-in: from its inbox, the injector, or any worker's
