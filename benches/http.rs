@@ -82,7 +82,7 @@ mod pg_app;
 mod postgres_server;
 
 use std::net::SocketAddr;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::thread;
 use std::time::Duration;
 
