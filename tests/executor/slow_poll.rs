@@ -453,10 +453,8 @@ fn own_cpu_time() -> Duration {
         tv_nsec: 0,
     };
     // SAFETY: a valid, writable timespec.
-    assert_eq!(
-        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut now) },
-        0
-    );
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut now) };
+    assert_eq!(rc, 0);
     Duration::new(
         u64::try_from(now.tv_sec).unwrap(),
         u32::try_from(now.tv_nsec).unwrap(),

@@ -67,10 +67,8 @@ fn the_cpu_clock_of_a_thread_id_reads_that_threads_cpu_time_now() {
             tv_nsec: 0,
         };
         // SAFETY: a valid, writable timespec.
-        assert_eq!(
-            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut now) },
-            0
-        );
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut now) };
+        assert_eq!(rc, 0);
         u64::try_from(now.tv_sec).unwrap() * 1_000_000_000 + u64::try_from(now.tv_nsec).unwrap()
     };
     let me = current_tid();
