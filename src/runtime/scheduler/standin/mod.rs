@@ -28,9 +28,12 @@
 //!
 //! A stand-in polls tasks; a task it polls may call `block_in_place`, `join`, `scope` or a
 //! parallel iterator: the stand-in then hands its slot to a new server first (`serve.rs`,
-//! `hand_off_while`), so the slot stays served while that call blocks the stand-in's thread.
-//! The threads that poll tasks are thus at most the workers, one stand-in per held worker,
-//! and one thread per such call made on a stand-in while it lasts.
+//! `hand_off_while`), so the slot stays served while that call blocks the stand-in's thread;
+//! so does a poll of the stand-in that holds it for a tick (the ticker hands the slot on),
+//! and a stand-in that takes a whole call from the board while every worker is in a poll
+//! that is no fork-join work (`serve.rs`, `run_a_call`: such a call would wait for a poll
+//! that blocks). The threads that poll tasks are thus at most the workers, one stand-in per
+//! held worker, and one thread per such call or held poll of a stand-in while it lasts.
 //!
 //! **Invariants:** a slot is activated only for a held poll (the ticker's claim of the hold
 //! word, or `block_in_place`'s), under the slot's lock, and released only by its worker's

@@ -10,9 +10,11 @@
 //! - it turns the driver without blocking when it finds none, and parks *as the worker*
 //!   (booked in the notifier under the worker's index, in the driver's OS poll if nobody
 //!   holds it), so a wake-up aimed at the worker reaches it;
-//! - it runs no fork-join piece (the pool stays the workers' size) and none of the worker's
-//!   pinned tasks (bound to the worker's own thread: they wait for the poll to end); tasks
-//!   it wakes or spawns go to the injector.
+//! - while it serves it runs no fork-join piece (the pool stays the workers' size) and none
+//!   of the worker's pinned tasks (bound to the worker's own thread: they wait for the poll
+//!   to end); tasks it wakes or spawns go to the injector. A whole call on the board that no
+//!   worker may take soon (every worker in a poll that is no fork-join work) it runs once
+//!   it handed the slot on (`serve.rs`, `run_a_call`), as a worker would.
 //!
 //! A task that the stand-in polls may itself call `block_in_place`, `join`, `scope` or a
 //! parallel iterator (`serve.rs`, `hand_off_while`): the stand-in then hands the slot to a
