@@ -15,6 +15,7 @@ use filch::par::prelude::*;
 use futures::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common::{executor, watchdog};
+use crate::lock_across_join::sum;
 
 /// What a holding poll does until `stop` is set.
 #[derive(Clone, Copy, Debug)]
@@ -74,8 +75,32 @@ fn hold(kind: Kind, stop: &AtomicBool) -> u64 {
     acc
 }
 
+/// Spawns `workers` tasks on `ex` that each hold their worker with polls of `kind` until
+/// `stop` is set, and returns their handles once all have started.
+fn spawn_holders(
+    ex: &filch::Executor,
+    workers: usize,
+    kind: Kind,
+    stop: &Arc<AtomicBool>,
+) -> Vec<filch::JoinHandle<u64>> {
+    let started = Arc::new(AtomicUsize::new(0));
+    let holders = (0..workers)
+        .map(|_| {
+            let (stop, started) = (Arc::clone(stop), Arc::clone(&started));
+            ex.spawn(async move {
+                started.fetch_add(1, Ordering::SeqCst);
+                hold(kind, &stop)
+            })
+        })
+        .collect();
+    while started.load(Ordering::SeqCst) < workers {
+        std::thread::yield_now();
+    }
+    holders
+}
+
 /// A 10 ms timer and a TCP echo, from tasks of `ex` (the caller is no worker).
-fn timer_and_echo(ex: &filch::Executor) {
+pub(crate) fn timer_and_echo(ex: &filch::Executor) {
     let served = ex.block_on(async {
         let timer = filch::spawn(async {
             filch::time::sleep(Duration::from_millis(10)).await;
@@ -104,19 +129,7 @@ fn timer_and_echo(ex: &filch::Executor) {
 fn check(kind: Kind, workers: usize) {
     let ex = executor(workers);
     let stop = Arc::new(AtomicBool::new(false));
-    let started = Arc::new(AtomicUsize::new(0));
-    let holders: Vec<_> = (0..workers)
-        .map(|_| {
-            let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
-            ex.spawn(async move {
-                started.fetch_add(1, Ordering::SeqCst);
-                hold(kind, &stop)
-            })
-        })
-        .collect();
-    while started.load(Ordering::SeqCst) < workers {
-        std::thread::yield_now();
-    }
+    let holders = spawn_holders(&ex, workers, kind, &stop);
     timer_and_echo(&ex);
     stop.store(true, Ordering::Relaxed);
     for holder in holders {
@@ -167,19 +180,7 @@ fn block_in_place_leaves_timers_and_io_served() {
 fn check_standin_forkjoin(kind: Kind, workers: usize) {
     let ex = executor(workers);
     let stop = Arc::new(AtomicBool::new(false));
-    let started = Arc::new(AtomicUsize::new(0));
-    let holders: Vec<_> = (0..workers)
-        .map(|_| {
-            let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
-            ex.spawn(async move {
-                started.fetch_add(1, Ordering::SeqCst);
-                hold(Kind::Cpu, &stop)
-            })
-        })
-        .collect();
-    while started.load(Ordering::SeqCst) < workers {
-        std::thread::yield_now();
-    }
+    let holders = spawn_holders(&ex, workers, Kind::Cpu, &stop);
     // Polled by a stand-in: every worker is held.
     let fired = Arc::new(AtomicBool::new(false));
     let forker = {
@@ -210,16 +211,6 @@ fn a_task_polled_by_a_stand_in_may_join_and_iterate_in_parallel() {
     }
 }
 
-/// Sums `0..n` by halving, with `join` at each level.
-fn sum(lo: u64, hi: u64) -> u64 {
-    if hi - lo <= 64 {
-        return (lo..hi).sum();
-    }
-    let mid = lo + (hi - lo) / 2;
-    let (a, b) = filch::par::join(|| sum(lo, mid), || sum(mid, hi));
-    a + b
-}
-
 /// rayon#592 on the stand-in path: every worker is held by a CPU loop, so the stand-ins poll a
 /// task that holds a `std::sync::Mutex` across a `join` recursion and 20 tasks that lock it;
 /// all complete (the CPU loops stop only then).
@@ -232,19 +223,7 @@ fn a_mutex_held_across_join_on_a_stand_in_does_not_deadlock() {
             move || {
                 let ex = executor(workers);
                 let stop = Arc::new(AtomicBool::new(false));
-                let started = Arc::new(AtomicUsize::new(0));
-                let holders: Vec<_> = (0..workers)
-                    .map(|_| {
-                        let (stop, started) = (Arc::clone(&stop), Arc::clone(&started));
-                        ex.spawn(async move {
-                            started.fetch_add(1, Ordering::SeqCst);
-                            hold(Kind::Cpu, &stop)
-                        })
-                    })
-                    .collect();
-                while started.load(Ordering::SeqCst) < workers {
-                    std::thread::yield_now();
-                }
+                let holders = spawn_holders(&ex, workers, Kind::Cpu, &stop);
                 let lock = Arc::new(Mutex::new(0u64));
                 let done = Arc::new(AtomicU64::new(0));
                 let joiner = {

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::common::{executor, watchdog};
 
-/// Sums `0..n` by halving, with `join` at each level.
-fn sum(lo: u64, hi: u64) -> u64 {
+/// Sums `lo..hi` by halving, with `join` at each level.
+pub(crate) fn sum(lo: u64, hi: u64) -> u64 {
     if hi - lo <= 64 {
         return (lo..hi).sum();
     }

@@ -5,9 +5,6 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
-
-use futures::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common::{executor, watchdog};
 
@@ -51,27 +48,7 @@ fn check(workers: usize) {
     while leaves.load(Ordering::Relaxed) < 100 {
         std::thread::yield_now();
     }
-    let served = ex.block_on(async {
-        let timer = filch::spawn(async {
-            filch::time::sleep(Duration::from_millis(1)).await;
-        });
-        let listener = filch::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let echo = filch::spawn(async move {
-            let (mut conn, _) = listener.accept().await.unwrap();
-            let mut buf = [0; 4];
-            conn.read_exact(&mut buf).await.unwrap();
-            conn.write_all(&buf).await.unwrap();
-        });
-        let mut client = filch::net::TcpStream::connect(addr).await.unwrap();
-        client.write_all(b"ping").await.unwrap();
-        let mut back = [0; 4];
-        client.read_exact(&mut back).await.unwrap();
-        timer.await.unwrap();
-        echo.await.unwrap();
-        back
-    });
-    assert_eq!(&served, b"ping");
+    crate::held_polls::timer_and_echo(&ex);
     stop.store(true, Ordering::Relaxed);
     for joiner in joiners {
         ex.block_on(joiner).unwrap();
