@@ -23,3 +23,4 @@ mod rayon_thread_pool;
 mod served_while_joining;
 mod shutdown;
 mod tokio_block_in_place;
+mod waiting_half;

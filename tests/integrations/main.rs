@@ -9,5 +9,7 @@ mod common;
 mod chat;
 #[cfg(feature = "hyper")]
 mod http_server;
+#[cfg(feature = "hyper")]
+mod lost_driver;
 #[cfg(feature = "tokio-io")]
 mod tokio_io;

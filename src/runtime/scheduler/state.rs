@@ -26,6 +26,7 @@ use crate::runtime::driver::Driver;
 use crate::runtime::observe::poll_watch::PollWatch;
 use crate::runtime::park::Idle;
 use crate::runtime::scheduler::blocking::BlockingPool;
+use crate::runtime::scheduler::forkjoin::exposed::Exposed;
 use crate::runtime::scheduler::forkjoin::ForkJoin;
 use crate::runtime::scheduler::pinned::queue::PinnedQueue;
 use crate::runtime::scheduler::standin::hold::Hold;
@@ -56,6 +57,9 @@ pub(crate) struct WorkerPublic {
     /// Which poll runs on this worker, and whether it is held (`standin/hold.rs`): written
     /// by this worker around each poll, on a line of its own.
     pub(crate) hold: CachePadded<Hold>,
+    /// This worker's oldest unpublished join frame, for the ticker to publish when the
+    /// worker's thread stalls in a join (`forkjoin/exposed.rs`).
+    pub(crate) exposed: CachePadded<Exposed>,
 }
 
 /// The state of one executor.
@@ -113,6 +117,7 @@ impl State {
                         counters: CachePadded::new(Counters::new()),
                         pinned: PinnedQueue::new(),
                         hold: CachePadded::new(Hold::new()),
+                        exposed: CachePadded::new(Exposed::new()),
                     })
                 })
                 .collect(),

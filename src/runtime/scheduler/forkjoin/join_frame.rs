@@ -3,7 +3,10 @@
 //! The protocol, for `join(a, b)` on thread T:
 //! 1. T links a frame holding `b` into its list (`thread.rs`) and makes the heartbeat and
 //!    demand check, which may publish T's oldest unpublished frame (this one, or an older
-//!    one) onto the board; a cancelled call unlinks the frame and unwinds here.
+//!    one) onto the board; a cancelled call settles the frame (step 4) and unwinds here.
+//!    While T is inside `a`, the ticker may publish T's oldest unpublished frame in T's
+//!    place, if T makes no check for a tick (`exposed.rs`): a blocked `a` does not keep `b`
+//!    from the idle workers.
 //! 2. T runs `a`.
 //! 3. T unlinks the frame. If it was never published, T runs `b` itself: the common case,
 //!    with no atomic operation, no allocation and no shared write on the way.
@@ -160,11 +163,17 @@ where
     // unlinks mirror the links.
     unsafe { t.push(&frame.links) };
     if t.check_in() {
-        // SAFETY: linked just above, and nothing was linked since; `check_in` published
-        // nothing (it reports the cancellation first), so the half is this thread's.
-        unsafe {
-            t.pop(&frame.links);
-            drop_quietly(frame.take_b());
+        // SAFETY: linked just above, and nothing was linked since. `check_in` published
+        // nothing (it reports the cancellation first), but the ticker may have
+        // (`exposed.rs`): settled as after `a`.
+        if unsafe { settle(t, &frame) } {
+            // SAFETY: the claimer finished the half (a cancelled call's half unwinds at once).
+            if let Err(panic) = unsafe { frame.take_outcome() } {
+                drop_quietly(panic);
+            }
+        } else {
+            // SAFETY: the half is this thread's (never published, or reclaimed).
+            drop_quietly(unsafe { frame.take_b() });
         }
         resume_unwind(Box::new(Cancelled));
     }

@@ -5,7 +5,11 @@
 //! - a scope's owner sleeps until its spawned closures finished and is never left asleep
 //!   (`scope_owner_is_woken_by_the_last_closure`);
 //! - a waiter is woken by the publication of a piece that descends from what it waits for
-//!   (`a_waiter_is_woken_by_a_descendant`).
+//!   (`a_waiter_is_woken_by_a_descendant`);
+//! - a frame exposed to the ticker (`exposed.rs`) is published exactly once, by its owner or
+//!   the ticker, the owner knows which when it pops it, and the ticker never touches a frame
+//!   its owner left (`an_exposed_frame_is_published_once_and_never_touched_after_its_pop`,
+//!   `an_owner_publishing_its_exposed_frame_races_the_ticker`).
 //!
 //! Run: `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --lib loom`
 
@@ -15,7 +19,9 @@ use loom::thread;
 use std::sync::Arc;
 
 use super::board::Board;
+use super::exposed::Exposed;
 use super::node::{Half, Node, Root};
+use super::thread::FrameLinks;
 
 /// A join's frame in the model: the half's result cell, written by whoever runs the half.
 struct Frame {
@@ -150,5 +156,148 @@ fn a_waiter_is_woken_by_a_descendant() {
         }
         assert_eq!(ran.load(Ordering::Relaxed), 1);
         publisher.join().unwrap();
+    });
+}
+
+/// A join frame in the exposure models: its links first (`#[repr(C)]`, as a real frame), who
+/// published it, and whether it is still on its owner's "stack".
+#[repr(C)]
+struct ExposedFrame {
+    links: FrameLinks,
+    /// 0: nobody; 1: its owner; 2: the ticker.
+    published_by: UnsafeCell<u32>,
+    /// Cleared by the owner when it leaves the frame; the ticker reads it while it holds the
+    /// claim, so loom reports a ticker access that is not ordered before the pop.
+    alive: UnsafeCell<bool>,
+}
+
+/// A half's `run` the models never call.
+unsafe fn never_run(_frame: *const (), _migrated: bool, _cancelled: bool) {
+    unreachable!("the exposure models run no half");
+}
+
+impl ExposedFrame {
+    fn leak() -> &'static ExposedFrame {
+        Box::leak(Box::new(ExposedFrame {
+            links: FrameLinks::new(never_run),
+            published_by: UnsafeCell::new(0),
+            alive: UnsafeCell::new(true),
+        }))
+    }
+
+    /// The frame whose links these are (`links` is its first field).
+    fn of(links: &FrameLinks) -> &ExposedFrame {
+        // SAFETY: the models expose only the links of `ExposedFrame`s, which start with them.
+        unsafe { &*std::ptr::from_ref(links).cast::<ExposedFrame>() }
+    }
+
+    /// The ticker's publication: the frame must be alive, and unpublished.
+    fn ticker_publishes(links: &FrameLinks) {
+        let frame = ExposedFrame::of(links);
+        // SAFETY: loom checks these accesses against the owner's.
+        assert!(
+            frame.alive.with(|alive| unsafe { *alive }),
+            "the ticker touched a left frame"
+        );
+        frame.published_by.with_mut(|by| {
+            // SAFETY: as above.
+            let by = unsafe { &mut *by };
+            assert_eq!(*by, 0, "published twice");
+            *by = 2;
+        });
+    }
+
+    fn published_by(&self) -> u32 {
+        // SAFETY: loom checks this access.
+        self.published_by.with(|by| unsafe { *by })
+    }
+
+    /// The owner publishes it itself.
+    fn owner_publishes(&self) {
+        self.published_by.with_mut(|by| {
+            // SAFETY: loom checks this access.
+            let by = unsafe { &mut *by };
+            assert_eq!(*by, 0, "published twice");
+            *by = 1;
+        });
+    }
+
+    /// The owner leaves it.
+    fn leave(&self) {
+        // SAFETY: loom checks this access against the ticker's.
+        self.alive.with_mut(|alive| unsafe { *alive = false });
+    }
+}
+
+#[test]
+fn an_exposed_frame_is_published_once_and_never_touched_after_its_pop() {
+    loom::model(|| {
+        let exposed = Arc::new(Exposed::new());
+        let root = Root::new();
+        assert!(exposed.own(&root));
+        let frame = ExposedFrame::leak();
+        exposed.expose(&frame.links);
+        // The ticker's first look sees the frame; its second, on its thread, may publish it.
+        assert!(!exposed.publish_if_stalled(|_, _| unreachable!("a first look publishes")));
+        let ticker = {
+            let exposed = Arc::clone(&exposed);
+            thread::spawn(move || {
+                exposed.publish_if_stalled(|links, _root| ExposedFrame::ticker_publishes(links))
+            })
+        };
+        // The owner's `a` returns: it pops the frame.
+        let unpublished = exposed.withdraw(&frame.links);
+        assert_eq!(frame.published_by(), if unpublished { 0 } else { 2 });
+        frame.leave();
+        let ticker_published = ticker.join().unwrap();
+        assert_eq!(ticker_published, !unpublished);
+        exposed.disown();
+    });
+}
+
+#[test]
+fn an_owner_publishing_its_exposed_frame_races_the_ticker() {
+    loom::model(|| {
+        let exposed = Arc::new(Exposed::new());
+        let root = Root::new();
+        assert!(exposed.own(&root));
+        // Two frames: `older` exposed, `younger` linked after it.
+        let older = ExposedFrame::leak();
+        let younger = ExposedFrame::leak();
+        exposed.expose(&older.links);
+        assert!(!exposed.publish_if_stalled(|_, _| unreachable!("a first look publishes")));
+        let ticker = {
+            let exposed = Arc::clone(&exposed);
+            thread::spawn(move || {
+                // Two looks: the second may see `younger` twice only if nothing moved.
+                let first = exposed
+                    .publish_if_stalled(|links, _root| ExposedFrame::ticker_publishes(links));
+                let second = exposed
+                    .publish_if_stalled(|links, _root| ExposedFrame::ticker_publishes(links));
+                u32::from(first) + u32::from(second)
+            })
+        };
+        // The owner's heartbeat publishes its oldest frame, unless the ticker did.
+        if exposed.advance(&older.links, &younger.links) {
+            older.owner_publishes();
+        }
+        // Then `younger`'s join ends, then `older`'s.
+        let younger_unpublished = exposed.withdraw(&younger.links);
+        younger.leave();
+        assert_ne!(
+            older.published_by(),
+            0,
+            "the heartbeat's frame was not published"
+        );
+        assert_eq!(
+            younger.published_by(),
+            if younger_unpublished { 0 } else { 2 }
+        );
+        older.leave();
+        let ticker_publications = ticker.join().unwrap();
+        let by_ticker =
+            u32::from(older.published_by() == 2) + u32::from(younger.published_by() == 2);
+        assert_eq!(ticker_publications, by_ticker);
+        exposed.disown();
     });
 }

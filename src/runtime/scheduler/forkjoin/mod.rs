@@ -4,6 +4,9 @@
 //! The parts:
 //! - `thread.rs`: a worker thread's fork-join state ([`FjThread`]), its frames, and the
 //!   heartbeat and demand rule that publishes them;
+//! - `exposed.rs`: a worker's oldest unpublished frame, which the epoch ticker publishes in
+//!   the thread's place when the thread makes no check for a tick (a `join` whose first half
+//!   waits for its second);
 //! - `join_frame.rs`: the join protocol; `scope_core.rs`: a scope's spawns and wait;
 //! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
 //! - `board.rs`: the pieces on offer ([`Board`]); `publish.rs`: putting a piece there and
@@ -30,6 +33,7 @@
 //! `inject.rs`).
 
 pub(crate) mod board;
+pub(crate) mod exposed;
 pub(crate) mod inject;
 pub(crate) mod join_frame;
 #[cfg(all(test, loom))]

@@ -100,7 +100,7 @@ pub(crate) fn on_worker<R>(
 ) -> R {
     let _occupied = Occupied::enter(worker);
     let heartbeat = worker.first_forkjoin_this_tick();
-    let t = FjThread::new(Arc::clone(&worker.state), worker.index, root, heartbeat);
+    let t = FjThread::on_worker_thread(Arc::clone(&worker.state), worker.index, root, heartbeat);
     let _installed = t.install();
     f(&t)
 }

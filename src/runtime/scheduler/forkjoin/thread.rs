@@ -17,6 +17,10 @@
 //! - workers want work (searching, sleeping, or waiting for a node with nothing to help
 //!   with) beyond the pieces already on offer.
 //!
+//! A thread that makes no check (blocked in a first half that waits for its second) cannot
+//! publish; the epoch ticker publishes its oldest unpublished frame in its place once it
+//! saw that frame exposed for a tick (`exposed.rs`).
+//!
 //! It is always the *oldest* unpublished frame that is published (the biggest piece of work,
 //! Cilk's steal-the-top, as in Spice's heartbeat scheduling), so the published frames of a
 //! thread are a prefix of its list, and the pieces outstanding stay below depth × threads.
@@ -49,6 +53,7 @@ use std::ptr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::exposed::Exposed;
 pub(crate) use super::node::Cancelled;
 use super::node::{Node, Root};
 use crate::runtime::scheduler::state::State;
@@ -110,6 +115,10 @@ pub(crate) struct FjThread {
     /// parallel iterator running here splits its piece at its next chance (module docs,
     /// "Splitting for sleepers").
     split_due: Cell<bool>,
+    /// Whether this thread exposes its oldest unpublished frame in its worker's
+    /// [`Exposed`] word (`exposed.rs`): the worker's own thread, for its outermost
+    /// fork-join work.
+    exposes: bool,
 }
 
 thread_local! {
@@ -174,7 +183,28 @@ impl FjThread {
             last_share: Cell::new(Instant::now()),
             call_ended: Cell::new(false),
             split_due: Cell::new(false),
+            exposes: false,
         }
+    }
+
+    /// As [`new`](FjThread::new), on worker `index`'s own thread: it exposes its oldest
+    /// unpublished frame to the ticker (`exposed.rs`) unless another thread owns the word.
+    pub(crate) fn on_worker_thread(
+        state: Arc<State>,
+        index: usize,
+        root: Arc<Root>,
+        heartbeat: bool,
+    ) -> FjThread {
+        let mut t = FjThread::new(state, index, root, heartbeat);
+        t.exposes = t.state.workers[index].exposed.own(&t.root);
+        t
+    }
+
+    /// The worker's exposed word, if this thread exposes its frames.
+    #[inline]
+    fn exposed(&self) -> Option<&Exposed> {
+        self.exposes
+            .then(|| &*self.state.workers[self.index].exposed)
     }
 
     /// Makes `self` this thread's fork-join state until the guard drops.
@@ -224,6 +254,9 @@ impl FjThread {
         self.youngest.set(frame);
         if self.oldest_unpublished.get().is_null() {
             self.oldest_unpublished.set(frame);
+            if let Some(exposed) = self.exposed() {
+                exposed.expose(frame);
+            }
         }
     }
 
@@ -246,6 +279,11 @@ impl FjThread {
         if ptr::eq(self.oldest_unpublished.get(), frame) {
             // Every older frame is published (module invariants).
             self.oldest_unpublished.set(ptr::null());
+            if let Some(exposed) = self.exposed() {
+                // If the ticker published the frame, its `published` is set now: the join
+                // settles it as one this thread published.
+                exposed.withdraw(frame);
+            }
         }
     }
 
@@ -379,27 +417,56 @@ impl FjThread {
         }
         // SAFETY: a linked frame is alive (`push`'s contract).
         let frame = unsafe { &*frame };
-        self.oldest_unpublished.set(frame.younger.get());
-        let half = super::node::Half {
-            frame: ptr::from_ref(frame).cast(),
-            run: frame.run,
-        };
-        let parent = frame.lineage.get();
-        let parent = (!parent.is_null()).then(|| {
-            // SAFETY: `parent` came from `Arc::as_ptr` of the lineage the frame was linked
-            // under, which lives until the frame is unlinked (module invariants), and the
-            // frame is linked; the count taken here is the new node's.
-            unsafe {
-                Arc::increment_strong_count(parent);
-                Arc::from_raw(parent)
+        let younger = frame.younger.get();
+        self.oldest_unpublished.set(younger);
+        if let Some(exposed) = self.exposed() {
+            if !exposed.advance(frame, younger) {
+                // The ticker published it, for this thread: the share is made.
+                self.last_share.set(Instant::now());
+                return true;
             }
-        });
-        let node = Node::half(parent, Arc::clone(&self.root), half);
-        frame.published.set(Arc::into_raw(Arc::clone(&node)));
-        super::publish::offer(&self.state, node);
+        }
+        // SAFETY: the frame is linked and unpublished, and no other thread publishes it
+        // (it is no longer exposed).
+        unsafe { publish_frame(&self.state, &self.root, frame) };
         self.last_share.set(Instant::now());
         true
     }
+}
+
+impl Drop for FjThread {
+    fn drop(&mut self) {
+        if let Some(exposed) = self.exposed() {
+            exposed.disown();
+        }
+    }
+}
+
+/// Publishes `frame`'s half as a node of call `root` on `state`'s board: its `published`
+/// holds the node (one count, which the frame's join takes back) and the node is offered.
+///
+/// # Safety
+///
+/// `frame` is linked and unpublished, and the caller is the one thread that publishes it:
+/// its owner, or the ticker holding its claim (`exposed.rs`).
+pub(crate) unsafe fn publish_frame(state: &State, root: &Arc<Root>, frame: &FrameLinks) {
+    let half = super::node::Half {
+        frame: ptr::from_ref(frame).cast(),
+        run: frame.run,
+    };
+    let parent = frame.lineage.get();
+    let parent = (!parent.is_null()).then(|| {
+        // SAFETY: `parent` came from `Arc::as_ptr` of the lineage the frame was linked
+        // under, which lives until the frame is unlinked (module invariants), and the
+        // frame is linked; the count taken here is the new node's.
+        unsafe {
+            Arc::increment_strong_count(parent);
+            Arc::from_raw(parent)
+        }
+    });
+    let node = Node::half(parent, Arc::clone(root), half);
+    frame.published.set(Arc::into_raw(Arc::clone(&node)));
+    super::publish::offer(state, node);
 }
 
 /// How many checks (`join`s, piece boundaries) pass between two looks at the clock for

@@ -12,6 +12,9 @@ use crate::runtime::time::epoch::TickHook;
 impl TickHook for State {
     fn on_tick(self: Arc<Self>) {
         scan(&self);
+        if !self.is_shut_down() {
+            crate::runtime::scheduler::forkjoin::exposed::publish_stalled(&self);
+        }
     }
 }
 
