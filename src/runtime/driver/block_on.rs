@@ -147,6 +147,7 @@ mod counted {
             // SeqCst: see `wake_by_ref`. From `RUNNING` or `NOTIFIED`, where the thread
             // counts itself.
             self.0.state.store(DONE, Ordering::SeqCst);
+            self.0.activity.block_on_ended();
             self.0.activity.end();
         }
     }
@@ -154,6 +155,7 @@ mod counted {
     /// [`block_on`](super::block_on), counting this thread in `activity` while it polls or
     /// has been woken (module docs).
     pub(crate) fn block_on_counted<F: Future>(future: F, activity: &Arc<Activity>) -> F::Output {
+        activity.block_on_started();
         activity.begin_fresh();
         let signal = Arc::new(CountedWaker {
             state: AtomicU8::new(RUNNING),

@@ -8,7 +8,13 @@
 //! blocking-pool job of it is between its spawn and its end (the clock's `Activity` count,
 //! `runtime/time/clock.rs`). A thread waiting in `block_on` (its future pending, not woken) does
 //! not count; nor does a thread that only entered the executor (`Handle::enter`), nor
-//! another executor polling a filch timer.
+//! another executor polling a filch timer. And somebody **waits** on the executor: a task of
+//! it that waits for a wake-up (registered in the live-task registry, read under its locks)
+//! or a `block_on` of it in flight (`Activity::has_block_on`). An executor nobody waits on
+//! keeps its clock where it is, as tokio's runtime outside its `block_on`: a timer armed
+//! there by a foreign poll is not jumped to (tokio's `time_rt.rs::tickspace`). The waiter
+//! that comes later (a `block_on` that goes pending, a task that parks its worker) makes the
+//! executor idle again, and the test then sees it.
 //!
 //! **The rule** (tokio's): only the thread that holds the driver jumps the clock, and only
 //! after a turn of the driver that does not block and delivered nothing. An IO event that
@@ -221,9 +227,11 @@ mod paused {
         // re-check does: a push we do not see here comes with a wake-up we see below, or
         // after our look (it then counts as coming after the jump).
         fence(Ordering::SeqCst);
+        let activity = state.driver.clock().activity();
         state.idle.all_parked()
             && !state.has_work()
-            && state.driver.clock().activity().is_idle()
+            && activity.is_idle()
             && state.driver.clock().is_paused()
+            && (activity.has_block_on() || !state.live_tasks.is_empty())
     }
 }

@@ -137,6 +137,14 @@ impl LiveTasks {
         drop(waker);
     }
 
+    /// Whether no task is registered (a task waiting for a wake-up), each shard read under
+    /// its lock: exact for the tasks whose registration or removal happened before the call.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.shards
+            .iter()
+            .all(|shard| shard.lock().tasks.is_empty())
+    }
+
     /// Closes every shard and returns a clone of the waker of every task still registered.
     /// The entries stay until the tasks are dropped or [`LiveTasks::take_all`] takes them.
     pub(crate) fn close(&self) -> Vec<Waker> {

@@ -275,6 +275,9 @@ mod test_util {
     /// the last of them goes idle, and the lock of the jumps.
     pub(crate) struct Activity {
         count: AtomicUsize,
+        /// The executor's `block_on`s in flight, busy or waiting (`block_on_counted`): who
+        /// waits on the executor besides its tasks (`runtime/scheduler/auto_advance.rs`).
+        block_ons: AtomicUsize,
         /// Set once, when the executor is built: its auto-advance.
         on_idle: OnceLock<Box<dyn Fn() + Send + Sync>>,
         /// Held by whoever jumps the clock on its own (`runtime/scheduler/auto_advance.rs`) for its
@@ -317,6 +320,7 @@ mod test_util {
         pub(crate) fn new() -> Activity {
             Activity {
                 count: AtomicUsize::new(0),
+                block_ons: AtomicUsize::new(0),
                 on_idle: OnceLock::new(),
                 advancing: Mutex::new(()),
             }
@@ -369,6 +373,25 @@ mod test_util {
             if before == 1 {
                 self.run_hook();
             }
+        }
+
+        /// A `block_on` of the executor starts (before it counts as busy).
+        pub(crate) fn block_on_started(&self) {
+            // SeqCst: read by the idle test after the count (see `begin`).
+            self.block_ons.fetch_add(1, Ordering::SeqCst);
+        }
+
+        /// A `block_on` of the executor returns or unwinds (before its count ends, so that
+        /// the idle hook it may run sees it gone).
+        pub(crate) fn block_on_ended(&self) {
+            // SeqCst: see `block_on_started`.
+            self.block_ons.fetch_sub(1, Ordering::SeqCst);
+        }
+
+        /// Whether a `block_on` of the executor is in flight (busy or waiting).
+        pub(crate) fn has_block_on(&self) -> bool {
+            // SeqCst: see `block_on_started`.
+            self.block_ons.load(Ordering::SeqCst) != 0
         }
 
         /// Whether no thread counts as busy.

@@ -98,6 +98,9 @@ fn a_waker_that_panics_in_the_park_recheck_leaves_no_stale_booking() {
         .unwrap();
     let bad = Arc::new(PanickingWaker::default());
     let (tx, rx) = std::sync::mpsc::channel();
+    // A task that waits: the executor jumps its paused clock only while somebody waits on it
+    // (`runtime/scheduler/auto_advance.rs`).
+    let _waiter = ex.spawn(std::future::pending::<()>());
     {
         let bad = Arc::clone(&bad);
         // On the worker, with no `block_on` running: the worker's park does the jump.
