@@ -139,6 +139,8 @@ impl LiveTasks {
 
     /// Whether no task is registered (a task waiting for a wake-up), each shard read under
     /// its lock: exact for the tasks whose registration or removal happened before the call.
+    /// The paused clock's auto-advance asks (`runtime/scheduler/auto_advance.rs`).
+    #[cfg(feature = "test-util")]
     pub(crate) fn is_empty(&self) -> bool {
         self.shards
             .iter()
