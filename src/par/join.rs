@@ -5,16 +5,12 @@
 //! unless a worker wants work, in which case another worker may run it. A call from a task's
 //! poll starts fork-join work on that worker; a call from any other thread runs on a worker
 //! of the current executor (else the global one) while the calling thread waits
-//! (`forkjoin/inject.rs`).
+//! (`forkjoin/inject.rs`). The core's door is `runtime/scheduler/forkjoin/mod.rs`.
 
 use std::marker::PhantomData;
 
 use crate::executor::global::current_or_global_state;
-use crate::runtime::scheduler::forkjoin::node::Root;
-use crate::runtime::scheduler::forkjoin::occupy::on_worker;
-use crate::runtime::scheduler::forkjoin::thread::{with_current, Cancelled, FjThread};
-use crate::runtime::scheduler::forkjoin::{inject, join_frame as core};
-use crate::runtime::scheduler::worker::context;
+use crate::runtime::scheduler::forkjoin;
 
 /// What a closure of [`join_context`] learns about where it runs.
 ///
@@ -54,10 +50,12 @@ impl FnContext {
 /// both did; `b` runs even when `a` panicked). On a worker, the calling thread runs only
 /// this call's own pieces while it waits, never an unrelated task.
 ///
-/// `b` is offered to other workers only when one wants work (or the call has run alone a
-/// while with workers asleep), so nothing promises that `b` starts while `a` runs: an `a`
-/// that blocks until `b` has done something may wait until some worker takes `b`, forever
-/// on a busy pool. Halves that must run at the same time belong on threads or tasks.
+/// `b` is offered to other workers when one wants work, when the call has run alone a
+/// while with workers asleep, or about a tick after the call began if the caller makes no
+/// check meanwhile (an `a` that blocks or spins until `b` has done something): then an idle
+/// worker runs `b`. On a busy pool nothing promises that `b` starts while `a` runs, so such
+/// an `a` waits until some worker is free, as in rayon. Halves that must run at the same time
+/// belong on threads or tasks.
 ///
 /// ```
 /// fn sum(v: &[u64]) -> u64 {
@@ -97,83 +95,12 @@ where
 {
     let a = move |migrated| a(FnContext::new(migrated));
     let b = move |migrated| b(FnContext::new(migrated));
-    with_current(move |t| match t {
-        Some(t) => core::join(t, a, b, false),
-        None => join_cold(a, b),
-    })
+    forkjoin::join(a, b, current_or_global_state)
 }
 
-/// A join that starts fork-join work: on a worker (a task's poll), or outside the workers.
-#[cold]
-#[inline(never)]
-fn join_cold<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce(bool) -> RA + Send,
-    B: FnOnce(bool) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    context::with_worker(move |worker| match worker {
-        Some(worker) => on_worker(worker, Root::new(), |t| core::join(t, a, b, false)),
-        None => inject::call(&current_or_global_state(), move |t| {
-            core::join(t, a, b, true)
-        }),
-    })
-}
-
-/// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the workers:
-/// here if this thread does fork-join work or is a worker (its splits then enter fork-join
-/// work), else as a call injected into the current executor (else the global one), which a
-/// worker runs while this thread sleeps (a stand-in runs it itself, once it handed its slot
-/// on: `runtime/scheduler/forkjoin/inject.rs`). So a call from outside the workers runs on them, whatever its
-/// length, as rayon's does.
+/// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the workers
+/// of the current executor (else the global one): `forkjoin::on_the_workers`.
 #[inline]
 pub(crate) fn on_the_workers<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    if with_current(|t| t.is_some()) || context::with_worker(|worker| worker.is_some()) {
-        return f();
-    }
-    from_outside(f)
-}
-
-#[cold]
-#[inline(never)]
-fn from_outside<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    inject::call(&current_or_global_state(), move |_| f())
-}
-
-/// Whether a parallel iterator should split the rest of its piece now (and `join` the two
-/// halves) rather than go on folding it: workers want work beyond what is on offer, or a
-/// heartbeat found a worker asleep (`FjThread::wants_split`).
-#[inline]
-pub(crate) fn wants_split() -> bool {
-    with_current(|t| t.is_some_and(FjThread::wants_split))
-}
-
-/// Has the next parallel iterator on this thread offer half of its work at its first chunk
-/// boundary (an awaited loop's start: `par/loops/watched.rs`), when other workers could take
-/// it. Nothing off fork-join work.
-pub(crate) fn offer_half_at_once() {
-    with_current(|t| {
-        if let Some(t) = t.filter(|t| t.state.num_workers() > 1) {
-            t.request_split();
-        }
-    });
-}
-
-/// Whether a sleeping worker may be woken for the split a parallel iterator is about to make:
-/// a worker sleeps and nothing is on offer. If so, the split's `join` publishes its half (as
-/// at a heartbeat), which wakes that worker.
-#[inline]
-pub(crate) fn offer_to_sleepers() -> bool {
-    with_current(|t| t.is_some_and(|t| t.offer_to_sleepers()))
-}
-
-/// Called by the parallel iterators between two pieces of work: the heartbeat and demand
-/// check of a `join` (it may publish a frame), which unwinds if the call was cancelled (its
-/// `par::run` future dropped).
-#[inline]
-pub(crate) fn at_piece_boundary() {
-    if with_current(|t| t.is_some_and(|t| t.check_in())) {
-        std::panic::resume_unwind(Box::new(Cancelled));
-    }
+    forkjoin::on_the_workers(current_or_global_state, f)
 }

@@ -46,6 +46,7 @@ pub use pool::{
 pub use run::{run, Run};
 pub use scope::{in_place_scope, scope, spawn, Scope};
 
-pub(crate) use join::{
-    at_piece_boundary, offer_half_at_once, offer_to_sleepers, on_the_workers, wants_split,
+pub(crate) use crate::runtime::scheduler::forkjoin::{
+    at_piece_boundary, offer_half_at_once, offer_to_sleepers, wants_split,
 };
+pub(crate) use join::on_the_workers;

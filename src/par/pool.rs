@@ -8,7 +8,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::executor::{global, Builder, Executor};
-use crate::runtime::scheduler::forkjoin::thread::with_current;
+use crate::runtime::scheduler::forkjoin::with_current;
 use crate::runtime::scheduler::worker::context;
 
 /// The number of workers of the current executor (a worker's, or the one whose `block_on`,

@@ -29,8 +29,7 @@ use std::thread::Result as Outcome;
 use futures::task::AtomicWaker;
 
 use crate::executor::global::current_or_global_state;
-use crate::runtime::scheduler::forkjoin::inject::spawn_call;
-use crate::runtime::scheduler::forkjoin::node::{Cancelled, Root};
+use crate::runtime::scheduler::forkjoin::{spawn_call, Cancelled, Root};
 use crate::runtime::scheduler::state::State;
 use crate::runtime::time::epoch;
 use crate::util::sync::Mutex;

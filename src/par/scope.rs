@@ -8,13 +8,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::executor::global::current_or_global_state;
-use crate::runtime::scheduler::forkjoin::inject;
-use crate::runtime::scheduler::forkjoin::node::{Body, Root};
-use crate::runtime::scheduler::forkjoin::occupy::on_worker;
-use crate::runtime::scheduler::forkjoin::scope_core::ScopeCore;
-use crate::runtime::scheduler::forkjoin::thread::{with_current, FjThread};
+use crate::runtime::scheduler::forkjoin::{self, Body, FjThread, Root, ScopeCore};
 use crate::runtime::scheduler::state::State;
-use crate::runtime::scheduler::worker::context;
 
 /// A closure that borrows for `'scope`: what makes [`Scope`] invariant in `'scope`, and
 /// `Send + Sync`, as rayon's.
@@ -92,16 +87,8 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    with_current(move |t| match t {
-        Some(t) => run_scope(Arc::clone(&t.state), Some(t), op),
-        None => context::with_worker(move |worker| match worker {
-            Some(worker) => on_worker(worker, Root::new(), |t| {
-                run_scope(Arc::clone(&t.state), Some(t), op)
-            }),
-            None => inject::call(&current_or_global_state(), move |t| {
-                run_scope(Arc::clone(&t.state), Some(t), op)
-            }),
-        }),
+    forkjoin::on_fork_join(current_or_global_state, move |t, _| {
+        run_scope(Arc::clone(&t.state), Some(t), op)
     })
 }
 
@@ -120,14 +107,9 @@ pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    with_current(move |t| match t {
+    forkjoin::in_place(move |t| match t {
         Some(t) => run_scope(Arc::clone(&t.state), Some(t), op),
-        None => context::with_worker(move |worker| match worker {
-            Some(worker) => on_worker(worker, Root::new(), |t| {
-                run_scope(Arc::clone(&t.state), Some(t), op)
-            }),
-            None => run_scope(current_or_global_state(), None, op),
-        }),
+        None => run_scope(current_or_global_state(), None, op),
     })
 }
 
@@ -157,7 +139,7 @@ where
     F: FnOnce() + Send + 'static,
 {
     let state = current_or_global_state();
-    inject::spawn_call(
+    forkjoin::spawn_call(
         &state,
         Root::new(),
         Box::new(move |_| {

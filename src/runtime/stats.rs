@@ -87,8 +87,9 @@ impl Stats {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WorkerStats {
-    /// Task polls run on this worker. Counted per stretch of polls, as `busy`: it lags the
-    /// polls of a worker that is busy now by less than one fairness interval (61 polls),
+    /// Task polls run on this worker, and by its stand-in in its place while a poll held it
+    /// (README, "Threads filch starts"). Counted per stretch of polls, as `busy`: it lags
+    /// the polls of a worker that is busy now by less than one fairness interval (61 polls),
     /// and is exact once the worker has run out of work.
     pub polls: u64,
     /// Attempts to take work from another worker's deque or inbox.
@@ -110,6 +111,14 @@ pub struct WorkerStats {
 }
 
 impl WorkerStats {
+    /// These counters with the polls the worker's stand-in made in its place added.
+    pub(crate) fn with_standin_polls(self, polls: u64) -> WorkerStats {
+        WorkerStats {
+            polls: self.polls + polls,
+            ..self
+        }
+    }
+
     /// These counters with the slow-poll ones (`runtime/observe/poll_watch.rs` keeps those).
     pub(crate) fn with_slow_polls(
         self,

@@ -273,3 +273,65 @@ fn no_file_imports_from_a_layer_above_its_own_and_no_imports_form_a_cycle() {
         }
     }
 }
+
+/// `par/` reaches the fork-join core through its door only (`runtime/scheduler/forkjoin/mod.rs`,
+/// which declares or re-exports what `par/` uses): no path from a file under `par/` names a
+/// file behind it (`forkjoin::thread::…`, or `thread::…` inside a `forkjoin::{…}` group).
+#[test]
+fn par_reaches_the_fork_join_core_through_its_door_only() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut behind = Vec::new();
+    rust_files(&src.join("runtime/scheduler/forkjoin"), &mut behind);
+    let behind: BTreeSet<String> = behind
+        .iter()
+        .map(|f| module_of(f.strip_prefix(&src).unwrap()))
+        .filter_map(|m| m.rsplit("::").next().map(str::to_string))
+        .filter(|name| name != "forkjoin")
+        .collect();
+    assert!(
+        behind.contains("thread"),
+        "the check found no file behind the door"
+    );
+    let mut files = Vec::new();
+    rust_files(&src.join("par"), &mut files);
+    let mut violations = Vec::new();
+    for file in &files {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find("forkjoin::") {
+            rest = &rest[at + "forkjoin::".len()..];
+            // The names this path reaches: one segment, or a `{…}` group's first segments.
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|name| name.contains("::"))
+                    .filter_map(|name| name.split("::").next())
+                    .collect(),
+                None => {
+                    let len = rest
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    if rest[len..].starts_with("::") {
+                        vec![&rest[..len]]
+                    } else {
+                        Vec::new()
+                    }
+                }
+            };
+            for name in names {
+                if behind.contains(name) {
+                    violations.push(format!(
+                        "{}: forkjoin::{name}::…",
+                        file.strip_prefix(&src).unwrap().display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "par/ reaches behind the fork-join door (import from forkjoin/mod.rs):\n{}",
+        violations.join("\n")
+    );
+}

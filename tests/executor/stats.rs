@@ -38,6 +38,30 @@ fn polls_count_up() {
     });
 }
 
+/// The polls a stand-in makes in its worker's place (while a poll blocks the worker) count
+/// for that worker: one blocking task and 100 one-poll tasks are 101 polls, whichever thread
+/// ran them.
+#[test]
+fn polls_made_by_a_stand_in_count_for_its_worker() {
+    watchdog(30, "stand-in polls", || {
+        let ex = executor(1);
+        let (release, blocked) = std::sync::mpsc::channel::<()>();
+        let blocker = ex.spawn(async move {
+            // Blocks its worker until the 100 tasks ran: on the stand-in.
+            blocked.recv().unwrap();
+        });
+        let tasks: Vec<_> = (0..100).map(|i| ex.spawn(async move { i })).collect();
+        for t in tasks {
+            ex.block_on(t).unwrap();
+        }
+        release.send(()).unwrap();
+        ex.block_on(blocker).unwrap();
+        wait_until(10, "101 polls", || ex.stats().total().polls >= 101);
+        thread::sleep(Duration::from_millis(20));
+        assert_eq!(ex.stats().total().polls, 101);
+    });
+}
+
 #[test]
 fn total_is_the_sum_of_the_workers() {
     watchdog(30, "total_is_the_sum_of_the_workers", || {

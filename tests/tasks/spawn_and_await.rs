@@ -189,7 +189,13 @@ fn handle_current_inside_block_on_nests_and_restores() {
 #[test]
 fn worker_threads_are_named_prefix_index() {
     watchdog(30, "thread names", || {
-        let ex = named_executor(3, "pool");
+        // Never handed over: a stand-in would poll the third task while two block.
+        let ex = filch::Executor::builder()
+            .worker_threads(3)
+            .thread_name("pool")
+            .hand_over_after(std::time::Duration::MAX)
+            .build()
+            .unwrap();
         // Three tasks that block until all three run at once: one on each worker.
         let barrier = Arc::new(Barrier::new(3));
         let tasks: Vec<_> = (0..3)

@@ -27,7 +27,7 @@ use crate::runtime::observe::poll_watch::PollWatch;
 use crate::runtime::park::Idle;
 use crate::runtime::scheduler::blocking::BlockingPool;
 use crate::runtime::scheduler::forkjoin::exposed::Exposed;
-use crate::runtime::scheduler::forkjoin::ForkJoin;
+use crate::runtime::scheduler::forkjoin::shared::ForkJoin;
 use crate::runtime::scheduler::pinned::queue::PinnedQueue;
 use crate::runtime::scheduler::standin::hold::Hold;
 use crate::runtime::scheduler::standin::StandIns;
@@ -178,6 +178,7 @@ impl State {
                     w.counters
                         .snapshot()
                         .with_slow_polls(slow_polls, longest_poll)
+                        .with_standin_polls(self.standins.polls(index))
                 })
                 .collect(),
             alive_tasks: self.tasks.alive(),

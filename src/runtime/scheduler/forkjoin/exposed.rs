@@ -36,8 +36,8 @@
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
 
+use super::frame::FrameLinks;
 use super::node::Root;
-use super::thread::FrameLinks;
 use crate::util::sync::{AtomicBool, AtomicPtr, Ordering};
 
 /// The word's value while the ticker publishes the frame it claimed: no frame's address.
@@ -173,17 +173,5 @@ impl Exposed {
         // Release: the frame's `published` field, to the owner's wait.
         self.frame.store(ptr::null_mut(), Ordering::Release);
         true
-    }
-}
-
-/// The ticker's look at each worker of `state` (`runtime/scheduler/standin/hand_over.rs`'s
-/// scan): publishes the frames stalled since the last tick (module docs).
-pub(crate) fn publish_stalled(state: &crate::runtime::scheduler::state::State) {
-    for worker in state.workers.iter() {
-        worker.exposed.publish_if_stalled(|frame, root| {
-            // SAFETY: the ticker holds the frame's claim: it is linked and unpublished, and
-            // nothing else publishes it.
-            unsafe { super::thread::publish_frame(state, &root, frame) }
-        });
     }
 }

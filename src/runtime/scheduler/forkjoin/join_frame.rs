@@ -28,7 +28,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::Result as Outcome;
 
-use super::thread::{Cancelled, FjThread, FrameLinks};
+use super::frame::FrameLinks;
+use super::thread::{Cancelled, FjThread};
 use crate::runtime::task::Payload;
 use crate::util::wake_all::drop_quietly;
 

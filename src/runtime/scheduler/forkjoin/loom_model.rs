@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use super::board::Board;
 use super::exposed::Exposed;
+use super::frame::FrameLinks;
 use super::node::{Half, Node, Root};
-use super::thread::FrameLinks;
 
 /// A join's frame in the model: the half's result cell, written by whoever runs the half.
 struct Frame {

@@ -4,11 +4,15 @@
 //! The parts:
 //! - `thread.rs`: a worker thread's fork-join state ([`FjThread`]), its frames, and the
 //!   heartbeat and demand rule that publishes them;
+//! - `frame.rs`: a join's frame as its thread's list links it, and the publication of its
+//!   half;
 //! - `exposed.rs`: a worker's oldest unpublished frame, which the epoch ticker publishes in
 //!   the thread's place when the thread makes no check for a tick (a `join` whose first half
 //!   waits for its second);
 //! - `join_frame.rs`: the join protocol; `scope_core.rs`: a scope's spawns and wait;
 //! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
+//! - `shared.rs`: what an executor's threads share for fork-join (`ForkJoin`: the board
+//!   and its counts), which the executor's state holds;
 //! - `board.rs`: the pieces on offer ([`Board`]); `publish.rs`: putting a piece there and
 //!   waking who may take it;
 //! - `wait.rs`: waiting for a node, running only what descends from it;
@@ -16,12 +20,16 @@
 //!   board (`run_from_board`);
 //! - `inject.rs`: calls that start outside the workers, and whole calls.
 //!
+//! This file is the door: `par/` reaches the core only through what it declares or
+//! re-exports (`join`, the entries of scopes and whole calls, the hooks of the parallel
+//! iterators), never through the files behind it.
+//!
 //! A worker whose fork-join work holds it for a tick (inside a task's poll, or a piece it
 //! took from the board) has its stand-in take its place, as for any poll that holds its
 //! worker (`runtime/scheduler/standin/`).
 //!
-//! What the executor's state holds (`ForkJoin`: the board and its counts) imports nothing
-//! that imports the state.
+//! What the executor's state holds (`ForkJoin`, `shared.rs`: the board and its counts)
+//! imports nothing that imports the state.
 //!
 //! A worker finds pieces on the board after its own queues, the injector and the other
 //! workers' queues (step 5 of the worker loop's search, `worker/mod.rs`); the board is part
@@ -34,6 +42,7 @@
 
 pub(crate) mod board;
 pub(crate) mod exposed;
+pub(crate) mod frame;
 pub(crate) mod inject;
 pub(crate) mod join_frame;
 #[cfg(all(test, loom))]
@@ -42,101 +51,139 @@ pub(crate) mod node;
 pub(crate) mod occupy;
 pub(crate) mod publish;
 pub(crate) mod scope_core;
+pub(crate) mod shared;
 pub(crate) mod thread;
 pub(crate) mod wait;
 
-use crate::util::sync::{AtomicUsize, Ordering};
-use board::Board;
+use std::sync::Arc;
 
-/// What an executor's threads share for fork-join.
-pub(crate) struct ForkJoin {
-    pub(crate) board: Board,
-    /// Threads waiting for a node with nothing of it to run (`wait.rs`): demand for pieces.
-    waiting: AtomicUsize,
-    /// Workers asleep in their park (not their stand-ins): who a heartbeat splits for
-    /// (`thread.rs`).
-    sleeping: AtomicUsize,
-    /// Workers occupied by fork-join work now (`occupy.rs`): while there are some, an idle
-    /// worker keeps searching a moment before it parks, since they publish pieces for
-    /// searchers (`thread.rs`, demand).
-    occupied: AtomicUsize,
+use crate::runtime::scheduler::state::State;
+use crate::runtime::scheduler::worker::context;
+
+// The door: everything `par/` uses of the core is declared or re-exported here, and `par/`
+// imports nothing from the files behind it (`tests/executor/layers.rs` checks it).
+pub(crate) use inject::spawn_call;
+pub(crate) use node::{Body, Cancelled, Root};
+pub(crate) use scope_core::ScopeCore;
+pub(crate) use thread::{with_current, FjThread};
+
+/// `join(a, b)` (`par::join`): on this thread's fork-join work if it does some (the fast
+/// path: `join_frame.rs`), else as new fork-join work ([`on_fork_join`]). Each closure
+/// learns whether it runs on a thread other than the caller's.
+#[inline]
+pub(crate) fn join<A, B, RA, RB>(a: A, b: B, state: fn() -> Arc<State>) -> (RA, RB)
+where
+    A: FnOnce(bool) -> RA + Send,
+    B: FnOnce(bool) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    with_current(move |t| match t {
+        Some(t) => join_frame::join(t, a, b, false),
+        None => join_cold(a, b, state),
+    })
 }
 
-impl ForkJoin {
-    pub(crate) fn new() -> ForkJoin {
-        ForkJoin {
-            board: Board::default(),
-            waiting: AtomicUsize::new(0),
-            sleeping: AtomicUsize::new(0),
-            occupied: AtomicUsize::new(0),
+/// A `join` that starts fork-join work.
+#[cold]
+#[inline(never)]
+fn join_cold<A, B, RA, RB>(a: A, b: B, state: fn() -> Arc<State>) -> (RA, RB)
+where
+    A: FnOnce(bool) -> RA + Send,
+    B: FnOnce(bool) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    on_fork_join(state, move |t, injected| {
+        join_frame::join(t, a, b, injected)
+    })
+}
+
+/// Runs `f` as fork-join work on the workers: on this thread's fork-join state if it has
+/// one, as new fork-join work of a call of its own if this thread is a worker (a task's
+/// poll), else as a call injected into `state()`'s workers while this thread sleeps
+/// (`inject.rs`). `f` learns whether it runs on a thread other than the caller's.
+pub(crate) fn on_fork_join<R: Send>(
+    state: fn() -> Arc<State>,
+    f: impl FnOnce(&FjThread, bool) -> R + Send,
+) -> R {
+    with_current(move |t| match t {
+        Some(t) => f(t, false),
+        None => context::with_worker(move |worker| match worker {
+            Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(t, false)),
+            None => inject::call(&state(), move |t| f(t, true)),
+        }),
+    })
+}
+
+/// Runs `f` on this thread: as fork-join work if it does some or is a worker (`Some`),
+/// else with `None` (`par::in_place_scope` off the workers).
+pub(crate) fn in_place<R>(f: impl FnOnce(Option<&FjThread>) -> R) -> R {
+    with_current(move |t| match t {
+        Some(t) => f(Some(t)),
+        None => context::with_worker(move |worker| match worker {
+            Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(Some(t))),
+            None => f(None),
+        }),
+    })
+}
+
+/// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the
+/// workers: here if this thread does fork-join work or is a worker (its splits then enter
+/// fork-join work), else as a call injected into `state()`'s workers, which a worker runs
+/// while this thread sleeps (a stand-in runs it itself, once it handed its slot on:
+/// `inject.rs`). So a call from outside the workers runs on them, whatever its length, as
+/// rayon's does.
+#[inline]
+pub(crate) fn on_the_workers<R: Send>(
+    state: fn() -> Arc<State>,
+    f: impl FnOnce() -> R + Send,
+) -> R {
+    if with_current(|t| t.is_some()) || context::with_worker(|worker| worker.is_some()) {
+        return f();
+    }
+    from_outside(state, f)
+}
+
+#[cold]
+#[inline(never)]
+fn from_outside<R: Send>(state: fn() -> Arc<State>, f: impl FnOnce() -> R + Send) -> R {
+    inject::call(&state(), move |_| f())
+}
+
+/// Whether a parallel iterator should split the rest of its piece now (and `join` the two
+/// halves) rather than go on folding it: workers want work beyond what is on offer, or a
+/// heartbeat found a worker asleep (`FjThread::wants_split`).
+#[inline]
+pub(crate) fn wants_split() -> bool {
+    with_current(|t| t.is_some_and(FjThread::wants_split))
+}
+
+/// Has the next parallel iterator on this thread offer half of its work at its first chunk
+/// boundary (an awaited loop's start: `par/loops/watched.rs`), when other workers could take
+/// it. Nothing off fork-join work.
+pub(crate) fn offer_half_at_once() {
+    with_current(|t| {
+        if let Some(t) = t.filter(|t| t.state.num_workers() > 1) {
+            t.request_split();
         }
-    }
-
-    /// Whether some worker does fork-join work now (a hint: one relaxed load).
-    #[inline]
-    pub(crate) fn is_busy(&self) -> bool {
-        // Relaxed: a hint for the worker loop's spin.
-        self.occupied.load(Ordering::Relaxed) != 0
-    }
-
-    /// Counts a worker as occupied (`occupy.rs`), or no longer.
-    pub(crate) fn set_occupied(&self, occupied: bool) {
-        // Relaxed: a hint (see `is_busy`).
-        if occupied {
-            self.occupied.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.occupied.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
-
-    /// Threads waiting with nothing to run (a hint: one relaxed load).
-    #[inline]
-    pub(crate) fn waiting(&self) -> usize {
-        // Relaxed: a hint for publishers; a waiter sleeps only after its re-check (`node.rs`).
-        self.waiting.load(Ordering::Relaxed)
-    }
-
-    /// Counts the calling thread as waiting until the guard drops.
-    pub(crate) fn start_waiting(&self) -> Waiting<'_> {
-        // Relaxed: a hint (see `waiting`).
-        self.waiting.fetch_add(1, Ordering::Relaxed);
-        Waiting(self)
-    }
+    });
 }
 
-impl ForkJoin {
-    /// Workers asleep now (a hint: one relaxed load).
-    #[inline]
-    pub(crate) fn sleeping(&self) -> usize {
-        // Relaxed: a hint for a heartbeat; a split made for a worker that woke meanwhile is
-        // reclaimed by its owner.
-        self.sleeping.load(Ordering::Relaxed)
-    }
-
-    /// Counts the calling worker as asleep until the guard drops (the worker loop's park).
-    pub(crate) fn start_sleeping(&self) -> Sleeping<'_> {
-        // Relaxed: a hint (see `sleeping`).
-        self.sleeping.fetch_add(1, Ordering::Relaxed);
-        Sleeping(self)
-    }
+/// Whether a sleeping worker may be woken for the split a parallel iterator is about to make:
+/// a worker sleeps and nothing is on offer. If so, the split's `join` publishes its half (as
+/// at a heartbeat), which wakes that worker.
+#[inline]
+pub(crate) fn offer_to_sleepers() -> bool {
+    with_current(|t| t.is_some_and(|t| t.offer_to_sleepers()))
 }
 
-/// A worker counted as asleep ([`ForkJoin::start_sleeping`]).
-pub(crate) struct Sleeping<'a>(&'a ForkJoin);
-
-impl Drop for Sleeping<'_> {
-    fn drop(&mut self) {
-        // Relaxed: a hint (see `sleeping`).
-        self.0.sleeping.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// A thread counted as waiting ([`ForkJoin::start_waiting`]).
-pub(crate) struct Waiting<'a>(&'a ForkJoin);
-
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        // Relaxed: a hint (see `waiting`).
-        self.0.waiting.fetch_sub(1, Ordering::Relaxed);
+/// Called by the parallel iterators between two pieces of work: the heartbeat and demand
+/// check of a `join` (it may publish a frame), which unwinds if the call was cancelled (its
+/// `par::run` future dropped).
+#[inline]
+pub(crate) fn at_piece_boundary() {
+    if with_current(|t| t.is_some_and(|t| t.check_in())) {
+        std::panic::resume_unwind(Box::new(Cancelled));
     }
 }

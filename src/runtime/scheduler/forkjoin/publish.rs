@@ -1,9 +1,12 @@
 //! [`offer`]: putting a piece on its executor's board and letting the threads that may take
-//! it know.
+//! it know; [`frame`]: making a join frame's half such a piece, by its own thread or by the
+//! ticker in its place ([`stalled_frames`], `exposed.rs`).
 
+use std::ptr;
 use std::sync::Arc;
 
-use super::node::Node;
+use super::frame::FrameLinks;
+use super::node::{Node, Root};
 use crate::runtime::scheduler::state::State;
 
 /// Puts `node` on `state`'s board, wakes the waiters it may be for (its ancestors') and an
@@ -25,4 +28,44 @@ pub(crate) fn offer(state: &State, node: Arc<Node>) {
     }
     // After shutdown no worker takes a whole call: the drain drops it.
     crate::runtime::scheduler::worker::schedule::after_shared_push(state);
+}
+
+/// Publishes `frame`'s half as a node of call `root` on `state`'s board: its `published`
+/// holds the node (one count, which the frame's join takes back) and the node is offered.
+///
+/// # Safety
+///
+/// `frame` is linked and unpublished, and the caller is the one thread that publishes it:
+/// its owner, or the ticker holding its claim (`exposed.rs`).
+pub(crate) unsafe fn frame(state: &State, root: &Arc<Root>, frame: &FrameLinks) {
+    let half = super::node::Half {
+        frame: ptr::from_ref(frame).cast(),
+        run: frame.run,
+    };
+    let parent = frame.lineage.get();
+    let parent = (!parent.is_null()).then(|| {
+        // SAFETY: `parent` came from `Arc::as_ptr` of the lineage the frame was linked
+        // under, which lives until the frame is unlinked (module invariants), and the
+        // frame is linked; the count taken here is the new node's.
+        unsafe {
+            Arc::increment_strong_count(parent);
+            Arc::from_raw(parent)
+        }
+    });
+    let node = Node::half(parent, Arc::clone(root), half);
+    frame.published.set(Arc::into_raw(Arc::clone(&node)));
+    super::publish::offer(state, node);
+}
+
+/// The ticker's look at each worker of `state` (`runtime/scheduler/standin/hand_over.rs`'s
+/// scan): publishes each frame exposed since the last tick, in its stalled thread's place
+/// (`exposed.rs`).
+pub(crate) fn stalled_frames(state: &State) {
+    for worker in state.workers.iter() {
+        worker.exposed.publish_if_stalled(|frame, root| {
+            // SAFETY: the ticker holds the frame's claim: it is linked and unpublished, and
+            // nothing else publishes it.
+            unsafe { self::frame(state, &root, frame) }
+        });
+    }
 }

@@ -54,38 +54,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::exposed::Exposed;
+use super::frame::FrameLinks;
 pub(crate) use super::node::Cancelled;
 use super::node::{Node, Root};
 use crate::runtime::scheduler::state::State;
 use crate::runtime::time::epoch;
-
-/// The links of one join's frame in its thread's list, and how to publish it.
-pub(crate) struct FrameLinks {
-    older: Cell<*const FrameLinks>,
-    younger: Cell<*const FrameLinks>,
-    /// Runs the frame's second half: see [`Half`](super::node::Half).
-    run: unsafe fn(*const (), bool, bool),
-    /// The thread's lineage when the frame was linked (`Arc::as_ptr`, not counted: the
-    /// lineage outlives the frame, module invariants), null at the top of the call.
-    lineage: Cell<*const Node>,
-    /// The frame's node once it was published (from `Arc::into_raw`: one count, which the
-    /// frame's join takes back), else null.
-    pub(crate) published: Cell<*const Node>,
-}
-
-impl FrameLinks {
-    /// The links of a frame whose half `run` runs; the frame starts with them
-    /// (`#[repr(C)]`), so the links' address is the frame's.
-    pub(crate) fn new(run: unsafe fn(*const (), bool, bool)) -> FrameLinks {
-        FrameLinks {
-            older: Cell::new(ptr::null()),
-            younger: Cell::new(ptr::null()),
-            run,
-            lineage: Cell::new(ptr::null()),
-            published: Cell::new(ptr::null()),
-        }
-    }
-}
 
 /// The fork-join state of one worker thread (module docs).
 pub(crate) struct FjThread {
@@ -428,7 +401,7 @@ impl FjThread {
         }
         // SAFETY: the frame is linked and unpublished, and no other thread publishes it
         // (it is no longer exposed).
-        unsafe { publish_frame(&self.state, &self.root, frame) };
+        unsafe { super::publish::frame(&self.state, &self.root, frame) };
         self.last_share.set(Instant::now());
         true
     }
@@ -440,33 +413,6 @@ impl Drop for FjThread {
             exposed.disown();
         }
     }
-}
-
-/// Publishes `frame`'s half as a node of call `root` on `state`'s board: its `published`
-/// holds the node (one count, which the frame's join takes back) and the node is offered.
-///
-/// # Safety
-///
-/// `frame` is linked and unpublished, and the caller is the one thread that publishes it:
-/// its owner, or the ticker holding its claim (`exposed.rs`).
-pub(crate) unsafe fn publish_frame(state: &State, root: &Arc<Root>, frame: &FrameLinks) {
-    let half = super::node::Half {
-        frame: ptr::from_ref(frame).cast(),
-        run: frame.run,
-    };
-    let parent = frame.lineage.get();
-    let parent = (!parent.is_null()).then(|| {
-        // SAFETY: `parent` came from `Arc::as_ptr` of the lineage the frame was linked
-        // under, which lives until the frame is unlinked (module invariants), and the
-        // frame is linked; the count taken here is the new node's.
-        unsafe {
-            Arc::increment_strong_count(parent);
-            Arc::from_raw(parent)
-        }
-    });
-    let node = Node::half(parent, Arc::clone(root), half);
-    frame.published.set(Arc::into_raw(Arc::clone(&node)));
-    super::publish::offer(state, node);
 }
 
 /// How many checks (`join`s, piece boundaries) pass between two looks at the clock for

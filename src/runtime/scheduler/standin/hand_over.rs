@@ -13,7 +13,7 @@ impl TickHook for State {
     fn on_tick(self: Arc<Self>) {
         scan(&self);
         if !self.is_shut_down() {
-            crate::runtime::scheduler::forkjoin::exposed::publish_stalled(&self);
+            crate::runtime::scheduler::forkjoin::publish::stalled_frames(&self);
         }
     }
 }

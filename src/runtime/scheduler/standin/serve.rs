@@ -98,6 +98,7 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
             hold.begin();
             poll(task);
             let held = hold.end();
+            standins.count_poll(index);
             if !serving.still() || (held && !standins.is_server(index)) {
                 // The task handed the slot off (`hand_off_while`), or the ticker did while
                 // the poll held this thread (`slots.rs`).

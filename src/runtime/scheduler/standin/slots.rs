@@ -43,7 +43,7 @@ use std::thread::{self, ThreadId};
 
 use super::hold::Hold;
 use crate::runtime::park::Idle;
-use crate::util::sync::{AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::util::sync::{AtomicBool, AtomicU64, AtomicUsize, Condvar, Mutex, Ordering};
 
 /// Where a slot's stand-in is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -79,6 +79,10 @@ struct StandinSlot {
     changed: Condvar,
     /// `phase == Active`, readable without the lock (SeqCst: module invariants).
     active: AtomicBool,
+    /// Task polls made by the slot's servers, for the worker's statistics (`Stats`): a
+    /// read-modify-write, since a server that handed the slot off may count its last poll
+    /// while the next one counts.
+    polls: AtomicU64,
 }
 
 /// Starts a stand-in thread for a slot.
@@ -93,6 +97,18 @@ pub(crate) struct StandIns {
 }
 
 impl StandIns {
+    /// Counts a task poll made by a server of slot `index`.
+    pub(crate) fn count_poll(&self, index: usize) {
+        // Relaxed: a statistic; it pairs with nothing.
+        self.slots[index].polls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The task polls made by the servers of slot `index` so far.
+    pub(crate) fn polls(&self, index: usize) -> u64 {
+        // Relaxed: a statistic (see `count_poll`).
+        self.slots[index].polls.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn new(workers: usize) -> StandIns {
         StandIns {
             slots: (0..workers)
@@ -107,6 +123,7 @@ impl StandIns {
                     }),
                     changed: Condvar::new(),
                     active: AtomicBool::new(false),
+                    polls: AtomicU64::new(0),
                 })
                 .collect(),
             active: AtomicUsize::new(0),

@@ -1,0 +1,102 @@
+//! [`ForkJoin`]: what an executor's threads share for fork-join, which the executor's state
+//! holds: the board and the counts the sharing rules read (`thread.rs`). It imports nothing
+//! that imports the state.
+//!
+//! **Invariant:** each count is a hint (relaxed); no wake-up depends on it (the board's and
+//! the nodes' own protocols carry them: `board.rs`, `node.rs`).
+
+use super::board::Board;
+use crate::util::sync::{AtomicUsize, Ordering};
+
+/// What an executor's threads share for fork-join.
+pub(crate) struct ForkJoin {
+    pub(crate) board: Board,
+    /// Threads waiting for a node with nothing of it to run (`wait.rs`): demand for pieces.
+    waiting: AtomicUsize,
+    /// Workers asleep in their park (not their stand-ins): who a heartbeat splits for
+    /// (`thread.rs`).
+    sleeping: AtomicUsize,
+    /// Workers occupied by fork-join work now (`occupy.rs`): while there are some, an idle
+    /// worker keeps searching a moment before it parks, since they publish pieces for
+    /// searchers (`thread.rs`, demand).
+    occupied: AtomicUsize,
+}
+
+impl ForkJoin {
+    pub(crate) fn new() -> ForkJoin {
+        ForkJoin {
+            board: Board::default(),
+            waiting: AtomicUsize::new(0),
+            sleeping: AtomicUsize::new(0),
+            occupied: AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether some worker does fork-join work now (a hint: one relaxed load).
+    #[inline]
+    pub(crate) fn is_busy(&self) -> bool {
+        // Relaxed: a hint for the worker loop's spin.
+        self.occupied.load(Ordering::Relaxed) != 0
+    }
+
+    /// Counts a worker as occupied (`occupy.rs`), or no longer.
+    pub(crate) fn set_occupied(&self, occupied: bool) {
+        // Relaxed: a hint (see `is_busy`).
+        if occupied {
+            self.occupied.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.occupied.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Threads waiting with nothing to run (a hint: one relaxed load).
+    #[inline]
+    pub(crate) fn waiting(&self) -> usize {
+        // Relaxed: a hint for publishers; a waiter sleeps only after its re-check (`node.rs`).
+        self.waiting.load(Ordering::Relaxed)
+    }
+
+    /// Counts the calling thread as waiting until the guard drops.
+    pub(crate) fn start_waiting(&self) -> Waiting<'_> {
+        // Relaxed: a hint (see `waiting`).
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        Waiting(self)
+    }
+}
+
+impl ForkJoin {
+    /// Workers asleep now (a hint: one relaxed load).
+    #[inline]
+    pub(crate) fn sleeping(&self) -> usize {
+        // Relaxed: a hint for a heartbeat; a split made for a worker that woke meanwhile is
+        // reclaimed by its owner.
+        self.sleeping.load(Ordering::Relaxed)
+    }
+
+    /// Counts the calling worker as asleep until the guard drops (the worker loop's park).
+    pub(crate) fn start_sleeping(&self) -> Sleeping<'_> {
+        // Relaxed: a hint (see `sleeping`).
+        self.sleeping.fetch_add(1, Ordering::Relaxed);
+        Sleeping(self)
+    }
+}
+
+/// A worker counted as asleep ([`ForkJoin::start_sleeping`]).
+pub(crate) struct Sleeping<'a>(&'a ForkJoin);
+
+impl Drop for Sleeping<'_> {
+    fn drop(&mut self) {
+        // Relaxed: a hint (see `sleeping`).
+        self.0.sleeping.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A thread counted as waiting ([`ForkJoin::start_waiting`]).
+pub(crate) struct Waiting<'a>(&'a ForkJoin);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        // Relaxed: a hint (see `waiting`).
+        self.0.waiting.fetch_sub(1, Ordering::Relaxed);
+    }
+}
