@@ -13,9 +13,6 @@ pub(crate) struct ForkJoin {
     pub(crate) board: Board,
     /// Threads waiting for a node with nothing of it to run (`wait.rs`): demand for pieces.
     waiting: AtomicUsize,
-    /// Workers asleep in their park (not their stand-ins): who a heartbeat splits for
-    /// (`thread.rs`).
-    sleeping: AtomicUsize,
     /// Workers occupied by fork-join work now (`occupy.rs`): while there are some, an idle
     /// worker keeps searching a moment before it parks, since they publish pieces for
     /// searchers (`thread.rs`, demand).
@@ -27,7 +24,6 @@ impl ForkJoin {
         ForkJoin {
             board: Board::default(),
             waiting: AtomicUsize::new(0),
-            sleeping: AtomicUsize::new(0),
             occupied: AtomicUsize::new(0),
         }
     }
@@ -61,33 +57,6 @@ impl ForkJoin {
         // Relaxed: a hint (see `waiting`).
         self.waiting.fetch_add(1, Ordering::Relaxed);
         Waiting(self)
-    }
-}
-
-impl ForkJoin {
-    /// Workers asleep now (a hint: one relaxed load).
-    #[inline]
-    pub(crate) fn sleeping(&self) -> usize {
-        // Relaxed: a hint for a heartbeat; a split made for a worker that woke meanwhile is
-        // reclaimed by its owner.
-        self.sleeping.load(Ordering::Relaxed)
-    }
-
-    /// Counts the calling worker as asleep until the guard drops (the worker loop's park).
-    pub(crate) fn start_sleeping(&self) -> Sleeping<'_> {
-        // Relaxed: a hint (see `sleeping`).
-        self.sleeping.fetch_add(1, Ordering::Relaxed);
-        Sleeping(self)
-    }
-}
-
-/// A worker counted as asleep ([`ForkJoin::start_sleeping`]).
-pub(crate) struct Sleeping<'a>(&'a ForkJoin);
-
-impl Drop for Sleeping<'_> {
-    fn drop(&mut self) {
-        // Relaxed: a hint (see `sleeping`).
-        self.0.sleeping.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

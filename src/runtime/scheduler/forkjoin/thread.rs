@@ -7,6 +7,24 @@
 //! `FjThread` on the stack for the length of that work; nested calls find it through the
 //! thread-local and take the fast path.
 //!
+//! # When work is shared: the triggers
+//!
+//! This file is the one sharing policy; each trigger publishes the thread's oldest
+//! unpublished frame, or splits the piece a parallel iterator folds:
+//! 1. **heartbeat**: the epoch moved since the thread last looked (`check_in_slow`);
+//! 2. **demand**: workers search or wait beyond what is on offer (`wanted`);
+//! 3. **sleepers**: the thread worked alone for `SHARE_WITH_SLEEPERS_AFTER` while a worker
+//!    sleeps and nothing is on offer (`clock_check`);
+//! 4. **split for sleepers**: a heartbeat with no frame to publish while a worker sleeps
+//!    (`split_due`, "Splitting for sleepers" below), a long piece's offer
+//!    (`offer_to_sleepers`, after `par/iter/plumbing/splitter.rs`'s `WAKE_AFTER_CHUNKS`), and
+//!    an awaited loop's start (`request_split`);
+//! 5. **stall**: the thread made no check for a tick; the ticker publishes in its place
+//!    (`exposed.rs`).
+//!
+//! The start of fork-join work (once a tick, `new`) and trigger 4 make the next check act as
+//! a heartbeat through one flag (`heartbeat_due`), never by moving the seen epoch.
+//!
 //! # Frames and publication (heartbeat and demand)
 //!
 //! Each `join` links a frame into the thread's list (`push`/`pop`, youngest last) and, while
@@ -76,6 +94,10 @@ pub(crate) struct FjThread {
     oldest_unpublished: Cell<*const FrameLinks>,
     /// The epoch of the last heartbeat this thread saw.
     seen_epoch: Cell<u64>,
+    /// Set when the next check must act as a heartbeat although the epoch did not move: the
+    /// start of fork-join work at most once a tick (`new`), a long piece's offer to
+    /// sleepers, and the split a heartbeat asked for (`offer_to_sleepers`, `wants_split`).
+    heartbeat_due: Cell<bool>,
     /// Checks left before the next look at the clock (`check_in`, sleepers).
     until_clock: Cell<u32>,
     /// When this thread last published a frame (or started): how long it has worked alone.
@@ -136,13 +158,8 @@ impl FjThread {
         // before this read is seen set here (its flag was set before the bump, which `now`
         // acquires); a later one moves the epoch past `seen_epoch`.
         let epoch = epoch::now();
-        let seen = if root.is_cancelled() || state.is_shut_down() {
-            CANCELLED
-        } else if heartbeat {
-            epoch.wrapping_sub(1)
-        } else {
-            epoch
-        };
+        let cancelled = root.is_cancelled() || state.is_shut_down();
+        let seen = if cancelled { CANCELLED } else { epoch };
         FjThread {
             state,
             index,
@@ -152,6 +169,7 @@ impl FjThread {
             youngest: Cell::new(ptr::null()),
             oldest_unpublished: Cell::new(ptr::null()),
             seen_epoch: Cell::new(seen),
+            heartbeat_due: Cell::new(heartbeat && !cancelled),
             until_clock: Cell::new(CHECKS_PER_CLOCK),
             last_share: Cell::new(Instant::now()),
             call_ended: Cell::new(false),
@@ -268,7 +286,7 @@ impl FjThread {
     #[inline]
     #[must_use]
     pub(crate) fn check_in(&self) -> bool {
-        if epoch::moved(self.seen_epoch.get()) || self.wanted() {
+        if epoch::moved(self.seen_epoch.get()) || self.heartbeat_due.get() || self.wanted() {
             return self.check_in_slow();
         }
         let left = self.until_clock.get();
@@ -323,11 +341,10 @@ impl FjThread {
     /// returns `true`: a long piece's way to share its rest when no worker is awake to want
     /// it.
     pub(crate) fn offer_to_sleepers(&self) -> bool {
-        let seen = self.seen_epoch.get();
-        if seen == CANCELLED || !self.sleepers_idle() {
+        if self.seen_epoch.get() == CANCELLED || !self.sleepers_idle() {
             return false;
         }
-        self.seen_epoch.set(seen.wrapping_sub(1));
+        self.heartbeat_due.set(true);
         true
     }
 
@@ -345,10 +362,8 @@ impl FjThread {
         }
         self.split_due.set(false);
         // The next check (the split's join) counts as a heartbeat, as `new` arranges for the
-        // first check of a call. A cancelled call's mark is kept: it unwinds either way.
-        if self.seen_epoch.get() != CANCELLED {
-            self.seen_epoch.set(self.seen_epoch.get().wrapping_sub(1));
-        }
+        // first check of a call.
+        self.heartbeat_due.set(true);
         true
     }
 
@@ -363,7 +378,7 @@ impl FjThread {
     #[inline(never)]
     fn check_in_slow(&self) -> bool {
         let epoch = epoch::now();
-        let heartbeat = epoch != self.seen_epoch.get();
+        let heartbeat = epoch != self.seen_epoch.get() || self.heartbeat_due.replace(false);
         if heartbeat && (self.root.is_cancelled() || self.state.is_shut_down()) {
             // Every later check fails too (the epoch never reaches this value), so that each
             // piece the unwind runs on its way out (a join's second half) stops at once.
@@ -373,8 +388,7 @@ impl FjThread {
         self.seen_epoch.set(epoch);
         if heartbeat || self.wanted() {
             let published = self.publish_oldest();
-            let fj = &self.state.forkjoin;
-            if heartbeat && !published && fj.sleeping() > 0 && fj.board.available() == 0 {
+            if heartbeat && !published && self.sleepers_idle() {
                 self.split_due.set(true);
             }
         }

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crossbeam_deque::Steal;
+use crate::util::steal::retry;
 
 use crate::runtime::driver::{Driver, Pace};
 use crate::runtime::park::{Parked, Parker};
@@ -187,23 +187,13 @@ fn run_a_call(state: &Arc<State>, index: usize) -> bool {
 /// deque or inbox.
 fn find_task(state: &State, index: usize) -> Option<Runnable> {
     let own = &state.workers[index];
-    take(|| own.inbox.steal())
-        .or_else(|| take(|| state.injector.steal()))
+    retry(|| own.inbox.steal())
+        .or_else(|| retry(|| state.injector.steal()))
         .or_else(|| {
             state.workers.iter().find_map(|other| {
-                take(|| other.stealer.steal()).or_else(|| take(|| other.inbox.steal()))
+                retry(|| other.stealer.steal()).or_else(|| retry(|| other.inbox.steal()))
             })
         })
-}
-
-fn take(mut steal: impl FnMut() -> Steal<Runnable>) -> Option<Runnable> {
-    loop {
-        match steal() {
-            Steal::Success(task) => return Some(task),
-            Steal::Retry => continue,
-            Steal::Empty => return None,
-        }
-    }
 }
 
 /// Polls `task` once with a fresh budget; a panic from the runtime itself is dropped (the

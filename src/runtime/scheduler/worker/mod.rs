@@ -104,7 +104,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_deque::{Steal, Worker};
+use crossbeam_deque::Worker;
+
+use crate::util::steal::retry;
 use event_listener::EventListener;
 
 use crate::runtime::driver::{Driver, Pace};
@@ -326,8 +328,6 @@ impl<'a> WorkerLoop<'a> {
                 || worker.has_pinned()
                 || crate::runtime::scheduler::auto_advance::on_park(state)
         };
-        // Counted while it sleeps: a heartbeat of fork-join work splits a piece for it.
-        let sleeping = state.forkjoin.start_sleeping();
         let parked = state.idle.park(
             worker.index,
             self.st.searching,
@@ -335,7 +335,6 @@ impl<'a> WorkerLoop<'a> {
             recheck,
             &mut self.listener,
         );
-        drop(sleeping);
         worker.set_parked(false);
         worker.after_park(self.st, parked);
     }
@@ -489,12 +488,12 @@ impl WorkerLocal {
     fn fairness_pick(&self, round: u32, serving: Option<BatchFrom>) -> Option<Runnable> {
         let inbox = || {
             (serving != Some(BatchFrom::Inbox))
-                .then(|| retry_steal(|| self.state.workers[self.index].inbox.steal()))
+                .then(|| retry(|| self.state.workers[self.index].inbox.steal()))
                 .flatten()
         };
         let injector = || {
             (serving != Some(BatchFrom::Injector))
-                .then(|| retry_steal(|| self.state.injector.steal()))
+                .then(|| retry(|| self.state.injector.steal()))
                 .flatten()
         };
         let pinned = || self.pop_pinned();
@@ -507,7 +506,7 @@ impl WorkerLocal {
     }
 
     fn pop_inbox(&self) -> Option<Runnable> {
-        let task = retry_steal(|| {
+        let task = retry(|| {
             self.state.workers[self.index]
                 .inbox
                 .steal_batch_and_pop(&self.deque)
@@ -516,7 +515,7 @@ impl WorkerLocal {
     }
 
     fn pop_injector(&self) -> Option<Runnable> {
-        let task = retry_steal(|| self.state.injector.steal_batch_and_pop(&self.deque));
+        let task = retry(|| self.state.injector.steal_batch_and_pop(&self.deque));
         self.announce_batch(task)
     }
 
@@ -617,12 +616,12 @@ impl WorkerLocal {
                 }
                 let other = &self.state.workers[victim];
                 attempts += 1;
-                if let Some(task) = retry_steal(|| other.stealer.steal_batch_and_pop(&self.deque)) {
+                if let Some(task) = retry(|| other.stealer.steal_batch_and_pop(&self.deque)) {
                     found = self.announce_batch(Some(task));
                     break 'rounds;
                 }
                 attempts += 1;
-                if let Some(task) = retry_steal(|| other.inbox.steal_batch_and_pop(&self.deque)) {
+                if let Some(task) = retry(|| other.inbox.steal_batch_and_pop(&self.deque)) {
                     found = self.announce_batch(Some(task));
                     break 'rounds;
                 }
@@ -741,15 +740,4 @@ struct Turn {
     woke: bool,
     /// How many deferred tasks moved onto the deque.
     released: usize,
-}
-
-/// Retries a steal while it reports contention.
-fn retry_steal(mut steal: impl FnMut() -> Steal<Runnable>) -> Option<Runnable> {
-    loop {
-        match steal() {
-            Steal::Success(task) => return Some(task),
-            Steal::Retry => continue,
-            Steal::Empty => return None,
-        }
-    }
 }
