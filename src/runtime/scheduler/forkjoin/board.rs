@@ -1,8 +1,9 @@
 //! [`Board`]: the pieces of fork-join work that an executor's threads offer for stealing.
 //!
-//! One board per executor. A thread publishes a piece only when some worker wants work or a
-//! heartbeat passed (`thread.rs`), so the board holds few pieces and is touched rarely; a
-//! lock around a queue is enough. Pieces are kept in the order they were published:
+//! One board per executor. Pieces are published by the sharing triggers of `thread.rs` (a
+//! worker wants work, a heartbeat, sleepers, a stalled thread) and by whole calls
+//! (`inject.rs`), so the board holds few pieces and is touched rarely; a lock around a queue
+//! is enough. Pieces are kept in the order they were published:
 //! - an idle worker takes the *oldest* available piece (`take_oldest`): the biggest one, since
 //!   each thread publishes its oldest unpublished frame first (Cilk's steal-the-top);
 //! - a thread waiting for a node takes a piece that *descends* from it (`take_descendant`):

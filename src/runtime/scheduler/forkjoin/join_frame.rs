@@ -116,6 +116,29 @@ unsafe fn settle<B, RB>(t: &FjThread, frame: &JoinFrame<B, RB>) -> bool {
     super::wait::reclaim_or_wait(t, &node)
 }
 
+/// A cancelled call's join (step 1 of the module docs): settles the frame before `a` ran and
+/// unwinds. `check_in` published nothing (it reports the cancellation first), but the ticker
+/// may have (`exposed.rs`): settled as after `a`.
+///
+/// # Safety
+///
+/// `frame` is this thread's youngest linked frame, and `a` has not run.
+#[cold]
+#[inline(never)]
+unsafe fn cancelled<B, RB>(t: &FjThread, frame: &JoinFrame<B, RB>) -> ! {
+    // SAFETY: the caller's contract.
+    if unsafe { settle(t, frame) } {
+        // SAFETY: the claimer finished the half (a cancelled call's half unwinds at once).
+        if let Err(panic) = unsafe { frame.take_outcome() } {
+            drop_quietly(panic);
+        }
+    } else {
+        // SAFETY: the half is this thread's (never published, or reclaimed).
+        drop_quietly(unsafe { frame.take_b() });
+    }
+    resume_unwind(Box::new(Cancelled))
+}
+
 /// Settles the half if `a` unwinds (step 5 of the module docs); forgotten when `a` returns.
 struct OnUnwind<'a, B: FnOnce(bool) -> RB + Send, RB: Send> {
     t: &'a FjThread,
@@ -164,19 +187,8 @@ where
     // unlinks mirror the links.
     unsafe { t.push(&frame.links) };
     if t.check_in() {
-        // SAFETY: linked just above, and nothing was linked since. `check_in` published
-        // nothing (it reports the cancellation first), but the ticker may have
-        // (`exposed.rs`): settled as after `a`.
-        if unsafe { settle(t, &frame) } {
-            // SAFETY: the claimer finished the half (a cancelled call's half unwinds at once).
-            if let Err(panic) = unsafe { frame.take_outcome() } {
-                drop_quietly(panic);
-            }
-        } else {
-            // SAFETY: the half is this thread's (never published, or reclaimed).
-            drop_quietly(unsafe { frame.take_b() });
-        }
-        resume_unwind(Box::new(Cancelled));
+        // SAFETY: linked just above, and nothing was linked since.
+        unsafe { cancelled(t, &frame) }
     }
     let guard = OnUnwind {
         t,

@@ -245,10 +245,25 @@ impl FjThread {
         self.youngest.set(frame);
         if self.oldest_unpublished.get().is_null() {
             self.oldest_unpublished.set(frame);
-            if let Some(exposed) = self.exposed() {
-                exposed.expose(frame);
+            if self.exposes {
+                self.expose(frame);
             }
         }
+    }
+
+    /// Exposes `frame`, the new oldest unpublished frame (`exposed.rs`); out of line, to
+    /// keep `push` small.
+    #[inline(never)]
+    fn expose(&self, frame: &FrameLinks) {
+        self.state.workers[self.index].exposed.expose(frame);
+    }
+
+    /// Takes `frame`, the oldest unpublished frame, back from the ticker (`exposed.rs`); if
+    /// the ticker published it, its `published` is set now, and the join settles it as one
+    /// this thread published. Out of line, to keep `pop` small.
+    #[inline(never)]
+    fn withdraw(&self, frame: &FrameLinks) {
+        self.state.workers[self.index].exposed.withdraw(frame);
     }
 
     /// Unlinks `frame`, the youngest.
@@ -270,10 +285,8 @@ impl FjThread {
         if ptr::eq(self.oldest_unpublished.get(), frame) {
             // Every older frame is published (module invariants).
             self.oldest_unpublished.set(ptr::null());
-            if let Some(exposed) = self.exposed() {
-                // If the ticker published the frame, its `published` is set now: the join
-                // settles it as one this thread published.
-                exposed.withdraw(frame);
+            if self.exposes {
+                self.withdraw(frame);
             }
         }
     }
