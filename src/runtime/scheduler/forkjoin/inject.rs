@@ -28,8 +28,8 @@
 //! with no lineage (from the top of fork-join work, or from a task's poll) travels as a task.
 //!
 //! The caller's closure borrows its stack, so the call's job holds it with the lifetime
-//! erased; [`call`] returns only once its [`Latch`] is set (or its wait node finished, for a
-//! worker), and the job does that only when it is dropped: after it ran, or without running
+//! erased; [`call`] returns only once its wait node (`Node::outside_call`) finished, and the
+//! job finishes it only when it is dropped: after it ran, or without running
 //! (the executor shut down and dropped the task, or the board's call at shutdown), after the
 //! closure itself was dropped (fields drop in declaration order).
 
@@ -47,58 +47,16 @@ use super::wait;
 use crate::runtime::scheduler::standin::serve;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
-use crate::util::sync::thread::{self, Thread};
-use crate::util::sync::{AtomicBool, Ordering};
 
 /// A call's body: what runs on the worker, with its fork-join state.
 pub(crate) type CallBody = Box<dyn FnOnce(&FjThread) + Send + 'static>;
 
-/// Set once by the call's job; the calling thread sleeps until then.
-pub(crate) struct Latch {
-    done: AtomicBool,
-    waiter: Thread,
-}
-
-impl Latch {
-    /// A latch the calling thread will wait on.
-    pub(crate) fn new() -> Arc<Latch> {
-        Arc::new(Latch {
-            done: AtomicBool::new(false),
-            waiter: thread::current(),
-        })
-    }
-
-    pub(crate) fn set(&self) {
-        // SeqCst: a release of the outcome written before; the waiter's load pairs with it.
-        self.done.store(true, Ordering::SeqCst);
-        self.waiter.unpark();
-    }
-
-    /// Sleeps until [`set`](Latch::set). An unpark before the park is kept by the thread
-    /// (std's park token), so none is lost; spurious returns loop.
-    pub(crate) fn wait(&self) {
-        // SeqCst: pairs with the store in `set`.
-        while !self.done.load(Ordering::SeqCst) {
-            thread::park();
-        }
-    }
-}
-
-/// What a caller waits on: a latch, or (a worker of another executor) its call's wait node.
-enum CallerWait {
-    Latch(Arc<Latch>),
-    Node(Arc<Node>),
-}
-
-/// Sets its latch, or finishes its wait node, when dropped.
-struct SetOnDrop(CallerWait);
+/// Finishes the caller's wait node when dropped.
+struct SetOnDrop(Arc<Node>);
 
 impl Drop for SetOnDrop {
     fn drop(&mut self) {
-        match &self.0 {
-            CallerWait::Latch(latch) => latch.set(),
-            CallerWait::Node(node) => node.release(),
-        }
+        self.0.release();
     }
 }
 
@@ -115,7 +73,7 @@ impl Drop for WaitOnUnwind<'_> {
 }
 
 /// The job of an injected call. Fields drop in declaration order: the closure first, the
-/// latch last (module docs).
+/// wait node's release last (module docs).
 struct CallJob<F, R> {
     f: Option<F>,
     out: *mut Option<Outcome<R>>,
@@ -123,7 +81,7 @@ struct CallJob<F, R> {
 }
 
 // SAFETY: `f` and `R` are `Send`; `out` points to the caller's slot, written once by the
-// thread that runs the job, and read by the caller only after the latch is set or the wait
+// thread that runs the job, and read by the caller only after the wait
 // node finished (which this job does last).
 unsafe impl<F: Send, R: Send> Send for CallJob<F, R> {}
 
@@ -143,7 +101,7 @@ where
 {
     let mut out: Option<Outcome<R>> = None;
     let out_slot: *mut Option<Outcome<R>> = &raw mut out;
-    let make_body = move |done: CallerWait| -> CallBody {
+    let make_body = move |done: Arc<Node>| -> CallBody {
         let job = CallJob {
             f: Some(f),
             out: out_slot,
@@ -157,7 +115,7 @@ where
             unsafe { *job.out = Some(outcome) };
         });
         // SAFETY: only the lifetime changes. The body borrows this frame; this function
-        // returns (or unwinds) only after its latch is set or its wait node finished, and the
+        // returns (or unwinds) only after its wait node finished, and the
         // job does that only when it is dropped, after its closure (module docs), whether the
         // body ran or not.
         unsafe { std::mem::transmute(body) }
@@ -168,7 +126,7 @@ where
             let from_lineage = lineage.is_some();
             let wait = Node::outside_call(lineage);
             let armed = WaitOnUnwind(&wait);
-            let body = make_body(CallerWait::Node(Arc::clone(&wait)));
+            let body = make_body(Arc::clone(&wait));
             if from_lineage {
                 let node = Node::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
                 super::publish::offer(state, node);
@@ -184,15 +142,15 @@ where
             std::mem::forget(armed);
         }
         None => {
-            let latch = Latch::new();
-            spawn_call(
-                state,
-                Root::new(),
-                make_body(CallerWait::Latch(Arc::clone(&latch))),
-            );
+            let wait = Node::outside_call(None);
+            spawn_call(state, Root::new(), make_body(Arc::clone(&wait)));
             // A stand-in (a worker is free to run the call) hands its slot on first: the
             // wait blocks this thread.
-            serve::hand_off_while(|| latch.wait());
+            serve::hand_off_while(|| {
+                while !wait.is_finished() {
+                    wait.sleep(|| false);
+                }
+            });
         }
     });
     outcome_of(out)
