@@ -1,5 +1,7 @@
 //! The layers of `src/` (ARCHITECTURE.md, "Layers"): the folders are the layers, and no file
-//! imports from a layer above its own; nor do the files import each other in a cycle.
+//! imports from a layer above its own; nor do the files import each other in a cycle. Also:
+//! `par/` reaches the fork-join core through its door (`runtime/scheduler/forkjoin/mod.rs`)
+//! only, and no two private types share a name.
 //!
 //! The check reads every `.rs` file under `src/`, takes the `crate::…` (and `$crate::…`)
 //! and `super::…` paths of its code (comments left out; `super` resolved from the file's
@@ -333,5 +335,65 @@ fn par_reaches_the_fork_join_core_through_its_door_only() {
         violations.is_empty(),
         "par/ reaches behind the fork-join door (import from forkjoin/mod.rs):\n{}",
         violations.join("\n")
+    );
+}
+
+/// No two private types of `src/` share a name (a `struct`, `enum`, `type` or `trait` at a
+/// file's top level that is not `pub`, or only `pub(crate)`/`pub(super)`): a name then says
+/// which one is meant. Public types follow rayon's module layout (an `Iter` per source), and a
+/// file may define one name twice under two `cfg`s.
+#[test]
+fn no_two_private_types_share_a_name() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let name = file.file_name().unwrap().to_string_lossy();
+        let module = module_of(file.strip_prefix(&src).unwrap());
+        if name == "tests.rs" || module.ends_with("loom_model") || module.ends_with("::tests") {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for line in code.lines() {
+            // Top level only: associated types and items in blocks are indented.
+            let rest = line
+                .strip_prefix("pub(crate) ")
+                .or_else(|| line.strip_prefix("pub(super) "))
+                .unwrap_or(line);
+            if rest.starts_with("pub ") {
+                continue;
+            }
+            let Some(after) = ["struct ", "enum ", "type ", "trait "]
+                .iter()
+                .find_map(|kw| rest.strip_prefix(kw))
+            else {
+                continue;
+            };
+            let ident: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !ident.is_empty() {
+                seen.entry(ident)
+                    .or_default()
+                    .insert(file.strip_prefix(&src).unwrap().display().to_string());
+            }
+        }
+    }
+    let twice: Vec<String> = seen
+        .iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|(name, files)| {
+            format!(
+                "{name}: {}",
+                files.iter().cloned().collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "private types defined twice:\n{}",
+        twice.join("\n")
     );
 }

@@ -59,7 +59,7 @@ const WAKE_TOKEN: Token = Token(usize::MAX);
 const EVENTS_CAPACITY: usize = 1024;
 
 /// The registered sources and the next generation to hand out.
-struct Sources {
+struct SourceTable {
     slab: Slab<Arc<ScheduledIo>>,
     generation: u32,
 }
@@ -77,7 +77,7 @@ pub(crate) struct IoDriver {
     registry: mio::Registry,
     /// Shared with the time driver, which ends a wait through it (`IoDriver::waker`).
     waker: Arc<mio::Waker>,
-    sources: Mutex<Sources>,
+    sources: Mutex<SourceTable>,
     /// The length of `sources`' slab, stored under its lock after every change: a source
     /// counts from before it is added to the OS poller until after it is taken out. Read
     /// without the lock by a wait that does not block, to skip the OS poll when it is 0.
@@ -111,7 +111,7 @@ impl IoDriver {
         let driver = IoDriver {
             registry,
             waker,
-            sources: Mutex::new(Sources {
+            sources: Mutex::new(SourceTable {
                 slab: Slab::new(),
                 generation: 0,
             }),
@@ -198,7 +198,7 @@ impl IoDriver {
 
     /// Stores the slab's length in `registered`; called under the sources' lock after every
     /// change of the slab.
-    fn count_sources(&self, sources: &Sources) {
+    fn count_sources(&self, sources: &SourceTable) {
         // Relaxed: every store is made under the sources' lock, so the stores are ordered as
         // the slab's changes. A wait that reads it (`wait`) needs no more than coherence: if
         // a registration happens before the wait (the registering task yielded, or told the
