@@ -72,7 +72,13 @@ fn run(state: &Arc<State>, index: usize) {
     let _enter = context::enter(Arc::clone(state));
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
     while state.standins.wait_until_active(index) {
-        if !serve(state, index, &parker) {
+        let serving = serve(state, index, &parker);
+        // The driver's hand-off: a worker that parked while this stand-in held the driver
+        // (its non-blocking turn, or its own park) sleeps on its condition variable, and this
+        // thread will not park in the driver again. Wake a sleeper: it parks again and takes
+        // the driver if nobody holds it (`runtime/park/README.md`, "The driver").
+        state.idle.notify_work();
+        if !serving {
             // It handed the slot off: the new server serves it.
             return;
         }
