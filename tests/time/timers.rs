@@ -708,7 +708,14 @@ fn missed_ticks_delay_restarts_the_schedule() {
             "{:?}",
             next[1] - stalled_until
         );
-        assert_eq!(next[2], next[1] + period);
+        // On the real clock: a tick that itself fires late (a busy machine) restarts the
+        // schedule again, from its own firing, so only the lower bound holds (tokio's test
+        // runs on a paused clock, where it is exact).
+        assert!(
+            next[2] >= next[1] + period,
+            "{:?}",
+            (next[1] + period).checked_duration_since(next[2])
+        );
     });
 }
 
