@@ -5,6 +5,10 @@
 //! `cargo bench -p filch-benches --bench executor` prints criterion's timings and, at the end, a table of
 //! medians with filch's ratio to the faster peer.
 //!
+//! With the feature `console` and `FILCH_BENCH_CONSOLE=1`, every runtime runs under
+//! console-subscriber (tokio only when built with `--cfg tokio_unstable`: docs/benchmarks.md,
+//! "tokio-console's cost").
+//!
 //! Workloads (after tokio's `benches/rt_multi_threaded.rs`):
 //! - spawn_many_local: one task spawns 100,000 tiny tasks and waits for all;
 //! - spawn_many_remote: a thread that is no worker spawns 100,000 tiny tasks;
@@ -365,6 +369,11 @@ criterion_group!(executor, benches);
 fn main() {
     if let Ok(spec) = std::env::var("FILCH_BENCH_COUNT") {
         return count_run(&spec);
+    }
+    // Under tokio-console's subscriber (feature `console`, docs/benchmarks.md).
+    #[cfg(feature = "console")]
+    if std::env::var_os("FILCH_BENCH_CONSOLE").is_some() {
+        console_subscriber::init();
     }
     executor();
     Criterion::default().configure_from_args().final_summary();

@@ -218,10 +218,9 @@ where
     F: Future + 'static,
     F::Output: Send + 'static,
 {
-    rt::with_state(|state| match state {
-        Some(state) => rt::spawn_pinned(state, create),
-        None => rt::spawn_pinned(&fallback_state(), create),
-    })
+    // Outside a closure, so that the task's spawn location is the caller's.
+    let state = rt::with_state(|state| state.map(Arc::clone)).unwrap_or_else(fallback_state);
+    rt::spawn_pinned(&state, create)
 }
 
 /// Runs the blocking closure `f` on a separate, elastic pool of threads of the current
@@ -287,6 +286,7 @@ where
 /// });
 /// assert_eq!(v, 21);
 /// ```
+#[track_caller]
 pub fn block_on<F: Future>(future: F) -> F::Output {
     // Before anything else: on a worker this is a mistake, and the global executor must not
     // be started (nor `FILCH_WORKERS` read) on the way to saying so.

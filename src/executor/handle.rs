@@ -175,6 +175,7 @@ impl Handle {
     /// On a worker thread of a filch executor (blocking a worker can deadlock the pool),
     /// unless inside [`task::block_in_place`](crate::task::block_in_place), which has another
     /// thread take the worker's place first.
+    #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         assert_not_on_worker();
         rt::block_on(&self.state, future)

@@ -140,6 +140,7 @@ impl Executor {
     /// let v = ex.block_on(async { filch::spawn(async { 3 }).await.unwrap() });
     /// assert_eq!(v, 3);
     /// ```
+    #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.handle.block_on(future)
     }

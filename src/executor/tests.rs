@@ -142,15 +142,26 @@ fn a_thread_start_failure_part_way_stops_the_started_workers_and_frees_everythin
         "filch test: an injected thread start failure"
     );
     assert!(!fault::is_armed(Fault::ThreadStart, "partway-"));
-    // The two started workers were joined before `build` returned.
-    let names: Vec<String> = std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-        .collect();
-    assert!(
-        !names.iter().any(|n| n.starts_with("partway")),
-        "workers left running: {names:?}"
-    );
+    // The two started workers were joined before `build` returned. A joined thread's
+    // `/proc/self/task` entry may outlive the join by a moment (the kernel wakes the
+    // joiner when the thread lets go of its memory, before it reaps the thread), so the
+    // look is repeated until the entries are gone; a worker left running keeps its entry
+    // for good, and the look gives up after 30 s.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let names: Vec<String> = std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .collect();
+        if !names.iter().any(|n| n.starts_with("partway")) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "workers left running: {names:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     // The driver (its epoll and eventfd descriptors) went with the state.
     assert_eq!(open_fds(), fds, "a failed build leaked file descriptors");
 }

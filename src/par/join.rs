@@ -69,6 +69,7 @@ impl FnContext {
 /// let v: Vec<u64> = (1..=100_000).collect();
 /// assert_eq!(sum(&v), 5_000_050_000);
 /// ```
+#[cfg_attr(feature = "console", track_caller)]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -86,6 +87,7 @@ where
 /// let (a, b) = filch::par::join_context(|_| 1, |ctx| if ctx.migrated() { 2 } else { 2 });
 /// assert_eq!(a + b, 3);
 /// ```
+#[cfg_attr(feature = "console", track_caller)]
 pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce(FnContext) -> RA + Send,
@@ -95,7 +97,8 @@ where
 {
     let a = move |migrated| a(FnContext::new(migrated));
     let b = move |migrated| b(FnContext::new(migrated));
-    forkjoin::join(a, b, current_or_global_state)
+    let site = forkjoin::Site::here("par::join");
+    forkjoin::join(a, b, current_or_global_state, site)
 }
 
 /// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the workers

@@ -1,6 +1,13 @@
-//! The pools that `filch::par` runs on: executors. [`current_num_threads`] and
-//! [`current_thread_index`]; [`ThreadPoolBuilder`], [`ThreadPool`] and
-//! [`ThreadPoolBuildError`], rayon's, where a pool is an [`Executor`].
+//! The pools that `filch::par` runs on: executors. [`current_num_threads`],
+//! [`current_thread_index`], [`max_num_threads`], [`current_thread_has_pending_tasks`],
+//! [`yield_now`] and [`yield_local`] (with [`Yield`]); [`ThreadPoolBuilder`], [`ThreadPool`]
+//! and [`ThreadPoolBuildError`], rayon's, where a pool is an [`Executor`].
+//!
+//! A rayon *job* is, on filch, a piece of fork-join work: a `join`'s half or a scope's
+//! closure on offer, a whole call, a broadcast's part addressed to a worker
+//! (`runtime/scheduler/forkjoin/`). The async tasks are not jobs: [`yield_now`] never polls
+//! a task inside the caller (a poll inside a poll), and the caller's own task, if it is
+//! one, is not suspended.
 
 use std::error::Error;
 use std::fmt;
@@ -8,7 +15,10 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::executor::{global, Builder, Executor};
-use crate::runtime::scheduler::forkjoin::with_current;
+use crate::par::broadcast::{broadcast_on, spawn_broadcast_on, BroadcastContext};
+use crate::par::ScopeFifo;
+use crate::runtime::scheduler::forkjoin::{self, with_current};
+use crate::runtime::scheduler::runtime::MAX_WORKER_THREADS;
 use crate::runtime::scheduler::worker::context;
 
 /// The number of workers of the current executor (a worker's, or the one whose `block_on`,
@@ -37,6 +47,66 @@ pub fn current_num_threads() -> usize {
 pub fn current_thread_index() -> Option<usize> {
     with_current(|t| t.map(|t| t.index))
         .or_else(|| context::with_worker(|worker| worker.map(|w| w.index)))
+}
+
+/// The most workers a pool can have (65,535, rayon's limit too); a
+/// [`ThreadPoolBuilder`] asking for more fails to build. rayon's `max_num_threads`.
+///
+/// ```
+/// assert!(filch::par::max_num_threads() >= filch::par::current_num_threads());
+/// ```
+pub fn max_num_threads() -> usize {
+    MAX_WORKER_THREADS
+}
+
+/// Whether the calling worker has work queued for it before other workers: a broadcast's
+/// part addressed to it, tasks in its deque, its inbox or its pinned queue; `None` on a
+/// thread that is no worker (a stand-in included). rayon's
+/// `current_thread_has_pending_tasks`.
+///
+/// ```
+/// assert_eq!(filch::par::current_thread_has_pending_tasks(), None);
+/// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert!(pool.install(filch::par::current_thread_has_pending_tasks).is_some());
+/// ```
+pub fn current_thread_has_pending_tasks() -> Option<bool> {
+    forkjoin::has_pending(None)
+}
+
+/// Runs one pending piece of fork-join work on the calling worker, if there is one: a
+/// broadcast's part addressed to it, else the oldest piece on its executor's board (any
+/// call's: unlike a `join`'s wait, which runs only its own call's pieces). rayon's
+/// `yield_now`. Returns `None` on a thread that is no worker (a stand-in included),
+/// `Some(Yield::Executed)` if a piece ran, `Some(Yield::Idle)` if none was waiting.
+///
+/// Async tasks are not run (no poll inside the caller): a task that wants to let others
+/// run awaits [`filch::task::yield_now`](crate::task::yield_now) instead.
+///
+/// ```
+/// assert_eq!(filch::par::yield_now(), None);
+/// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let outcome = pool.install(|| {
+///     filch::par::spawn_broadcast(move |_| tx.send(()).unwrap());
+///     filch::par::yield_now()
+/// });
+/// assert_eq!(outcome, Some(filch::par::Yield::Executed));
+/// assert_eq!(rx.try_recv(), Ok(()));
+/// ```
+pub fn yield_now() -> Option<Yield> {
+    forkjoin::yield_one(None, false).map(Yield::from_ran)
+}
+
+/// As [`yield_now`], running only a piece addressed to the calling worker (a broadcast's
+/// part): the worker's own queue, as rayon's `yield_local` runs only its local deque.
+///
+/// ```
+/// assert_eq!(filch::par::yield_local(), None);
+/// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert_eq!(pool.install(filch::par::yield_local), Some(filch::par::Yield::Idle));
+/// ```
+pub fn yield_local() -> Option<Yield> {
+    forkjoin::yield_one(None, true).map(Yield::from_ran)
 }
 
 /// Builds a [`ThreadPool`] (a filch [`Executor`]), or configures the global executor;
@@ -311,6 +381,123 @@ impl ThreadPool {
         crate::par::spawn(op);
     }
 
+    /// [`broadcast`](crate::par::broadcast) on this pool's workers: `op` runs once on each,
+    /// and the results come back in the order of their indexes.
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    /// assert_eq!(pool.broadcast(|ctx| ctx.index()), [0, 1, 2]);
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        broadcast_on(self.executor.handle().state(), op)
+    }
+
+    /// [`spawn_broadcast`](crate::par::spawn_broadcast) on this pool's workers.
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn_broadcast(move |ctx| tx.send(ctx.num_threads()).unwrap());
+    /// assert_eq!(rx.iter().take(2).sum::<usize>(), 4);
+    /// ```
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        spawn_broadcast_on(self.executor.handle().state(), op);
+    }
+
+    /// Runs `op` on one of the pool's workers some time later
+    /// ([`spawn_fifo`](crate::par::spawn_fifo)).
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.spawn_fifo(move || tx.send(1).unwrap());
+    /// assert_eq!(rx.recv(), Ok(1));
+    /// ```
+    pub fn spawn_fifo<OP>(&self, op: OP)
+    where
+        OP: FnOnce() + Send + 'static,
+    {
+        let _enter = self.executor.enter();
+        crate::par::spawn_fifo(op);
+    }
+
+    /// [`scope_fifo`](crate::par::scope_fifo) on this pool.
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    /// let mut hits = [0; 2];
+    /// pool.scope_fifo(|s| {
+    ///     for hit in hits.iter_mut() {
+    ///         s.spawn_fifo(move |_| *hit += 1);
+    ///     }
+    /// });
+    /// assert_eq!(hits, [1, 1]);
+    /// ```
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::par::scope_fifo(op))
+    }
+
+    /// [`in_place_scope_fifo`](crate::par::in_place_scope_fifo) with this pool's workers.
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// let mut total = 0;
+    /// pool.in_place_scope_fifo(|s| s.spawn_fifo(|_| total += 2));
+    /// assert_eq!(total, 2);
+    /// ```
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
+    {
+        let _enter = self.executor.enter();
+        crate::par::in_place_scope_fifo(op)
+    }
+
+    /// [`yield_now`](crate::par::yield_now) on one of this pool's workers: `None` on any
+    /// other thread.
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_now(), None);
+    /// assert_eq!(pool.install(|| pool.yield_now()), Some(filch::par::Yield::Idle));
+    /// ```
+    pub fn yield_now(&self) -> Option<Yield> {
+        forkjoin::yield_one(Some(self.executor.handle().state()), false).map(Yield::from_ran)
+    }
+
+    /// [`yield_local`](crate::par::yield_local) on one of this pool's workers: `None` on any
+    /// other thread.
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.yield_local(), None);
+    /// ```
+    pub fn yield_local(&self) -> Option<Yield> {
+        forkjoin::yield_one(Some(self.executor.handle().state()), true).map(Yield::from_ran)
+    }
+
+    /// [`current_thread_has_pending_tasks`](crate::par::current_thread_has_pending_tasks) on
+    /// one of this pool's workers: `None` on any other thread.
+    ///
+    /// ```
+    /// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    /// assert_eq!(pool.current_thread_has_pending_tasks(), None);
+    /// ```
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        forkjoin::has_pending(Some(self.executor.handle().state()))
+    }
+
     /// The number of the pool's workers.
     pub fn current_num_threads(&self) -> usize {
         self.executor.worker_threads()
@@ -323,5 +510,29 @@ impl ThreadPool {
         };
         with_current(|t| t.filter(|t| ours(&t.state)).map(|t| t.index))
             .or_else(|| context::with_worker(|w| w.filter(|w| ours(&w.state)).map(|w| w.index)))
+    }
+}
+
+/// What [`yield_now`] and [`yield_local`] did; rayon's `Yield`.
+///
+/// ```
+/// let pool = filch::par::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+/// assert_eq!(pool.install(filch::par::yield_now), Some(filch::par::Yield::Idle));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Yield {
+    /// A pending piece of fork-join work ran.
+    Executed,
+    /// No piece was waiting.
+    Idle,
+}
+
+impl Yield {
+    fn from_ran(ran: bool) -> Yield {
+        if ran {
+            Yield::Executed
+        } else {
+            Yield::Idle
+        }
     }
 }

@@ -56,12 +56,13 @@ use crate::util::sync::Mutex;
 /// });
 /// assert_eq!(total, 500_500);
 /// ```
+#[track_caller]
 pub fn run<F, R>(f: F) -> Run<R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    Run::on(On::Current, f)
+    Run::on(On::Current, "par::run", f)
 }
 
 /// Where a [`Run`] runs its call: on a given executor (the loops' methods of `Handle` and
@@ -76,6 +77,21 @@ pub(crate) enum On {
 #[must_use = "a `par::run` future does nothing unless awaited"]
 pub struct Run<R> {
     stage: RunStage<R>,
+    /// The call as tokio-console sees it: an async op of the task that polls the future
+    /// (`runtime/observe/console/par_call.rs`).
+    #[cfg(feature = "console")]
+    console: crate::runtime::observe::console::par_call::ParCall,
+}
+
+/// The call `source` (`par::run`, a loop's name) traced for tokio-console, made at the
+/// caller's location.
+#[cfg(feature = "console")]
+#[track_caller]
+fn traced_call(source: &'static str) -> crate::runtime::observe::console::par_call::ParCall {
+    crate::runtime::observe::console::par_call::ParCall::new(
+        source,
+        Some(std::panic::Location::caller()),
+    )
 }
 
 /// A call not started yet.
@@ -95,24 +111,33 @@ enum RunStage<R> {
 }
 
 impl<R: Send + 'static> Run<R> {
-    /// The future of `f`, run as a whole fork-join call on the executor `on` names.
-    pub(crate) fn on<F>(on: On, f: F) -> Run<R>
+    /// The future of `f`, run as a whole fork-join call on the executor `on` names; the call
+    /// `source` (`par::run`, a loop's name) to tokio-console.
+    #[track_caller]
+    #[cfg_attr(not(feature = "console"), allow(unused_variables))]
+    pub(crate) fn on<F>(on: On, source: &'static str, f: F) -> Run<R>
     where
         F: FnOnce() -> R + Send + 'static,
     {
         Run {
             stage: RunStage::Lazy(on, Box::new(f)),
+            #[cfg(feature = "console")]
+            console: traced_call(source),
         }
     }
 
     /// The future of `f`, run on the polling thread at the first poll, on no executor: the
     /// value of a loop over an empty range.
-    pub(crate) fn at_once<F>(f: F) -> Run<R>
+    #[track_caller]
+    #[cfg_attr(not(feature = "console"), allow(unused_variables))]
+    pub(crate) fn at_once<F>(source: &'static str, f: F) -> Run<R>
     where
         F: FnOnce() -> R + Send + 'static,
     {
         Run {
             stage: RunStage::AtOnce(Box::new(f)),
+            #[cfg(feature = "console")]
+            console: traced_call(source),
         }
     }
 }
@@ -146,54 +171,65 @@ impl<R> Drop for EndOnDrop<R> {
 impl<R: Send + 'static> Future for Run<R> {
     type Output = R;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
-        match std::mem::replace(&mut self.stage, RunStage::Failed) {
-            RunStage::Lazy(on, f) => {
-                let state = match on {
-                    On::Fixed(state) => state,
-                    On::Current => current_or_global_state(),
-                };
-                self.stage = RunStage::Running(start(&state, f, cx));
-            }
-            // `Failed` while `f` runs: if it panics, a later poll panics again.
-            RunStage::AtOnce(f) => {
-                let value = f();
-                self.stage = RunStage::Done;
-                return Poll::Ready(value);
-            }
-            running @ RunStage::Running(_) => self.stage = running,
-            RunStage::Done => {
-                self.stage = RunStage::Done;
-                panic!("filch: a `par::run` future was polled after it completed");
-            }
-            RunStage::Failed => {
-                panic!("filch: a `par::run` future was polled again after it panicked")
-            }
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
+        let this = self.get_mut();
+        // With `console`, each poll is a poll of the task's async op (module docs of
+        // `runtime/observe/console/par_call.rs`).
+        #[cfg(feature = "console")]
+        return this.console.poll(|| poll_stage(&mut this.stage, cx));
+        #[cfg(not(feature = "console"))]
+        poll_stage(&mut this.stage, cx)
+    }
+}
+
+/// One poll of a `Run` in `stage`.
+fn poll_stage<R: Send + 'static>(stage: &mut RunStage<R>, cx: &mut Context<'_>) -> Poll<R> {
+    match std::mem::replace(stage, RunStage::Failed) {
+        RunStage::Lazy(on, f) => {
+            let state = match on {
+                On::Fixed(state) => state,
+                On::Current => current_or_global_state(),
+            };
+            *stage = RunStage::Running(start(&state, f, cx));
         }
-        let RunStage::Running(shared) = &self.stage else {
-            unreachable!("running since above")
-        };
-        shared.waker.register(cx.waker());
-        let Some(outcome) = shared.outcome.lock().take() else {
-            return Poll::Pending;
-        };
-        // Leave the running state before resuming a panic: polled again, the future must
-        // panic again.
-        self.stage = RunStage::Failed;
-        match outcome {
-            Some(Ok(value)) => {
-                self.stage = RunStage::Done;
-                Poll::Ready(value)
-            }
-            Some(Err(panic)) if panic.is::<Cancelled>() => {
-                // The call unwound at a piece because its executor shut down (the future,
-                // still here, did not cancel it).
-                drop(panic);
-                panic!("filch: the executor shut down while it ran this `par::run` call")
-            }
-            Some(Err(panic)) => resume_unwind(panic),
-            None => panic!("filch: the executor shut down before it ran this `par::run` call"),
+        // `Failed` while `f` runs: if it panics, a later poll panics again.
+        RunStage::AtOnce(f) => {
+            let value = f();
+            *stage = RunStage::Done;
+            return Poll::Ready(value);
         }
+        running @ RunStage::Running(_) => *stage = running,
+        RunStage::Done => {
+            *stage = RunStage::Done;
+            panic!("filch: a `par::run` future was polled after it completed");
+        }
+        RunStage::Failed => {
+            panic!("filch: a `par::run` future was polled again after it panicked")
+        }
+    }
+    let RunStage::Running(shared) = &*stage else {
+        unreachable!("running since above")
+    };
+    shared.waker.register(cx.waker());
+    let Some(outcome) = shared.outcome.lock().take() else {
+        return Poll::Pending;
+    };
+    // Leave the running state before resuming a panic: polled again, the future must
+    // panic again.
+    *stage = RunStage::Failed;
+    match outcome {
+        Some(Ok(value)) => {
+            *stage = RunStage::Done;
+            Poll::Ready(value)
+        }
+        Some(Err(panic)) if panic.is::<Cancelled>() => {
+            // The call unwound at a piece because its executor shut down (the future,
+            // still here, did not cancel it).
+            drop(panic);
+            panic!("filch: the executor shut down while it ran this `par::run` call")
+        }
+        Some(Err(panic)) => resume_unwind(panic),
+        None => panic!("filch: the executor shut down before it ran this `par::run` call"),
     }
 }
 

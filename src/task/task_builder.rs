@@ -63,6 +63,7 @@ impl<'a> Builder<'a> {
             spawned_at,
             name: self.name,
             register_at_spawn: true,
+            kind: "task",
         }
     }
 

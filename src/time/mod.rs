@@ -69,6 +69,10 @@ pub struct Sleep {
     /// Whether the wheel holds the current `deadline` with the waker of the last poll (false
     /// before the first poll, and after a reset of a timer that had fired).
     armed: bool,
+    /// The timer as tokio-console sees it: a resource of kind `timer`
+    /// (`runtime/observe/console/resource.rs`).
+    #[cfg(feature = "console")]
+    console: crate::runtime::observe::console::resource::Resource,
 }
 
 /// Waits for `duration`. See [`Sleep`].
@@ -135,12 +139,32 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 }
 
 impl Sleep {
+    #[track_caller]
     fn new(driver: Arc<Driver>, deadline: StdInstant) -> Sleep {
+        Sleep::new_as(driver, deadline, "Sleep")
+    }
+
+    /// A sleep that tokio-console shows as a `concrete_type` (`Sleep`, `Interval`) made at
+    /// the caller's location.
+    #[track_caller]
+    #[cfg_attr(not(feature = "console"), allow(unused_variables))]
+    fn new_as(driver: Arc<Driver>, deadline: StdInstant, concrete_type: &'static str) -> Sleep {
+        #[cfg(feature = "console")]
+        let console = {
+            use crate::runtime::observe::console::resource::Resource;
+            let at = std::panic::Location::caller();
+            let console = Resource::new(concrete_type, "timer", "Sleep::new_timeout", Some(at));
+            let left = deadline.saturating_duration_since(driver.time().now());
+            console.set_duration_ms(u64::try_from(left.as_millis()).unwrap_or(u64::MAX));
+            console
+        };
         Sleep {
             driver,
             deadline,
             key: None,
             armed: false,
+            #[cfg(feature = "console")]
+            console,
         }
     }
 
@@ -237,6 +261,20 @@ impl Sleep {
     /// Polls the deadline; with `budget`, only if the task's cooperative budget allows (else
     /// the task is woken as a yield and this is `Pending`). Completing spends one unit.
     fn poll_deadline(&mut self, cx: &mut Context<'_>, budget: bool) -> Poll<()> {
+        // With `console`, the poll is the timer's `poll_elapsed` op.
+        #[cfg(feature = "console")]
+        if self.console.is_traced() {
+            use crate::runtime::observe::console::resource::Resource;
+            let console = std::mem::replace(&mut self.console, Resource::none());
+            let polled = console.poll_op("poll_elapsed", || self.poll_deadline_now(cx, budget));
+            self.console = console;
+            return polled;
+        }
+        self.poll_deadline_now(cx, budget)
+    }
+
+    /// [`poll_deadline`](Sleep::poll_deadline) itself.
+    fn poll_deadline_now(&mut self, cx: &mut Context<'_>, budget: bool) -> Poll<()> {
         if self.driver.is_shut_down() {
             panic!(
                 "filch: a timer (time::sleep, timeout or interval) was polled after the executor \
@@ -455,7 +493,7 @@ pub struct Interval {
 pub fn interval(period: Duration) -> Interval {
     let driver = timer_driver();
     let start = driver.time().now();
-    Interval::new(Sleep::new(driver, start), period)
+    Interval::new(Sleep::new_as(driver, start, "Interval"), period)
 }
 
 /// An [`Interval`] of `period` whose first tick is at `start`.
@@ -475,7 +513,10 @@ pub fn interval(period: Duration) -> Interval {
 /// If `period` is zero.
 #[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
-    Interval::new(sleep_until(start), period)
+    Interval::new(
+        Sleep::new_as(timer_driver(), start.into_std(), "Interval"),
+        period,
+    )
 }
 
 impl Interval {

@@ -51,14 +51,27 @@ fn counters(prefix: &str) -> Vec<(u32, u64, u64)> {
     found
 }
 
-/// Waits until the threads named `prefix*` (there must be `threads` of them) go through a
-/// 200 ms window without running at all; fails naming `what` after `secs` seconds.
+/// Waits until the threads named `prefix*` go through a 200 ms window without running at
+/// all; fails naming `what` after `secs` seconds. `threads` of them must be named
+/// `prefix` and a number (the workers); the others are the workers' stand-ins
+/// (`{worker}-standin`), started when a poll held its worker (a busy machine preempts a
+/// poll long enough), which must sleep too.
 fn wait_until_asleep(secs: u64, what: &str, prefix: &str, threads: usize) {
     let mut last = counters(prefix);
     wait_until(secs, what, || {
         thread::sleep(Duration::from_millis(200));
         let now = counters(prefix);
-        assert_eq!(now.len(), threads, "threads named {prefix}*: {now:?}");
+        let workers = now
+            .iter()
+            .filter(|(tid, ..)| {
+                let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm"))
+                    .unwrap_or_default();
+                comm.trim()
+                    .strip_prefix(prefix)
+                    .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+            })
+            .count();
+        assert_eq!(workers, threads, "threads named {prefix}*: {now:?}");
         let quiet = now == last;
         last = now;
         quiet

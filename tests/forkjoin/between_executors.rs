@@ -68,6 +68,30 @@ fn install_ping_pong_between_one_worker_pools() {
     });
 }
 
+/// The only worker of pool `b` waits inside a call into pool `a`, whose work calls back into
+/// `b` from a plain thread (no lineage: the call reaches `b` as a task, not as a piece the
+/// waiting worker would run). A worker waiting for another executor will not come back to
+/// the board until that call ends, so `b`'s stand-in runs the call in its place.
+#[test]
+fn a_call_without_lineage_into_a_pool_whose_worker_waits_for_another_pool() {
+    watchdog(
+        60,
+        "a_call_without_lineage_into_a_pool_whose_worker_waits_for_another_pool",
+        || {
+            let a = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            let b = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            for round in 0..20 {
+                let got = b.install(|| {
+                    a.install(|| {
+                        std::thread::scope(|s| s.spawn(|| b.install(|| round)).join().unwrap())
+                    })
+                });
+                assert_eq!(got, round);
+            }
+        },
+    );
+}
+
 /// A closure spawned into a scope by a thread whose own work does not descend from the scope
 /// (a worker of another executor that got the scope through a std thread) still runs: the
 /// scope's owner, the one worker of its pool, finds it among the scope's work.

@@ -14,6 +14,7 @@ mod lineage;
 mod lock_across_join;
 mod nesting;
 mod panics;
+mod rayon_broadcast;
 mod rayon_builder;
 mod rayon_integration;
 mod rayon_join;

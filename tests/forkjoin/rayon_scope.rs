@@ -5,16 +5,23 @@
 //!
 //! Adapted: rayon's seeded `XorShiftRng` is a SplitMix sequence (`common::mix`); each test
 //! runs under the watchdog; the panic tests also count the drops of what the closures own.
-//! The `scope_fifo`, `spawn_fifo` and `spawn_broadcast` tests are not ported (filch has no
-//! such calls yet).
+//! The `scope_fifo` tests are ported as they are, but `mixed_fifo_order`,
+//! `mixed_lifo_fifo_order` and `mixed_fifo_lifo_order`, which assert filch's order: rayon
+//! runs a FIFO scope's closures through per-scope queues that its deque points into, so its
+//! inner scope's wait runs closure 0, which the outer scope spawned before the inner one
+//! opened; filch's waiting thread runs only what descends from the scope it waits for
+//! (`runtime/scheduler/forkjoin/wait.rs`), so closure 0 runs in the outer scope's wait, and the
+//! inner scope's wait runs what was spawned inside it in its own order (newest first in a
+//! `scope`, oldest first in a `scope_fifo`). The `spawn_broadcast` tests also assert that
+//! each worker's part ran once.
 
 use std::iter::once;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Barrier, Mutex};
 use std::vec;
 
-use filch::par::{scope, Scope, ThreadPoolBuilder};
+use filch::par::{scope, scope_fifo, Scope, ScopeFifo, ThreadPoolBuilder};
 
 use crate::common::{mix, panic_message, watchdog, Tally};
 
@@ -513,5 +520,359 @@ fn mixed_lifetime_scope() {
         let counter = AtomicUsize::new(0);
         increment(&[&counter; 100]);
         assert_eq!(counter.into_inner(), 100);
+    });
+}
+
+/// rayon's `test_order!(scope_fifo => spawn_fifo)`: on a 1-worker pool, 10 spawns that each
+/// spawn 10.
+fn test_order_fifo() -> Vec<i32> {
+    let builder = ThreadPoolBuilder::new().num_threads(1);
+    let pool = builder.build().unwrap();
+    pool.install(|| {
+        let vec = Mutex::new(vec![]);
+        scope_fifo(|scope| {
+            let vec = &vec;
+            for i in 0..10 {
+                scope.spawn_fifo(move |scope| {
+                    for j in 0..10 {
+                        scope.spawn_fifo(move |_| {
+                            vec.lock().unwrap().push(i * 10 + j);
+                        });
+                    }
+                });
+            }
+        });
+        vec.into_inner().unwrap()
+    })
+}
+
+// origin: rayon-core src/scope/test.rs::fifo_order
+#[test]
+fn fifo_order() {
+    watchdog(60, "fifo_order", || {
+        // In the absence of stealing, `scope_fifo()` runs its `spawn_fifo()` jobs in FIFO order.
+        let vec = test_order_fifo();
+        let expected: Vec<i32> = (0..100).collect(); // FIFO -> natural order
+        assert_eq!(vec, expected);
+    });
+}
+
+/// rayon's `test_nested_order!`, the outer and inner scopes each a LIFO (`false`) or FIFO
+/// (`true`) one: on a 1-worker pool, 10 spawns that each open a scope and spawn 10 into it.
+fn test_nested_order_of(outer_fifo: bool, inner_fifo: bool) -> Vec<i32> {
+    let builder = ThreadPoolBuilder::new().num_threads(1);
+    let pool = builder.build().unwrap();
+    pool.install(|| {
+        let vec = Mutex::new(vec![]);
+        let vec = &vec;
+        let inner = move |i: i32| {
+            if inner_fifo {
+                scope_fifo(|scope| {
+                    for j in 0..10 {
+                        scope.spawn_fifo(move |_| vec.lock().unwrap().push(i * 10 + j));
+                    }
+                });
+            } else {
+                scope(|scope| {
+                    for j in 0..10 {
+                        scope.spawn(move |_| vec.lock().unwrap().push(i * 10 + j));
+                    }
+                });
+            }
+        };
+        if outer_fifo {
+            scope_fifo(|scope| {
+                for i in 0..10 {
+                    scope.spawn_fifo(move |_| inner(i));
+                }
+            });
+        } else {
+            scope(|scope| {
+                for i in 0..10 {
+                    scope.spawn(move |_| inner(i));
+                }
+            });
+        }
+        std::mem::take(&mut *vec.lock().unwrap())
+    })
+}
+
+// origin: rayon-core src/scope/test.rs::nested_fifo_order
+#[test]
+fn nested_fifo_order() {
+    watchdog(60, "nested_fifo_order", || {
+        // In the absence of stealing, `scope_fifo()` runs its `spawn_fifo()` jobs in FIFO order.
+        let vec = test_nested_order_of(true, true);
+        let expected: Vec<i32> = (0..100).collect(); // FIFO -> natural order
+        assert_eq!(vec, expected);
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::nested_lifo_fifo_order
+#[test]
+fn nested_lifo_fifo_order() {
+    watchdog(60, "nested_lifo_fifo_order", || {
+        // LIFO on the outside, FIFO on the inside
+        let vec = test_nested_order_of(false, true);
+        let expected: Vec<i32> = (0..10)
+            .rev()
+            .flat_map(|i| (0..10).map(move |j| i * 10 + j))
+            .collect();
+        assert_eq!(vec, expected);
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::nested_fifo_lifo_order
+#[test]
+fn nested_fifo_lifo_order() {
+    watchdog(60, "nested_fifo_lifo_order", || {
+        // FIFO on the outside, LIFO on the inside
+        let vec = test_nested_order_of(true, false);
+        let expected: Vec<i32> = (0..10)
+            .flat_map(|i| (0..10).rev().map(move |j| i * 10 + j))
+            .collect();
+        assert_eq!(vec, expected);
+    });
+}
+
+/// A scope of either kind, for rayon's `test_mixed_order!` with every pair of kinds.
+#[derive(Clone, Copy)]
+enum AnyScope<'a, 'scope> {
+    Lifo(&'a Scope<'scope>),
+    Fifo(&'a ScopeFifo<'scope>),
+}
+
+impl<'scope> AnyScope<'_, 'scope> {
+    /// rayon's `spawn_push!`, with the scope's own spawn.
+    fn push(self, vec: &'scope Mutex<Vec<i32>>, i: i32) {
+        match self {
+            AnyScope::Lifo(s) => s.spawn(move |_| vec.lock().unwrap().push(i)),
+            AnyScope::Fifo(s) => s.spawn_fifo(move |_| vec.lock().unwrap().push(i)),
+        }
+    }
+}
+
+/// Opens a LIFO (`fifo == false`) or FIFO scope and runs `op` in it.
+fn any_scope<'scope>(fifo: bool, op: impl for<'a> FnOnce(AnyScope<'a, 'scope>) + Send) {
+    if fifo {
+        scope_fifo(|s| op(AnyScope::Fifo(s)));
+    } else {
+        scope(|s| op(AnyScope::Lifo(s)));
+    }
+}
+
+/// rayon's `test_mixed_order!`, the outer and inner scopes each a LIFO or FIFO one.
+fn test_mixed_order_of(outer_fifo: bool, inner_fifo: bool) -> Vec<i32> {
+    let builder = ThreadPoolBuilder::new().num_threads(1);
+    let pool = builder.build().unwrap();
+    pool.install(|| {
+        let vec = Mutex::new(vec![]);
+        let vec = &vec;
+        any_scope(outer_fifo, |outer_scope| {
+            outer_scope.push(vec, 0);
+            any_scope(inner_fifo, |inner_scope| {
+                inner_scope.push(vec, -1);
+                outer_scope.push(vec, 1);
+                inner_scope.push(vec, -2);
+                outer_scope.push(vec, 2);
+                inner_scope.push(vec, -3);
+            });
+            outer_scope.push(vec, 3);
+        });
+        std::mem::take(&mut *vec.lock().unwrap())
+    })
+}
+
+// origin: rayon-core src/scope/test.rs::mixed_fifo_order
+#[test]
+fn mixed_fifo_order() {
+    watchdog(60, "mixed_fifo_order", || {
+        let vec = test_mixed_order_of(true, true);
+        // rayon's is [-1, 0, -2, 1, -3, 2, 3] (module docs).
+        let expected = vec![-1, 1, -2, 2, -3, 0, 3];
+        assert_eq!(vec, expected);
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::mixed_lifo_fifo_order
+#[test]
+fn mixed_lifo_fifo_order() {
+    watchdog(60, "mixed_lifo_fifo_order", || {
+        let vec = test_mixed_order_of(false, true);
+        // rayon's is [-1, 2, -2, 1, -3, 3, 0] (module docs).
+        let expected = vec![-1, 1, -2, 2, -3, 3, 0];
+        assert_eq!(vec, expected);
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::mixed_fifo_lifo_order
+#[test]
+fn mixed_fifo_lifo_order() {
+    watchdog(60, "mixed_fifo_lifo_order", || {
+        let vec = test_mixed_order_of(true, false);
+        // rayon's is [-3, 0, -2, 1, -1, 2, 3] (module docs).
+        let expected = vec![-3, 2, -2, 1, -1, 0, 3];
+        assert_eq!(vec, expected);
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::static_scope_fifo
+#[test]
+fn static_scope_fifo() {
+    watchdog(60, "static_scope_fifo", || {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+        let mut range = 0..100;
+        let sum = range.clone().sum();
+        let iter = &mut range;
+
+        COUNTER.store(0, Ordering::Relaxed);
+        scope_fifo(|s: &ScopeFifo<'static>| {
+            // While we're allowed the locally borrowed iterator,
+            // the spawns must be static.
+            for i in iter {
+                s.spawn_fifo(move |_| {
+                    COUNTER.fetch_add(i, Ordering::Relaxed);
+                });
+            }
+        });
+
+        assert_eq!(COUNTER.load(Ordering::Relaxed), sum);
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::mixed_lifetime_scope_fifo
+#[test]
+fn mixed_lifetime_scope_fifo() {
+    watchdog(60, "mixed_lifetime_scope_fifo", || {
+        fn increment<'slice, 'counter>(counters: &'slice [&'counter AtomicUsize]) {
+            scope_fifo(move |s: &ScopeFifo<'counter>| {
+                // We can borrow 'slice here, but the spawns can only borrow 'counter.
+                for &c in counters {
+                    s.spawn_fifo(move |_| {
+                        c.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            });
+        }
+
+        let counter = AtomicUsize::new(0);
+        increment(&[&counter; 100]);
+        assert_eq!(counter.into_inner(), 100);
+    });
+}
+
+/// Counts, per worker index, the runs of a broadcast's closure.
+fn per_index(n: usize) -> Vec<AtomicUsize> {
+    (0..n).map(|_| AtomicUsize::new(0)).collect()
+}
+
+// origin: rayon-core src/scope/test.rs::scope_spawn_broadcast
+#[test]
+fn scope_spawn_broadcast() {
+    watchdog(60, "scope_spawn_broadcast", || {
+        let sum = AtomicUsize::new(0);
+        let runs = per_index(filch::par::current_num_threads());
+        let n = scope(|s| {
+            s.spawn_broadcast(|_, ctx| {
+                sum.fetch_add(ctx.index(), Ordering::Relaxed);
+                runs[ctx.index()].fetch_add(1, Ordering::Relaxed);
+            });
+            filch::par::current_num_threads()
+        });
+        assert_eq!(sum.into_inner(), n * (n - 1) / 2);
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::scope_fifo_spawn_broadcast
+#[test]
+fn scope_fifo_spawn_broadcast() {
+    watchdog(60, "scope_fifo_spawn_broadcast", || {
+        let sum = AtomicUsize::new(0);
+        let runs = per_index(filch::par::current_num_threads());
+        let n = scope_fifo(|s| {
+            s.spawn_broadcast(|_, ctx| {
+                sum.fetch_add(ctx.index(), Ordering::Relaxed);
+                runs[ctx.index()].fetch_add(1, Ordering::Relaxed);
+            });
+            filch::par::current_num_threads()
+        });
+        assert_eq!(sum.into_inner(), n * (n - 1) / 2);
+        assert!(runs.iter().all(|r| r.load(Ordering::Relaxed) == 1));
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::scope_spawn_broadcast_nested
+#[test]
+fn scope_spawn_broadcast_nested() {
+    watchdog(60, "scope_spawn_broadcast_nested", || {
+        let sum = AtomicUsize::new(0);
+        let n = scope(|s| {
+            s.spawn_broadcast(|s, _| {
+                s.spawn_broadcast(|_, ctx| {
+                    sum.fetch_add(ctx.index(), Ordering::Relaxed);
+                });
+            });
+            filch::par::current_num_threads()
+        });
+        assert_eq!(sum.into_inner(), n * n * (n - 1) / 2);
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::scope_spawn_broadcast_barrier
+#[test]
+fn scope_spawn_broadcast_barrier() {
+    watchdog(60, "scope_spawn_broadcast_barrier", || {
+        let barrier = Barrier::new(8);
+        let pool = ThreadPoolBuilder::new().num_threads(7).build().unwrap();
+        pool.in_place_scope(|s| {
+            s.spawn_broadcast(|_, _| {
+                barrier.wait();
+            });
+            barrier.wait();
+        });
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::scope_spawn_broadcast_panic_one
+#[test]
+fn scope_spawn_broadcast_panic_one() {
+    watchdog(60, "scope_spawn_broadcast_panic_one", || {
+        let count = AtomicUsize::new(0);
+        let pool = ThreadPoolBuilder::new().num_threads(7).build().unwrap();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                s.spawn_broadcast(|_, ctx| {
+                    count.fetch_add(1, Ordering::Relaxed);
+                    if ctx.index() == 3 {
+                        panic!("Hello, world!");
+                    }
+                });
+            });
+        }));
+        assert_eq!(count.into_inner(), 7);
+        assert!(result.is_err(), "broadcast panic should propagate!");
+    });
+}
+
+// origin: rayon-core src/scope/test.rs::scope_spawn_broadcast_panic_many
+#[test]
+fn scope_spawn_broadcast_panic_many() {
+    watchdog(60, "scope_spawn_broadcast_panic_many", || {
+        let count = AtomicUsize::new(0);
+        let pool = ThreadPoolBuilder::new().num_threads(7).build().unwrap();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            pool.scope(|s| {
+                s.spawn_broadcast(|_, ctx| {
+                    count.fetch_add(1, Ordering::Relaxed);
+                    if ctx.index() % 2 == 0 {
+                        panic!("Hello, world!");
+                    }
+                });
+            });
+        }));
+        assert_eq!(count.into_inner(), 7);
+        assert!(result.is_err(), "broadcast panic should propagate!");
     });
 }

@@ -6,14 +6,14 @@
 //! closure's panic through the panic hook); `termination_while_things_are_executing` (a
 //! filch pool is an `Executor`, whose drop shuts it down and joins its workers: a closure
 //! that waits for the dropping thread deadlocks that drop, and a spawn after the drop is
-//! dropped unrun, where rayon's pool outlives its handle); `lifo_order`, `fifo_order`,
-//! `lifo_fifo_order`, `fifo_lifo_order`, `mixed_lifo_fifo_order`, `mixed_fifo_lifo_order`
-//! (rayon documents no order for `spawn`, filch's go through the injector in FIFO order, and
-//! there is no `spawn_fifo`).
+//! dropped unrun, where rayon's pool outlives its handle); `lifo_order`, `lifo_fifo_order`,
+//! `fifo_lifo_order`, `mixed_lifo_fifo_order`, `mixed_fifo_lifo_order` (they assert that
+//! `spawn` runs LIFO on one thread: filch's `spawn`, as its `spawn_fifo`, goes through the
+//! injector in FIFO order). `fifo_order` is ported.
 
 use std::sync::mpsc::channel;
 
-use filch::par::{scope, spawn};
+use filch::par::{scope, spawn, spawn_fifo, ThreadPoolBuilder};
 
 use crate::common::watchdog;
 
@@ -36,5 +36,32 @@ fn spawn_then_join_outside_worker() {
         let (tx, rx) = channel();
         spawn(move || tx.send(22).unwrap());
         assert_eq!(22, rx.recv().unwrap());
+    });
+}
+
+// origin: rayon-core src/spawn/test.rs::fifo_order
+#[test]
+fn fifo_order() {
+    watchdog(60, "fifo_order", || {
+        // In the absence of stealing, `spawn_fifo()` jobs on a thread will run in FIFO order.
+        let builder = ThreadPoolBuilder::new().num_threads(1);
+        let pool = builder.build().unwrap();
+        let (tx, rx) = channel();
+        pool.install(move || {
+            for i in 0..10 {
+                let tx = tx.clone();
+                spawn_fifo(move || {
+                    for j in 0..10 {
+                        let tx = tx.clone();
+                        spawn_fifo(move || {
+                            tx.send(i * 10 + j).unwrap();
+                        });
+                    }
+                });
+            }
+        });
+        let vec = rx.iter().collect::<Vec<i32>>();
+        let expected: Vec<i32> = (0..100).collect(); // FIFO -> natural order
+        assert_eq!(vec, expected);
     });
 }

@@ -5,10 +5,10 @@
 //! Adapted: rayon's `registry.wait_until_stopped()` (internal) is the count of the pool's
 //! exit handlers, which filch's drop has run when it returns (it joins the workers);
 //! `wait_for_counter` waits without a deadline of its own (the watchdog bounds it). Not
-//! ported: `check_thread_pool_new` (rayon's deprecated `Configuration`), `scope_fifo_order`,
-//! `nested_fifo_scopes`, `in_place_scope_fifo_no_deadlock` (no `scope_fifo`),
-//! `spawn_lifo_order` and `spawn_fifo_order` (rayon documents no order for `spawn`; no
-//! `spawn_fifo`), `yield_now_to_spawn` and `yield_local_to_spawn` (no `yield_now`).
+//! ported: `check_thread_pool_new` (rayon's deprecated `Configuration`) and
+//! `spawn_lifo_order` (filch's `spawn` goes through the injector in FIFO order). The yield
+//! tests run on fork-join work of the global executor (rayon's `registry::in_worker` is
+//! internal) and also assert that the calls are `None` off the workers.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,7 +17,9 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use filch::par::{join, Scope, ThreadPool, ThreadPoolBuilder};
+use filch::par::{
+    join, yield_local, yield_now, Scope, ScopeFifo, ThreadPool, ThreadPoolBuilder, Yield,
+};
 
 use crate::common::watchdog;
 
@@ -306,5 +308,174 @@ fn in_place_scope_no_deadlock() {
             });
             rx_ref.recv().unwrap();
         });
+    });
+}
+
+// origin: rayon-core src/thread_pool/test.rs::scope_fifo_order
+#[test]
+fn scope_fifo_order() {
+    watchdog(60, "scope_fifo_order", || {
+        let builder = ThreadPoolBuilder::new().num_threads(1);
+        let pool = builder.build().unwrap();
+        let vec = pool.install(|| {
+            let vec = Mutex::new(vec![]);
+            pool.scope_fifo(|scope| {
+                let vec = &vec;
+                for i in 0..10 {
+                    scope.spawn_fifo(move |_| {
+                        vec.lock().unwrap().push(i);
+                    });
+                }
+            });
+            vec.into_inner().unwrap()
+        });
+        let expected: Vec<i32> = (0..10).collect(); // FIFO -> natural order
+        assert_eq!(vec, expected);
+    });
+}
+
+// origin: rayon-core src/thread_pool/test.rs::spawn_fifo_order
+#[test]
+fn spawn_fifo_order() {
+    watchdog(60, "spawn_fifo_order", || {
+        let builder = ThreadPoolBuilder::new().num_threads(1);
+        let pool = &builder.build().unwrap();
+        let (tx, rx) = channel();
+        pool.install(move || {
+            for i in 0..10 {
+                let tx = tx.clone();
+                pool.spawn_fifo(move || {
+                    tx.send(i).unwrap();
+                });
+            }
+        });
+        let vec = rx.iter().collect::<Vec<i32>>();
+        let expected: Vec<i32> = (0..10).collect(); // FIFO -> natural order
+        assert_eq!(vec, expected);
+    });
+}
+
+// origin: rayon-core src/thread_pool/test.rs::nested_fifo_scopes
+#[test]
+fn nested_fifo_scopes() {
+    watchdog(60, "nested_fifo_scopes", || {
+        // Create matching fifo scopes for every thread pool.
+        fn nest<'scope, OP>(pools: &[ThreadPool], scopes: Vec<&ScopeFifo<'scope>>, op: OP)
+        where
+            OP: FnOnce(&[&ScopeFifo<'scope>]) + Send,
+        {
+            if let Some((pool, tail)) = pools.split_first() {
+                pool.scope_fifo(move |s| {
+                    // This move reduces the reference lifetimes by variance to match s,
+                    // but the actual scopes are still tied to the invariant 'scope.
+                    let mut scopes = scopes;
+                    scopes.push(s);
+                    nest(tail, scopes, op)
+                })
+            } else {
+                (op)(&scopes)
+            }
+        }
+
+        let pools: Vec<_> = (0..10)
+            .map(|_| ThreadPoolBuilder::new().num_threads(1).build().unwrap())
+            .collect();
+
+        let counter = AtomicUsize::new(0);
+        nest(&pools, vec![], |scopes| {
+            for &s in scopes {
+                s.spawn_fifo(|_| {
+                    // Our 'scope lets us borrow the counter in every pool.
+                    counter.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(counter.into_inner(), pools.len());
+    });
+}
+
+// origin: rayon-core src/thread_pool/test.rs::in_place_scope_fifo_no_deadlock
+#[test]
+fn in_place_scope_fifo_no_deadlock() {
+    watchdog(60, "in_place_scope_fifo_no_deadlock", || {
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let (tx, rx) = channel();
+        let rx_ref = &rx;
+        pool.in_place_scope_fifo(move |s| {
+            // With regular scopes this closure would never run because this scope op
+            // itself would block the only worker thread.
+            s.spawn_fifo(move |_| {
+                tx.send(()).unwrap();
+            });
+            rx_ref.recv().unwrap();
+        });
+    });
+}
+
+// origin: rayon-core src/thread_pool/test.rs::yield_now_to_spawn
+#[test]
+fn yield_now_to_spawn() {
+    watchdog(60, "yield_now_to_spawn", || {
+        let (tx, rx) = channel();
+
+        // Queue a regular spawn.
+        filch::par::spawn(move || tx.send(22).unwrap());
+
+        // Off the workers there is nothing to yield to.
+        assert_eq!(yield_now(), None);
+        let outcome = filch::par::scope(|_| yield_now());
+        assert!(outcome.is_some());
+
+        // The spawn **must** have started by now, but we still might have to wait
+        // for it to finish if a different thread stole it first.
+        assert_eq!(22, rx.recv().unwrap());
+    });
+}
+
+// origin: rayon-core src/thread_pool/test.rs::yield_local_to_spawn
+#[test]
+fn yield_local_to_spawn() {
+    watchdog(60, "yield_local_to_spawn", || {
+        let (tx, rx) = channel();
+
+        // Queue a regular spawn.
+        filch::par::spawn(move || tx.send(22).unwrap());
+
+        assert_eq!(yield_local(), None);
+        let outcome = filch::par::scope(|_| yield_local());
+        assert!(outcome.is_some());
+
+        // The spawn **must** have started by now, but we still might have to wait
+        // for it to finish if a different thread stole it first.
+        assert_eq!(22, rx.recv().unwrap());
+    });
+}
+
+/// `yield_now` and `yield_local` run a piece addressed to the calling worker (a
+/// `spawn_broadcast`'s part) and say so; with nothing pending they are `Idle`; the pool's
+/// forms are `None` off its workers. Not one of rayon's tests.
+#[test]
+fn yield_runs_own_part() {
+    watchdog(60, "yield_runs_own_part", || {
+        let pool = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let other = ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (local, now, idle, pending) = pool.install(|| {
+            let (first, second) = (Arc::clone(&log), Arc::clone(&log));
+            filch::par::spawn_broadcast(move |_| first.lock().unwrap().push(1));
+            filch::par::spawn_broadcast(move |_| second.lock().unwrap().push(2));
+            let pending = filch::par::current_thread_has_pending_tasks();
+            let local = yield_local();
+            assert_eq!(*log.lock().unwrap(), [1]);
+            let now = pool.yield_now();
+            assert_eq!(*log.lock().unwrap(), [1, 2]);
+            (local, now, pool.yield_local(), pending)
+        });
+        assert_eq!(pending, Some(true));
+        assert_eq!(local, Some(Yield::Executed));
+        assert_eq!(now, Some(Yield::Executed));
+        assert_eq!(idle, Some(Yield::Idle));
+        assert_eq!(pool.install(|| other.yield_now()), None);
+        assert_eq!(pool.current_thread_has_pending_tasks(), None);
     });
 }

@@ -53,20 +53,27 @@ fn items_during(workers: usize, item: Duration, n: usize, mut probe: impl FnMut(
         calls.load(Ordering::Relaxed) > 0
     });
     thread::sleep(Duration::from_millis(20));
-    let mut worst = 0;
-    for _ in 0..5 {
+    // A first probe, not counted, makes what the probe sets up (a listener, a connection).
+    probe(&ex);
+    let mut waits = [0; 5];
+    for wait in &mut waits {
         let before = calls.load(Ordering::SeqCst);
         probe(&ex);
-        worst = worst.max(calls.load(Ordering::SeqCst) - before);
+        *wait = calls.load(Ordering::SeqCst) - before;
     }
     let ran = calls.load(Ordering::Relaxed);
     assert!(
         ran < n,
         "the loop ended before the probes did; make it longer (it ran all {n} items)"
     );
+    // The median probe: a busy machine may preempt the probing thread itself (the test's, or
+    // the client's) during one probe while the loop's sleeping items go on; an executor that
+    // does not serve its other duties makes every probe wait.
+    waits.sort_unstable();
+    let median = waits[waits.len() / 2];
     assert!(
-        worst <= MAX_ITEMS_PER_WORKER * workers,
-        "{workers} workers, {item:?} items: a probe waited while {worst} items ran (loop at \
+        median <= MAX_ITEMS_PER_WORKER * workers,
+        "{workers} workers, {item:?} items: probes waited while {waits:?} items ran (loop at \
          {ran} of {n} items)"
     );
     // The probes are done: stop the loop rather than wait for its last items (a loop

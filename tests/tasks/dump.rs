@@ -379,3 +379,19 @@ fn dropping_the_executor_drops_every_listed_task() {
         );
     });
 }
+
+#[test]
+fn a_task_of_the_free_spawn_pinned_is_listed_at_its_call() {
+    watchdog(60, "spawn location of filch::spawn_pinned", || {
+        let ex = executor(2);
+        let (task, line) = ex.block_on(async {
+            let line = line!() + 1;
+            let task = filch::spawn_pinned(std::future::pending::<()>);
+            (task, line)
+        });
+        let info = wait_for_state(&ex, task.id(), TaskState::Idle, "the pinned task to wait");
+        assert_eq!(info.spawned_at.file(), file!());
+        assert_eq!(info.spawned_at.line(), line);
+        task.abort();
+    });
+}

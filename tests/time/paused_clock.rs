@@ -887,7 +887,12 @@ fn a_ready_socket_is_served_before_the_paused_clock_jumps() {
                 let addr = listener.local_addr().unwrap();
                 let (client, accepted) =
                     futures::join!(filch::net::TcpStream::connect(addr), listener.accept());
-                let writer = Arc::new(client.unwrap());
+                let writer = client.unwrap();
+                // Each byte goes out at its write: without it, Nagle's algorithm holds a
+                // byte back until the peer acknowledges the last (a delayed ACK under load),
+                // and the byte is not in the reader's kernel buffer when the writer returns.
+                writer.set_nodelay(true).unwrap();
+                let writer = Arc::new(writer);
                 let reader = Arc::new(accepted.unwrap().0);
                 // The rounds run in a task: the executor goes idle with every worker parked,
                 // not through `block_on`'s thread.
@@ -918,6 +923,49 @@ fn a_ready_socket_is_served_before_the_paused_clock_jumps() {
             [0, 0],
             "{workers} worker(s): rounds in which the paused clock jumped to the timeout \
              though the byte was there, of 150 each (two tasks, one task)"
+        );
+    }
+}
+
+/// A poll that holds its worker (`block_in_place`: its stand-in serves in its place at once,
+/// booked in the notifier as the worker) is busy: the paused clock does not jump while it
+/// runs, though every other thread sleeps. The stand-in polls the sleeper, which arms a
+/// one-second timer, and parks; then `block_on` goes idle: a jump taken while the held poll
+/// still runs fires the timer before the flag is set.
+#[test]
+fn a_held_poll_keeps_the_paused_clock_still() {
+    for round in 0..5 {
+        let done = paused(
+            1,
+            &format!("held poll, round {round}"),
+            move || async move {
+                let flag = Arc::new(AtomicBool::new(false));
+                let held = {
+                    let flag = Arc::clone(&flag);
+                    filch::spawn(async move {
+                        filch::task::block_in_place(|| {
+                            std::thread::sleep(ms(30));
+                            flag.store(true, SeqCst);
+                        });
+                    })
+                };
+                let sleeper = {
+                    let flag = Arc::clone(&flag);
+                    filch::spawn(async move {
+                        sleep(Duration::from_secs(1)).await;
+                        flag.load(SeqCst)
+                    })
+                };
+                // `block_on` goes idle (its idle hook tests the executor) once the stand-in
+                // has polled the sleeper and parked.
+                std::thread::sleep(ms(10));
+                held.await.unwrap();
+                sleeper.await.unwrap()
+            },
+        );
+        assert!(
+            done,
+            "round {round}: the clock jumped to the sleeper's timer while a held poll ran"
         );
     }
 }

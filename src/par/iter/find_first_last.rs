@@ -69,37 +69,109 @@ enum Side {
 }
 
 /// Where a consumer's items are in the order of all items: a path of `(slot, offset)`
-/// levels, compared lexicographically (see the module docs).
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-struct Position(Vec<u64>);
+/// levels, compared lexicographically (see the module docs). Held inline up to
+/// [`INLINE_WORDS`] words (three levels), on the heap beyond: a position is made at each
+/// split and published with each match, and a short call never nests deeper.
+#[derive(Clone, Debug)]
+struct Position(Path);
+
+/// The words of a position held inline, before it moves to the heap.
+const INLINE_WORDS: usize = 6;
+
+/// A position's words: the first `len` of an inline array, or a vector.
+#[derive(Clone, Debug)]
+enum Path {
+    Inline(u8, [u64; INLINE_WORDS]),
+    Heap(Vec<u64>),
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position(Path::Inline(0, [0; INLINE_WORDS]))
+    }
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        self.words() == other.words()
+    }
+}
+
+impl Eq for Position {}
+
+impl PartialOrd for Position {
+    fn partial_cmp(&self, other: &Position) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Position {
+    fn cmp(&self, other: &Position) -> std::cmp::Ordering {
+        self.words().cmp(other.words())
+    }
+}
 
 impl Position {
     fn root() -> Position {
-        Position(vec![0, 0])
+        Position(Path::Inline(2, [0; INLINE_WORDS]))
+    }
+
+    /// The words of the path, two a level.
+    fn words(&self) -> &[u64] {
+        match &self.0 {
+            Path::Inline(len, words) => &words[..usize::from(*len)],
+            Path::Heap(words) => words,
+        }
+    }
+
+    /// The number of words of the path.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.words().len()
+    }
+
+    /// A copy of this position with its words changed by `change`.
+    fn changed(&self, change: impl FnOnce(&mut [u64])) -> Position {
+        let mut path = self.0.clone();
+        match &mut path {
+            Path::Inline(len, words) => change(&mut words[..usize::from(*len)]),
+            Path::Heap(words) => change(words),
+        }
+        Position(path)
     }
 
     /// The same path, `by` items further at the last level.
     fn advanced(&self, by: usize) -> Position {
-        let mut path = self.0.clone();
-        let last = path.last_mut().expect("a position has a level");
-        *last = last.saturating_add(by as u64);
-        Position(path)
+        self.changed(|path| {
+            let last = path.last_mut().expect("a position has a level");
+            *last = last.saturating_add(by as u64);
+        })
     }
 
     /// The next slot of the last level, at its start.
     fn next_slot(&self) -> Position {
-        let mut path = self.0.clone();
-        let n = path.len();
-        path[n - 2] = path[n - 2].saturating_add(1);
-        path[n - 1] = 0;
-        Position(path)
+        self.changed(|path| {
+            let n = path.len();
+            path[n - 2] = path[n - 2].saturating_add(1);
+            path[n - 1] = 0;
+        })
     }
 
     /// A level below this one, at slot `slot`.
     fn below(&self, slot: u64) -> Position {
-        let mut path = self.0.clone();
+        let words = self.words();
+        let n = words.len();
+        if n + 2 <= INLINE_WORDS {
+            let mut inline = [0; INLINE_WORDS];
+            inline[..n].copy_from_slice(words);
+            inline[n] = slot;
+            // `n + 2` fits in a `u8`: it is at most `INLINE_WORDS`.
+            return Position(Path::Inline((n + 2) as u8, inline));
+        }
+        let mut path = Vec::with_capacity(n + 2);
+        path.extend_from_slice(words);
         path.extend([slot, 0]);
-        Position(path)
+        Position(Path::Heap(path))
     }
 }
 

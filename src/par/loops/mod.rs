@@ -39,6 +39,7 @@ macro_rules! par_loop {
         on an executor: $example:literal;
     ) => {
         $(#[$doc])*
+        #[track_caller]
         pub fn $name<$($generic),*>($($arg: $arg_ty),*) -> $out
         where
             $($bounds)*
@@ -51,6 +52,7 @@ macro_rules! par_loop {
                 ") on this executor.\n\n```\n",
                 "let ex = filch::Executor::builder().worker_threads(2).build().unwrap();\n",
                 "let on = ex.handle();\n", $example, "\n```")]
+            #[track_caller]
             pub fn $name<$($generic),*>(&self, $($arg: $arg_ty),*) -> $out
             where
                 $($bounds)*
@@ -65,6 +67,7 @@ macro_rules! par_loop {
                 ") on this executor.\n\n```\n",
                 "let ex = filch::Executor::builder().worker_threads(2).build().unwrap();\n",
                 "let on = &ex;\n", $example, "\n```")]
+            #[track_caller]
             pub fn $name<$($generic),*>(&self, $($arg: $arg_ty),*) -> $out
             where
                 $($bounds)*

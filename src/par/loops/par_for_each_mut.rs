@@ -42,15 +42,16 @@ par_loop! {
     on an executor: "let v = ex.block_on(on.par_for_each_mut(vec![1, 2, 3], |_, x| *x = -*x));\nassert_eq!(v, vec![-1, -2, -3]);";
 }
 
+#[track_caller]
 fn build<T, F>(on: On, mut items: Vec<T>, f: F) -> ParForEachMut<T>
 where
     T: Send + 'static,
     F: Fn(usize, &mut T) + Send + Sync + 'static,
 {
     if items.is_empty() {
-        return Run::at_once(move || items);
+        return Run::at_once("par_for_each_mut", move || items);
     }
-    Run::on(on, move || {
+    Run::on(on, "par_for_each_mut", move || {
         watched(items.par_iter_mut().enumerate()).for_each(|(k, item)| f(k, item));
         items
     })

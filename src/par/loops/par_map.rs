@@ -36,15 +36,16 @@ par_loop! {
     on an executor: "assert_eq!(ex.block_on(on.par_map(0..3, |i| i * 2)), vec![0, 2, 4]);";
 }
 
+#[track_caller]
 fn build<T, F>(on: On, range: Range<usize>, f: F) -> ParMap<T>
 where
     T: Send + 'static,
     F: Fn(usize) -> T + Send + Sync + 'static,
 {
     if range.is_empty() {
-        return Run::at_once(Vec::new);
+        return Run::at_once("par_map", Vec::new);
     }
-    Run::on(on, move || {
+    Run::on(on, "par_map", move || {
         watched(range.into_par_iter().map(&f)).collect::<Vec<T>>()
     })
 }

@@ -58,6 +58,7 @@ par_loop! {
     on an executor: "let lens = ex.block_on(on.par_map_vec(vec![\"ab\".to_string(), \"c\".to_string()], |s| s.len()));\nassert_eq!(lens, vec![2, 1]);";
 }
 
+#[track_caller]
 fn build<T, U, F>(on: On, items: Vec<T>, f: F) -> ParMapVec<U>
 where
     T: Send + 'static,
@@ -66,7 +67,7 @@ where
 {
     if items.is_empty() {
         // In place, the (empty) output keeps the input's allocation.
-        return Run::at_once(move || {
+        return Run::at_once("par_map_vec", move || {
             if in_place::<T, U>() {
                 map_in_place(items, &f)
             } else {
@@ -74,7 +75,7 @@ where
             }
         });
     }
-    Run::on(on, move || {
+    Run::on(on, "par_map_vec", move || {
         if in_place::<T, U>() {
             map_in_place(items, &f)
         } else {

@@ -61,12 +61,15 @@ par_loop! {
     on an executor: "ex.block_on(on.par_range(0..100, |i| assert!(i < 100)));";
 }
 
+#[track_caller]
 fn build<F>(on: On, range: Range<usize>, body: F) -> ParRange
 where
     F: Fn(usize) + Send + Sync + 'static,
 {
     if range.is_empty() {
-        return Run::at_once(|| ());
+        return Run::at_once("par_range", || ());
     }
-    Run::on(on, move || watched(range.into_par_iter()).for_each(&body))
+    Run::on(on, "par_range", move || {
+        watched(range.into_par_iter()).for_each(&body)
+    })
 }

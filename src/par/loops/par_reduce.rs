@@ -59,6 +59,7 @@ par_loop! {
     on an executor: "let max = ex.block_on(on.par_reduce(0..10, || 0, |m, i| m.max(i), |a, b| a.max(b)));\nassert_eq!(max, 9);";
 }
 
+#[track_caller]
 fn build<T, I, F, R>(on: On, range: Range<usize>, identity: I, fold: F, reduce: R) -> ParReduce<T>
 where
     T: Send + 'static,
@@ -67,9 +68,9 @@ where
     R: Fn(T, T) -> T + Send + Sync + 'static,
 {
     if range.is_empty() {
-        return Run::at_once(identity);
+        return Run::at_once("par_reduce", identity);
     }
-    Run::on(on, move || {
+    Run::on(on, "par_reduce", move || {
         // Set once `reduce` panicked: the loop has no value any more, so the partial results
         // still meeting are not reduced (the user's `reduce` runs no more than once per
         // worker after a panic, for those already inside it).

@@ -19,16 +19,43 @@ pub(crate) struct IoSource<E: Source> {
     io: Option<E>,
     driver: Arc<Driver>,
     sched: Arc<ScheduledIo>,
+    /// The source as tokio-console sees it: a resource of kind `io` named after the mio
+    /// type (`TcpStream`, `UdpSocket`, …), whose waiting polls are its ops
+    /// (`runtime/observe/console/resource.rs`).
+    #[cfg(feature = "console")]
+    console: crate::runtime::observe::console::resource::Resource,
+}
+
+/// The name tokio-console shows for the op of a poll in `direction`.
+#[cfg(feature = "console")]
+fn op_name(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Read => "poll_read",
+        Direction::Write => "poll_write",
+    }
 }
 
 impl<E: Source> IoSource<E> {
     /// Registers `io` with `driver`.
     pub(crate) fn new(mut io: E, driver: Arc<Driver>) -> io::Result<IoSource<E>> {
         let sched = driver.io().register(&mut io)?;
+        #[cfg(feature = "console")]
+        let console = {
+            let type_name = std::any::type_name::<E>();
+            let short = type_name.rsplit("::").next().unwrap_or(type_name);
+            crate::runtime::observe::console::resource::Resource::new(
+                short,
+                "io",
+                "IoSource::poll_io",
+                None,
+            )
+        };
         Ok(IoSource {
             io: Some(io),
             driver,
             sched,
+            #[cfg(feature = "console")]
+            console,
         })
     }
 
@@ -83,13 +110,7 @@ impl<E: Source> IoSource<E> {
     /// waiter entry (as [`IoSource::io`]); clears nothing. Spends one unit of the budget.
     pub(crate) async fn ready(&self, direction: Direction) -> io::Result<()> {
         let mut waiter = OwnedWaiter::new(&self.sched, direction);
-        std::future::poll_fn(|cx| {
-            ready!(coop::poll_proceed(cx));
-            ready!(self.poll_ready_as(cx, direction, Some(&mut waiter.key)))?;
-            coop::spend();
-            Poll::Ready(Ok(()))
-        })
-        .await
+        std::future::poll_fn(|cx| self.poll_ready_with(cx, direction, Some(&mut waiter.key))).await
     }
 
     /// [`IoSource::ready`] as a poll function (an anonymous waiter entry, as
@@ -100,10 +121,34 @@ impl<E: Source> IoSource<E> {
         cx: &mut Context<'_>,
         direction: Direction,
     ) -> Poll<io::Result<()>> {
-        ready!(coop::poll_proceed(cx));
-        ready!(self.poll_ready_as(cx, direction, None))?;
-        coop::spend();
-        Poll::Ready(Ok(()))
+        self.poll_ready_with(cx, direction, None)
+    }
+
+    /// The body of [`IoSource::ready`] and [`IoSource::poll_ready`], with the caller's waiter
+    /// entry if it has one.
+    fn poll_ready_with(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        key: Option<&mut WaitKey>,
+    ) -> Poll<io::Result<()>> {
+        self.traced(direction, || -> Poll<io::Result<()>> {
+            ready!(coop::poll_proceed(cx));
+            ready!(self.poll_ready_as(cx, direction, key))?;
+            coop::spend();
+            Poll::Ready(Ok(()))
+        })
+    }
+
+    /// Runs `poll`, a wait in `direction`; with `console`, as the source's poll op for
+    /// tokio-console.
+    #[inline]
+    #[cfg_attr(not(feature = "console"), allow(unused_variables))]
+    fn traced<T>(&self, direction: Direction, poll: impl FnOnce() -> Poll<T>) -> Poll<T> {
+        #[cfg(feature = "console")]
+        return self.console.poll_op(op_name(direction), poll);
+        #[cfg(not(feature = "console"))]
+        poll()
     }
 
     /// Runs `op` once, now, if the source is ready in `direction`: `WouldBlock` if it is not
@@ -130,6 +175,21 @@ impl<E: Source> IoSource<E> {
     /// if it has one; `drained` says whether a successful result also shows the readiness
     /// used up (then it is cleared as after a `WouldBlock`, which saves that call).
     fn poll_io_as<R>(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        key: Option<&mut WaitKey>,
+        op: impl FnMut(&E) -> io::Result<R>,
+        drained: impl Fn(&R, &ReadyEvent) -> bool,
+    ) -> Poll<io::Result<R>> {
+        self.traced(direction, || {
+            self.poll_io_now(cx, direction, key, op, drained)
+        })
+    }
+
+    /// [`poll_io_as`](IoSource::poll_io_as) itself.
+    #[inline]
+    fn poll_io_now<R>(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,

@@ -8,6 +8,8 @@
 //!   per-worker slot of the poll in flight, and the slow-poll scan of every live watch;
 //! - `thread_state.rs`: what the kernel says a thread is doing (blocked or not, its CPU
 //!   time), which the scan samples;
+//! - `console/` (feature `console`): the `tracing` spans and events that console-subscriber
+//!   reads, so that tokio-console shows filch's tasks, wakers, resources and parallel calls;
 //! - `dump.rs`: `TaskDump`, the snapshot of an executor's live tasks, made from the records
 //!   in the live-task registry and the slots of the polls in flight.
 //!
@@ -20,6 +22,8 @@
 //! its record and writes its worker's poll slot, and the dump reads the task metadata.
 
 pub(crate) mod coarse_clock;
+#[cfg(feature = "console")]
+pub(crate) mod console;
 pub(crate) mod dump;
 pub(crate) mod poll_watch;
 pub(crate) mod record;

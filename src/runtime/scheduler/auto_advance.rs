@@ -3,10 +3,16 @@
 //! due, again and again until something of the executor's runs (or no timer is left).
 //!
 //! **Idle** means, all at once: every worker is booked as sleeping in the notifier (`park/`:
-//! the unparked count is zero), no queue holds a task, and no thread of the executor that is
-//! no worker is busy: no `block_on` of it polls its future or has been woken, no
-//! blocking-pool job of it is between its spawn and its end (the clock's `Activity` count,
-//! `runtime/time/clock.rs`). A thread waiting in `block_on` (its future pending, not woken) does
+//! the unparked count is zero), no worker's poll is held (while it is, the worker's stand-in,
+//! `runtime/scheduler/standin/`, is booked in the notifier under the worker's index, though
+//! the worker's own thread is still inside that poll), no queue holds a task, and no thread
+//! of the executor that is no worker is busy: no `block_on` of it polls its future or has
+//! been woken, no blocking-pool job of it is between its spawn and its end, no stand-in is
+//! between its look for a task and the end of what it found (a poll, a call, a turn of the
+//! driver: it may go on after its slot was released, `standin/serve.rs`) (the clock's
+//! `Activity` count, `runtime/time/clock.rs`). So a poll that blocks its thread
+//! (`task::block_in_place`, a poll held for a tick) is busy: the clock does not jump while it
+//! runs, as it does not while a blocking-pool job runs. A thread waiting in `block_on` (its future pending, not woken) does
 //! not count; nor does a thread that only entered the executor (`Handle::enter`), nor
 //! another executor polling a filch timer. And somebody **waits** on the executor: a task of
 //! it that waits for a wake-up (registered in the live-task registry, read under its locks)
@@ -33,8 +39,12 @@
 //!   of the workers parking at once the last to book sees them all booked;
 //! - the last busy thread that is no worker goes idle: the one that brings the activity count
 //!   to zero (a `block_on` whose future went pending, a job that ended, a waker that took
-//!   back a count it did not need) runs the clock's idle hook, which [`install`] sets (at
-//!   the executor's build) to this function.
+//!   back a count it did not need, a stand-in done with what it found) runs the clock's idle
+//!   hook, which [`install`] sets (at the executor's build) to [`wake_a_worker_if_idle`]:
+//!   if the executor is idle, it wakes one sleeping worker, which parks again as the last
+//!   and so runs the first way. It never takes the driver itself: a worker that parks while
+//!   another thread holds the driver sleeps on its condition variable, and only a worker
+//!   is sure to park in the driver after letting it go.
 //!
 //! The count and the bookings are a Dekker pair: a worker books, then reads the count; a
 //! thread lowers the count, then reads the bookings, all SeqCst; so of a worker that parks
@@ -88,22 +98,22 @@ pub(crate) fn on_park(state: &State) -> bool {
 #[cfg(feature = "test-util")]
 pub(crate) use paused::{advance_if_idle, install};
 #[cfg(all(test, loom, feature = "test-util"))]
-pub(crate) use paused::{advance_or_wake_holder, advance_while_idle};
+pub(crate) use paused::{advance_or_wake_holder, advance_while_idle, wake_a_worker_if_idle};
 
 #[cfg(feature = "test-util")]
 mod paused {
     use std::sync::Arc;
 
     use crate::runtime::driver::Exclusive;
-    use crate::runtime::park::Reactor;
+    use crate::runtime::park::{Idle, Reactor};
     use crate::runtime::scheduler::state::State;
     use crate::runtime::time::clock::Activity;
     use crate::util::sync::{fence, Ordering};
 
     /// Sets the two hooks of `state`'s auto-advance (module docs): the last busy thread
-    /// that is no worker to go idle calls [`advance_if_idle`], and the driver's holder,
-    /// after each wait in the OS poll, tests and jumps as the holder. Weak: the clock and
-    /// the driver belong to the state.
+    /// that is no worker to go idle calls [`wake_a_worker_if_idle`], and the driver's
+    /// holder, after each wait in the OS poll, tests and jumps as the holder. Weak: the
+    /// clock and the driver belong to the state.
     pub(crate) fn install(state: &Arc<State>) {
         let weak = Arc::downgrade(state);
         state
@@ -112,7 +122,10 @@ mod paused {
             .activity()
             .set_on_idle(Box::new(move || {
                 if let Some(state) = weak.upgrade() {
-                    advance_if_idle(&state);
+                    let clock = state.driver.clock();
+                    if clock.is_paused() {
+                        wake_a_worker_if_idle(&state.idle, clock.activity(), || is_idle(&state));
+                    }
                 }
             }));
         let weak = Arc::downgrade(state);
@@ -141,6 +154,32 @@ mod paused {
             || is_idle(state),
             || jump(state),
         )
+    }
+
+    /// The idle hook of a thread that is no worker (module docs, "Who advances"): if the
+    /// executor `is_idle`, wakes one sleeping worker, which finds nothing, parks again, and
+    /// as the last to park tests and jumps (or wakes the driver's holder to). The thread
+    /// never takes the driver itself: a worker that parks while another thread holds the
+    /// driver sleeps on its condition variable, so a thread that will not park in the driver
+    /// afterwards (no worker) could leave it with nobody waiting in it, and the executor
+    /// idle with nobody to jump its clock.
+    ///
+    /// The test runs under the jumps' lock, as a parking worker's does: of the two, the
+    /// second to take it sees the other's move (the worker's booking, this thread's end),
+    /// so the last to go idle is never missed. Inside a jump of this thread (a waker the
+    /// jump called ended the activity) it does nothing: the jump's loop tests again after
+    /// its wakers ran.
+    pub(crate) fn wake_a_worker_if_idle(
+        idle: &Idle,
+        activity: &Activity,
+        is_idle: impl Fn() -> bool,
+    ) {
+        let Some(_jumping) = activity.jumping() else {
+            return;
+        };
+        if is_idle() {
+            idle.notify_work();
+        }
     }
 
     /// [`advance_if_idle`] by the thread that holds the driver, after its wait in the OS
@@ -229,6 +268,7 @@ mod paused {
         fence(Ordering::SeqCst);
         let activity = state.driver.clock().activity();
         state.idle.all_parked()
+            && !state.standins.any_active()
             && !state.has_work()
             && activity.is_idle()
             && state.driver.clock().is_paused()

@@ -26,7 +26,9 @@ use loom::thread;
 use crate::runtime::driver::block_on::block_on_counted;
 use crate::runtime::park::loom_model::Stub;
 use crate::runtime::park::{Idle, NoReactor, Parker};
-use crate::runtime::scheduler::auto_advance::{advance_or_wake_holder, advance_while_idle};
+use crate::runtime::scheduler::auto_advance::{
+    advance_or_wake_holder, advance_while_idle, wake_a_worker_if_idle,
+};
 use crate::runtime::time::clock::Activity;
 
 /// One worker, one timer, and the flags the checks read.
@@ -57,19 +59,25 @@ impl PausedClockModel {
         });
         // As `Executor`'s build sets it: a weak reference, the hook belongs to the model.
         let weak: Weak<PausedClockModel> = StdArc::downgrade(&model);
+        // The shipped hook: it wakes the worker, whose re-check jumps.
         model.activity.set_on_idle(Box::new(move || {
             if let Some(model) = weak.upgrade() {
-                model.advance_if_idle();
+                wake_a_worker_if_idle(&model.idle, &model.activity, || model.is_idle());
             }
         }));
         model
+    }
+
+    /// The idle test: every worker booked asleep, nothing busy.
+    fn is_idle(&self) -> bool {
+        self.idle.all_parked() && self.activity.is_idle()
     }
 
     /// The auto-advance (`auto_advance.rs`, its shipped loop) over this model's one timer.
     fn advance_if_idle(&self) -> bool {
         advance_while_idle(
             &self.activity,
-            || self.idle.all_parked() && self.activity.is_idle(),
+            || self.is_idle(),
             // No IO in this model: a turn delivers nothing.
             || false,
             || {
@@ -90,16 +98,17 @@ impl PausedClockModel {
     /// A worker with no tasks: it parks, and its re-check may advance the clock.
     fn worker(&self) {
         let parker = Parker::<NoReactor>::new();
+        // Woken as a searcher (the idle hook's wake), it parks again as one, as the worker
+        // loop does when it finds nothing.
+        let mut searching = false;
         loop {
             if self.done.load(SeqCst) {
                 return;
             }
             let re_check = || self.done.load(SeqCst) || self.advance_if_idle();
-            if !self
-                .idle
-                .park(0, false, &parker, re_check, &mut None)
-                .slept()
-            {
+            let parked = self.idle.park(0, searching, &parker, re_check, &mut None);
+            searching = parked.searching();
+            if !parked.slept() {
                 thread::yield_now();
             }
         }

@@ -54,7 +54,7 @@ pub(crate) use crate::runtime::threads::WorkerHook;
 /// The most worker threads an executor has (rayon's limit too): far more than any machine
 /// runs usefully, and few enough that the per-worker tables `start` makes before it starts
 /// the threads stay small.
-const MAX_WORKER_THREADS: usize = 0xFFFF;
+pub(crate) const MAX_WORKER_THREADS: usize = 0xFFFF;
 
 /// The settings of one executor (`Builder`'s, which documents each).
 #[derive(Clone, Debug)]
@@ -245,7 +245,14 @@ impl Drop for Runtime {
 
 /// Polls `future` to completion on the calling thread, inside `state`'s context (the
 /// body of `Handle::block_on`, after its check that this is no worker).
+#[track_caller]
 pub(crate) fn block_on<F: std::future::Future>(state: &Arc<State>, future: F) -> F::Output {
+    // With `console`, the future is a task of kind `block_on` for tokio-console.
+    #[cfg(feature = "console")]
+    let future = crate::runtime::observe::console::task_span::BlockOn::new(
+        future,
+        std::panic::Location::caller(),
+    );
     let _enter = enter(Arc::clone(state));
     // With `tokio-context`, inside tokio's context while it blocks (`runtime/tokio_context/`).
     let _tokio = state.threads.tokio.enter();

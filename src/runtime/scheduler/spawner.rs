@@ -38,6 +38,10 @@ pub(crate) struct Options<'a> {
     pub(crate) name: Option<&'a str>,
     /// Register in the live-task registry at the spawn (else at the first wait).
     pub(crate) register_at_spawn: bool,
+    /// What tokio-console calls the task's kind: `task`, or `local` for a pinned one (a
+    /// blocking job is `blocking` whatever this says).
+    #[cfg_attr(not(feature = "console"), allow(dead_code))]
+    pub(crate) kind: &'static str,
 }
 
 impl Options<'_> {
@@ -47,6 +51,7 @@ impl Options<'_> {
             spawned_at,
             name: None,
             register_at_spawn: false,
+            kind: "task",
         }
     }
 }
@@ -136,17 +141,28 @@ where
     // future is dropped, and `TaskFuture` uses it only in `poll` and `drop` (`ColdTail`
     // only holds the `TaskFuture`). The `'static` we give the reference never escapes
     // `TaskFuture`.
+    // The task made known to tokio-console, with its id (`runtime/observe/console/`).
+    #[cfg(feature = "console")]
+    let trace = {
+        let kind = if blocking { "blocking" } else { options.kind };
+        let (name, at) = (options.name, options.spawned_at);
+        move |future: TaskFuture<F, State>, _: &TaskMeta<State>| future.traced(kind, name, at)
+    };
+    #[cfg(not(feature = "console"))]
+    let trace = |future, _: &TaskMeta<State>| future;
     let (runnable, task) = if wants_cold_tail(
         size_of::<TaskMeta<State>>(),
         size_of::<TaskFuture<F, State>>(),
         size_of::<Result<TaskOutput<F::Output>, Payload>>(),
     ) {
-        let make_future =
-            move |meta: &'static TaskMeta<State>| ColdTail::new(TaskFuture::new(future, meta));
+        let make_future = move |meta: &'static TaskMeta<State>| {
+            ColdTail::new(trace(TaskFuture::new(future, meta), meta))
+        };
         // SAFETY: the argument above.
         unsafe { builder.spawn_unchecked(make_future, schedule) }
     } else {
-        let make_future = move |meta: &'static TaskMeta<State>| TaskFuture::new(future, meta);
+        let make_future =
+            move |meta: &'static TaskMeta<State>| trace(TaskFuture::new(future, meta), meta);
         // SAFETY: the argument above.
         unsafe { builder.spawn_unchecked(make_future, schedule) }
     };

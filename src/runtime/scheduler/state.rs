@@ -133,7 +133,7 @@ impl State {
             blocking,
             drop_panics: Mutex::new(Vec::new()),
             poll_watch: None,
-            forkjoin: ForkJoin::new(),
+            forkjoin: ForkJoin::new(n),
             standins: StandIns::new(n),
             hand_over_after_ns: 0,
         }
@@ -267,6 +267,9 @@ impl State {
             }
             // Whole fork-join calls that no worker will run: dropping one tells its caller.
             for call in self.forkjoin.board.take_calls() {
+                drop(call);
+            }
+            for call in self.forkjoin.mail.take_calls() {
                 drop(call);
             }
             // Release: pairs with the Acquire swap above of the next drainer.

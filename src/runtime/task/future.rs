@@ -45,16 +45,35 @@ unsafe impl<F: Sync, H: TaskHome> Sync for TaskFuture<F, H> where TaskMeta<H>: S
 const LIVE: usize = 1;
 /// [`TaskFuture::meta`]'s flag: the task is registered in the live-task registry.
 const REGISTERED: usize = 2;
+/// [`TaskFuture::meta`]'s flag (feature `console`): the task has a span for tokio-console
+/// (`runtime/observe/console/task_span.rs`).
+const TRACED: usize = 4;
 
 impl<F, H: TaskHome> TaskFuture<F, H> {
     /// Wraps `future`. `meta` is the task's own metadata, which async-task keeps until
     /// after the future is dropped (see the SAFETY comment at the spawn).
     pub(crate) fn new(future: F, meta: &'static TaskMeta<H>) -> TaskFuture<F, H> {
-        const { assert!(std::mem::align_of::<TaskMeta<H>>() > (LIVE | REGISTERED)) };
+        const { assert!(std::mem::align_of::<TaskMeta<H>>() > (LIVE | REGISTERED | TRACED)) };
         TaskFuture {
             future: ManuallyDrop::new(future),
             meta: std::ptr::from_ref(meta).map_addr(|a| a | LIVE),
         }
+    }
+
+    /// The task made known to tokio-console as a task of kind `kind`, named `name`, spawned
+    /// at `at` (`runtime/observe/console/task_span.rs`): if a subscriber traces it, the
+    /// [`TRACED`] flag is set.
+    #[cfg(feature = "console")]
+    pub(crate) fn traced(
+        mut self,
+        kind: &'static str,
+        name: Option<&str>,
+        at: &'static std::panic::Location<'static>,
+    ) -> TaskFuture<F, H> {
+        let id = self.meta().id.as_u64();
+        let traced = crate::runtime::observe::console::task_span::register(kind, name, id, at);
+        self.set_flag(TRACED, traced);
+        self
     }
 
     /// The task's metadata.
@@ -62,7 +81,7 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
     fn meta(&self) -> &'static TaskMeta<H> {
         // SAFETY: `meta` is the `&'static TaskMeta<H>` given to `new`, with flags in bits
         // its alignment keeps clear (checked in `new`); clearing them gives it back.
-        unsafe { &*self.meta.map_addr(|a| a & !(LIVE | REGISTERED)) }
+        unsafe { &*self.meta.map_addr(|a| a & !(LIVE | REGISTERED | TRACED)) }
     }
 
     /// Whether `flag` ([`LIVE`] or [`REGISTERED`]) is set.
@@ -101,6 +120,12 @@ impl<F, H: TaskHome> TaskFuture<F, H> {
         // SAFETY: `LIVE` was set and is clear from now on, so the future is dropped exactly
         // once, in place (it is pinned), and never used again.
         let panic = catch_unwind(AssertUnwindSafe(|| unsafe { ManuallyDrop::drop(future) })).err();
+        // After the future's destructor, whose wakers' drops report to the span.
+        #[cfg(feature = "console")]
+        if self.flag(TRACED) {
+            self.set_flag(TRACED, false);
+            crate::runtime::observe::console::task_span::close(meta.id.as_u64());
+        }
         meta.abort_slot.finish();
         panic
     }
@@ -160,9 +185,21 @@ impl<F: Future, H: TaskHome> Future for TaskFuture<F, H> {
         let scope = crate::runtime::tokio_context::timers_off::TimersOffPoll::begin(
             meta.home().clock_paused(),
         );
+        #[cfg(feature = "console")]
+        let traced = this.flag(TRACED);
         // SAFETY: `future` is pinned along with `self` (see above) and still live.
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
+        #[cfg(not(feature = "console"))]
         let polled = catch_unwind(AssertUnwindSafe(|| future.poll(cx)));
+        // Inside the task's span, with a waker that reports to it.
+        #[cfg(feature = "console")]
+        let polled = if traced {
+            crate::runtime::observe::console::task_span::poll(id.as_u64(), cx, |cx| {
+                catch_unwind(AssertUnwindSafe(|| future.poll(cx)))
+            })
+        } else {
+            catch_unwind(AssertUnwindSafe(|| future.poll(cx)))
+        };
         #[cfg(all(feature = "test-util", feature = "tokio-context"))]
         let polled = {
             let polled = polled.map_err(|payload| scope.explain(payload));

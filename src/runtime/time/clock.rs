@@ -305,6 +305,17 @@ mod test_util {
         static JUMPING: Cell<bool> = Cell::new(false);
     }
 
+    /// A busy thread's count ([`Activity::busy`]): ends when dropped.
+    pub(crate) struct Busy<'a> {
+        activity: &'a Activity,
+    }
+
+    impl Drop for Busy<'_> {
+        fn drop(&mut self) {
+            self.activity.end();
+        }
+    }
+
     /// Held while this thread jumps a clock: the jumps' lock, and [`JUMPING`] set.
     pub(crate) struct Jumping<'a> {
         _lock: MutexGuard<'a, ()>,
@@ -353,6 +364,15 @@ mod test_util {
             let lock = self.advancing.lock();
             JUMPING.with(|j| j.set(true));
             Some(Jumping { _lock: lock })
+        }
+
+        /// Counts this thread, busy already, as busy until the guard drops: a stand-in
+        /// between its look for a task and the end of what it found
+        /// (`runtime/scheduler/standin/serve.rs`), which may outlast its booking in the
+        /// notifier (the release of its slot gives that booking back to the worker).
+        pub(crate) fn busy(&self) -> Busy<'_> {
+            self.begin();
+            Busy { activity: self }
         }
 
         /// One more busy thread, counted at once: from inside a jump (a `block_on` woken by

@@ -29,7 +29,21 @@ use std::time::{Duration, Instant};
 use super::clock::Clock;
 use super::wheel::{TimerKey, Wheel};
 use crate::util::sync::Mutex;
+#[cfg(feature = "test-util")]
+use crate::util::sync::Ordering;
 use crate::util::wake_all::{wake_all, wake_all_quietly};
+
+/// A thread's firing in [`TimeDriver::fire_due`], counted until its wakers ran.
+#[cfg(feature = "test-util")]
+struct Firing<'a>(&'a crate::util::sync::AtomicUsize);
+
+#[cfg(feature = "test-util")]
+impl Drop for Firing<'_> {
+    fn drop(&mut self) {
+        // Release: pairs with the Acquire load of `fire_due_timers`.
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}
 
 /// What ends a wait in the OS poll (given by the driver stack: its IO driver's waker).
 pub(crate) type Unpark = Box<dyn Fn() + Send + Sync>;
@@ -46,6 +60,10 @@ struct Timers {
 /// One executor's timers (module docs).
 pub(crate) struct TimeDriver {
     timers: Mutex<Timers>,
+    /// Threads between taking due timers out of the wheel and the end of their wakers
+    /// ([`TimeDriver::fire_due`]): an advance waits for them (`fire_due_timers`).
+    #[cfg(feature = "test-util")]
+    firing: crate::util::sync::AtomicUsize,
     /// The time of the timers, with the wheel's time zero (`clock.rs`).
     clock: Clock,
     unpark: Unpark,
@@ -59,6 +77,8 @@ impl TimeDriver {
                 wheel: Wheel::new(),
                 waiting_until: None,
             }),
+            #[cfg(feature = "test-util")]
+            firing: crate::util::sync::AtomicUsize::new(0),
             clock: Clock::new(),
             unpark,
         }
@@ -127,18 +147,41 @@ impl TimeDriver {
                 return 0;
             }
             timers.wheel.advance(now, wakers);
+            // Under the timers' lock, as the timers leave the wheel (`fire_due_timers`).
+            #[cfg(feature = "test-util")]
+            self.firing.fetch_add(1, Ordering::Relaxed);
         }
         let fired = wakers.len();
+        // Ends the count once the wakers ran, also if one panics.
+        #[cfg(feature = "test-util")]
+        let _firing = Firing(&self.firing);
         // Every waker is called, even if one panics: their timers are out of the wheel.
         wake_all(wakers.drain(..));
         fired
     }
 
     /// Fires the timers that are due on the clock now, calling their wakers on this thread
-    /// (the paused clock's advances); returns how many.
+    /// (the paused clock's advances), and returns once the timers another thread took out
+    /// of the wheel before have had their wakers called too (a driver turn's, due by the
+    /// clock's last move): what was due when this began has been woken when it returns.
+    /// Returns how many it fired itself.
+    ///
+    /// The count of firing threads is raised under the timers' lock, as the timers leave the
+    /// wheel, so a firing whose timers this call did not find is counted when this looks;
+    /// it waits with a yield, for wakers that only queue tasks or set flags.
     #[cfg(feature = "test-util")]
     pub(crate) fn fire_due_timers(&self) -> usize {
-        self.fire_due(&mut Vec::new())
+        let fired = self.fire_due(&mut Vec::new());
+        {
+            // The timers' lock orders this look after any firing that took timers first
+            // (its count is raised under that lock).
+            let _timers = self.timers.lock();
+        }
+        // Acquire: pairs with the Release of `Firing::drop`: the wakers' effects are seen.
+        while self.firing.load(Ordering::Acquire) != 0 {
+            crate::util::sync::thread::yield_now();
+        }
+        fired
     }
 
     /// The earliest deadline of a timer, in the wheel's ms; `None` if no timer is armed, or

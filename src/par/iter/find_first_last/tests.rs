@@ -36,7 +36,7 @@ fn positions_never_wear_out() {
         previous = Some(pos(&left));
     }
     // The consumer stays at the same depth while it is the rightmost of its level.
-    assert_eq!(pos(&consumer).0.len(), 2);
+    assert_eq!(pos(&consumer).len(), 2);
     // Index splits of a left part nest below it, still in order, and before the consumer.
     let left = UnindexedConsumer::<i32>::split_off_left(&consumer);
     let (a, b, _) = Consumer::<i32>::split_at(left, 10);

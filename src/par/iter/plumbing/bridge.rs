@@ -16,10 +16,17 @@
 //! halves are pieces that split again while the call splits eagerly (a few levels) or
 //! [`wants_split`] says so; otherwise the left half is folded whole and the right half is a
 //! piece of its own, on offer in the join while the left one folds. So a long piece offers
-//! work at each halving, and its right part can be taken while its left part folds. A
-//! producer that cannot split is folded whole. An unindexed fold cannot be cut into
-//! chunks, so its folder (`Leaf`) reaches a piece boundary every [`LEAF_TICK`] items and
-//! stops there if the call is stopping.
+//! work at each halving, and its right part can be taken while its left part folds. Such a
+//! join pays only if a check can publish its frame during the left fold: a piece's first
+//! left half is folded in one (its length is unknown; an endless fold, as `find_last` over
+//! an octillion, must leave its right half to the others), and so is each left half after
+//! a long fold (one that reached a piece boundary), but after a short fold the next left
+//! half is folded without a join, then the right half, which still splits at once when
+//! [`wants_split`] says so. So a tiny call (rayon-demo's `split` of a few items) joins for
+//! its eager halvings and once a piece, not once a halving. With one worker nothing joins
+//! unasked (no other worker could take the half). A producer that cannot split is folded
+//! whole. An unindexed fold cannot be cut into chunks, so its folder (`Leaf`) reaches a
+//! piece boundary every [`LEAF_TICK`] items and stops there if the call is stopping.
 //!
 //! A call made outside the workers (from `main`, a std thread, a stand-in) runs on them as a
 //! whole ([`on_the_workers`]): its pieces spread from a worker, whatever its length, while
@@ -91,7 +98,9 @@ where
 {
     on_the_workers(move || {
         let call = BridgeCall::new();
-        unindexed_piece(&call, eager_depth(), producer, consumer)
+        let eager = eager_depth();
+        // With one worker (no eager halving) no other worker could take an offered half.
+        unindexed_piece(&call, eager, eager > 0, producer, consumer)
     })
 }
 
@@ -173,7 +182,7 @@ where
     C: Consumer<P::Item>,
 {
     let guard = call.guard();
-    let result = if plan.split_eagerly(len) && !call.stopping() {
+    let result = if plan.split_eagerly(len) && !call.stopping() && !consumer.full() {
         at_piece_boundary();
         split_indexed(call, plan, len, producer, consumer)
     } else {
@@ -235,8 +244,17 @@ where
 }
 
 /// Runs one piece of an unindexed call (see the module docs); `eager` is how many more
-/// times it halves without being asked.
-fn unindexed_piece<P, C>(call: &BridgeCall, eager: u32, producer: P, consumer: C) -> C::Result
+/// times it halves without being asked, and `offer` whether, unasked, it folds its left half
+/// inside a join that offers the right half meanwhile (the piece's first fold, or the last
+/// left fold was long), else the left half and then the right one, one after the other,
+/// without a join.
+fn unindexed_piece<P, C>(
+    call: &BridgeCall,
+    eager: u32,
+    offer: bool,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
@@ -248,24 +266,44 @@ where
         at_piece_boundary();
         let wanted = eager > 0 || wants_split();
         match producer.split() {
-            (whole, None) => fold_leaf(call, whole, consumer),
+            (whole, None) => fold_leaf(call, whole, consumer).0,
             (left, Some(right)) => {
                 let left_consumer = consumer.split_off_left();
                 let reducer = consumer.to_reducer();
                 let depth = eager.saturating_sub(1);
-                // Wanted: both halves are pieces that split again. Not: the left half is
-                // folded whole here while the right half, a piece of its own, waits in the
-                // join where an idle worker can take it.
-                let (l, r) = join_context(
-                    |_| {
-                        if wanted {
-                            unindexed_piece(call, depth, left, left_consumer)
-                        } else {
-                            unindexed_leaf(call, left, left_consumer)
-                        }
-                    },
-                    |_| unindexed_piece(call, depth, right, consumer),
-                );
+                let (l, r) = if wanted {
+                    // Both halves are pieces that split again.
+                    join_context(
+                        |_| unindexed_piece(call, depth, true, left, left_consumer),
+                        |_| unindexed_piece(call, depth, true, right, consumer),
+                    )
+                } else if offer {
+                    // The left half is folded whole here while the right half, a piece of
+                    // its own, waits in the join where an idle worker can take it. The right
+                    // half offers its own right half the same way only if this fold was
+                    // long (it reached a piece boundary), or if a thief runs it.
+                    let long = AtomicBool::new(false);
+                    join_context(
+                        |_| {
+                            let (l, was_long) = unindexed_leaf(call, left, left_consumer);
+                            // Relaxed: read by the right half after this on the same thread,
+                            // or by a thief, for which it does not matter (it offers anyway).
+                            long.store(was_long, Ordering::Relaxed);
+                            l
+                        },
+                        |ctx| {
+                            // Relaxed: pairs with the left half's store above.
+                            let offer = ctx.migrated() || long.load(Ordering::Relaxed);
+                            unindexed_piece(call, depth, offer, right, consumer)
+                        },
+                    )
+                } else {
+                    // The left half is expected short (the last one was), so that no check
+                    // could publish a join's frame while it folds: folded here, then the right
+                    // half, which still splits at once when asked (`wants_split` above).
+                    let (l, was_long) = unindexed_leaf(call, left, left_consumer);
+                    (l, unindexed_piece(call, depth, was_long, right, consumer))
+                };
                 reducer.reduce(l, r)
             }
         }
@@ -274,14 +312,15 @@ where
     result
 }
 
-/// Folds an unindexed producer whole (unless the call is stopping or the consumer full).
-fn unindexed_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> C::Result
+/// Folds an unindexed producer whole (unless the call is stopping or the consumer full), and
+/// whether the fold was long: it reached a piece boundary.
+fn unindexed_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> (C::Result, bool)
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
     if consumer.full() || call.stopping() {
-        return consumer.into_folder().complete();
+        return (consumer.into_folder().complete(), false);
     }
     let guard = call.guard();
     let result = fold_leaf(call, producer, consumer);
@@ -290,8 +329,8 @@ where
 }
 
 /// Folds an unindexed producer whole through a [`Leaf`] folder, which reaches a piece
-/// boundary every [`LEAF_TICK`] items.
-fn fold_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> C::Result
+/// boundary every [`LEAF_TICK`] items; whether it reached one.
+fn fold_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> (C::Result, bool)
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
@@ -301,7 +340,9 @@ where
         call,
         count: 0,
     };
-    producer.fold_with(leaf).base.complete()
+    let leaf = producer.fold_with(leaf);
+    let long = leaf.count >= u64::from(LEAF_TICK);
+    (leaf.base.complete(), long)
 }
 
 /// Items between two piece boundaries inside the fold of an unindexed leaf.
@@ -314,14 +355,16 @@ pub(super) const LEAF_TICK: u32 = 256;
 struct Leaf<'c, F> {
     base: F,
     call: &'c BridgeCall,
-    count: u32,
+    /// Items counted so far (a `u64`, so that it never wraps: a fold that reached
+    /// [`LEAF_TICK`] items is long).
+    count: u64,
 }
 
 impl<F> Leaf<'_, F> {
     /// Counts an item; false when the fold should stop here.
-    fn tick(count: &mut u32, call: &BridgeCall) -> bool {
-        *count = count.wrapping_add(1);
-        if *count % LEAF_TICK != 0 {
+    fn tick(count: &mut u64, call: &BridgeCall) -> bool {
+        *count += 1;
+        if *count % u64::from(LEAF_TICK) != 0 {
             return true;
         }
         at_piece_boundary();

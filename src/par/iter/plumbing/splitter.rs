@@ -206,11 +206,14 @@ mod tests {
         assert_eq!(plan.next, 2);
         plan.folded(2, None);
         assert_eq!(plan.next, 4);
-        // 64 items in four targets' time: the cap is 16 items, and chunks stay there.
+        // 64 items in four targets' time: the cap is 16 items, and chunks stay there. A
+        // thread preempted between the two clock reads measures longer, so the cap can only
+        // come out lower: the test holds the bound it has, not a window the machine's load
+        // can break.
         let started = Instant::now() - 4 * CHUNK_TARGET;
         plan.folded(64, Some(started));
         let cap = plan.cap.unwrap();
-        assert!((14..=16).contains(&cap), "cap {cap}");
+        assert!((1..=16).contains(&cap), "cap {cap}");
         assert_eq!(plan.next, cap);
         plan.folded(cap, None);
         assert_eq!(plan.next, cap);

@@ -20,12 +20,16 @@
 //! worker's lineage; the call's work in Y runs with the wait node as its lineage, so every
 //! piece it publishes, in Y or in X, descends from it. While it waits the worker runs the
 //! pieces on X's board that descend from the wait node (`wait.rs`), as for a join's half,
-//! and its stand-in takes its place after a tick. A call made from inside such a lineage (Y's
+//! and its stand-in takes its place after a tick; it does not count as doing fork-join work
+//! meanwhile (`occupy.rs`, `Away`), so a whole call on X's board that it would not run (one
+//! with no lineage, which Y's work made from a thread outside it) is the stand-in's to run. A call made from inside such a lineage (Y's
 //! work calling back into X, directly or through more executors) goes onto the target's board
 //! as a whole call whose parent is its own wait node, rather than into the injector: a worker
 //! of the target that waits further up the lineage finds it there and runs it (rayon's
-//! `mutual_install`, where X has one worker and it waits); idle workers take it too. A call
-//! with no lineage (from the top of fork-join work, or from a task's poll) travels as a task.
+//! `mutual_install`, where X has one worker and it waits); idle workers take it too. So does a
+//! call from a stand-in that runs a whole call of X (it has the call's lineage; it waits as a
+//! worker does, its slot handed on). A call with no lineage (from the top of fork-join work,
+//! or from a task's poll) travels as a task.
 //!
 //! The caller's closure borrows its stack, so the call's job holds it with the lifetime
 //! erased; [`call`] returns only once its wait node (`Node::outside_call`) finished, and the
@@ -41,7 +45,7 @@ use std::task::{Context, Poll};
 use std::thread::Result as Outcome;
 
 use super::node::{Body, Cancelled, Node, Root};
-use super::occupy::on_worker;
+use super::occupy::{on_worker, Away};
 use super::thread::{with_current, FjThread};
 use super::wait;
 use crate::runtime::scheduler::standin::serve;
@@ -133,15 +137,39 @@ where
             } else {
                 spawn_call_below(state, Root::new(), Some(Arc::clone(&wait)), body);
             }
+            // Not counted as doing fork-join work while it waits (`occupy.rs`, `Away`).
             with_current(|t| match t {
-                Some(t) => wait::until_finished(t, &wait, false),
+                Some(t) => {
+                    let _away = Away::enter(worker);
+                    wait::until_finished(t, &wait, false);
+                }
                 None => on_worker(worker, Root::new(), |t| {
+                    let _away = Away::enter(worker);
                     wait::until_finished(t, &wait, false);
                 }),
             });
             std::mem::forget(armed);
         }
         None => {
+            if let Some(lineage) = with_current(|t| t.and_then(FjThread::lineage)) {
+                // A stand-in running a whole call (`standin/serve.rs`, `run_a_call`: the only
+                // thread with fork-join state that is no worker): as a worker's call from a
+                // lineage, so that a worker of the target waiting further up the lineage
+                // runs it. The stand-in handed its slot on before it took the call.
+                let wait = Node::outside_call(Some(lineage));
+                let armed = WaitOnUnwind(&wait);
+                let body = make_body(Arc::clone(&wait));
+                let node = Node::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
+                super::publish::offer(state, node);
+                serve::hand_off_while(|| {
+                    with_current(|t| {
+                        let t = t.expect("fork-join state seen above");
+                        wait::until_finished(t, &wait, false);
+                    });
+                });
+                std::mem::forget(armed);
+                return;
+            }
             let wait = Node::outside_call(None);
             spawn_call(state, Root::new(), make_body(Arc::clone(&wait)));
             // A stand-in (a worker is free to run the call) hands its slot on first: the

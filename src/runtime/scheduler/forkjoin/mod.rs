@@ -13,8 +13,10 @@
 //! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
 //! - `shared.rs`: what an executor's threads share for fork-join (`ForkJoin`: the board
 //!   and its counts), which the executor's state holds;
-//! - `board.rs`: the pieces on offer ([`Board`]); `publish.rs`: putting a piece there and
-//!   waking who may take it;
+//! - `board.rs`: the pieces on offer ([`Board`]); `mail.rs`: the pieces addressed to one
+//!   worker each (`Mail`); `publish.rs`: putting a piece there and waking who may take it;
+//! - `broadcast.rs`: a closure run once on each worker, and running one pending piece on the
+//!   calling worker (`par::yield_now`);
 //! - `wait.rs`: waiting for a node, running only what descends from it;
 //! - `occupy.rs`: a worker while its thread does fork-join work, and a worker's turn at the
 //!   board (`run_from_board`);
@@ -41,12 +43,14 @@
 //! `inject.rs`).
 
 pub(crate) mod board;
+pub(crate) mod broadcast;
 pub(crate) mod exposed;
 pub(crate) mod frame;
 pub(crate) mod inject;
 pub(crate) mod join_frame;
 #[cfg(all(test, loom))]
 mod loom_model;
+pub(crate) mod mail;
 pub(crate) mod node;
 pub(crate) mod occupy;
 pub(crate) mod publish;
@@ -62,16 +66,65 @@ use crate::runtime::scheduler::worker::context;
 
 // The door: everything `par/` uses of the core is declared or re-exported here, and `par/`
 // imports nothing from the files behind it (`tests/executor/layers.rs` checks it).
+pub(crate) use broadcast::{broadcast, has_pending, spawn_broadcast, yield_one};
 pub(crate) use inject::spawn_call;
 pub(crate) use node::{Body, Cancelled, Root};
 pub(crate) use scope_core::ScopeCore;
 pub(crate) use thread::{with_current, FjThread};
 
-/// `join(a, b)` (`par::join`): on this thread's fork-join work if it does some (the fast
-/// path: `join_frame.rs`), else as new fork-join work ([`on_fork_join`]). Each closure
-/// learns whether it runs on a thread other than the caller's.
+/// Where a parallel call was made and what it is (`par::join`, `par::scope`, `par_iter`),
+/// for tokio-console (feature `console`: a call made outside every other fork-join call is
+/// traced, `runtime/observe/console/par_call.rs`); without the feature it holds nothing.
+#[derive(Clone, Copy)]
+pub(crate) struct Site {
+    #[cfg(feature = "console")]
+    source: &'static str,
+    #[cfg(feature = "console")]
+    at: Option<&'static std::panic::Location<'static>>,
+}
+
+impl Site {
+    /// The call `source`, made where the caller was called from.
+    #[inline]
+    #[cfg_attr(feature = "console", track_caller)]
+    #[cfg_attr(not(feature = "console"), allow(unused_variables))]
+    pub(crate) fn here(source: &'static str) -> Site {
+        Site {
+            #[cfg(feature = "console")]
+            source,
+            #[cfg(feature = "console")]
+            at: Some(std::panic::Location::caller()),
+        }
+    }
+
+    /// The call `source`, made where filch does not know.
+    #[inline]
+    #[cfg_attr(not(feature = "console"), allow(unused_variables))]
+    pub(crate) fn unknown(source: &'static str) -> Site {
+        Site {
+            #[cfg(feature = "console")]
+            source,
+            #[cfg(feature = "console")]
+            at: None,
+        }
+    }
+
+    /// Runs `call`, a parallel call made outside every other fork-join call, traced as this
+    /// call for tokio-console.
+    #[inline]
+    fn trace<R>(self, call: impl FnOnce() -> R) -> R {
+        #[cfg(feature = "console")]
+        return crate::runtime::observe::console::par_call::around(self.source, self.at, call);
+        #[cfg(not(feature = "console"))]
+        call()
+    }
+}
+
+/// `join(a, b)` (`par::join`, made at `site`): on this thread's fork-join work if it does
+/// some (the fast path: `join_frame.rs`), else as new fork-join work ([`on_fork_join`]).
+/// Each closure learns whether it runs on a thread other than the caller's.
 #[inline]
-pub(crate) fn join<A, B, RA, RB>(a: A, b: B, state: fn() -> Arc<State>) -> (RA, RB)
+pub(crate) fn join<A, B, RA, RB>(a: A, b: B, state: fn() -> Arc<State>, site: Site) -> (RA, RB)
 where
     A: FnOnce(bool) -> RA + Send,
     B: FnOnce(bool) -> RB + Send,
@@ -80,21 +133,21 @@ where
 {
     with_current(move |t| match t {
         Some(t) => join_frame::join(t, a, b, false),
-        None => join_cold(a, b, state),
+        None => join_cold(a, b, state, site),
     })
 }
 
 /// A `join` that starts fork-join work.
 #[cold]
 #[inline(never)]
-fn join_cold<A, B, RA, RB>(a: A, b: B, state: fn() -> Arc<State>) -> (RA, RB)
+fn join_cold<A, B, RA, RB>(a: A, b: B, state: fn() -> Arc<State>, site: Site) -> (RA, RB)
 where
     A: FnOnce(bool) -> RA + Send,
     B: FnOnce(bool) -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    on_fork_join(state, move |t, injected| {
+    on_fork_join(state, site, move |t, injected| {
         join_frame::join(t, a, b, injected)
     })
 }
@@ -102,28 +155,35 @@ where
 /// Runs `f` as fork-join work on the workers: on this thread's fork-join state if it has
 /// one, as new fork-join work of a call of its own if this thread is a worker (a task's
 /// poll), else as a call injected into `state()`'s workers while this thread sleeps
-/// (`inject.rs`). `f` learns whether it runs on a thread other than the caller's.
+/// (`inject.rs`). `f` learns whether it runs on a thread other than the caller's. New
+/// fork-join work is traced as the call `site` names.
 pub(crate) fn on_fork_join<R: Send>(
     state: fn() -> Arc<State>,
+    site: Site,
     f: impl FnOnce(&FjThread, bool) -> R + Send,
 ) -> R {
     with_current(move |t| match t {
         Some(t) => f(t, false),
-        None => context::with_worker(move |worker| match worker {
-            Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(t, false)),
-            None => inject::call(&state(), move |t| f(t, true)),
+        None => site.trace(move || {
+            context::with_worker(move |worker| match worker {
+                Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(t, false)),
+                None => inject::call(&state(), move |t| f(t, true)),
+            })
         }),
     })
 }
 
 /// Runs `f` on this thread: as fork-join work if it does some or is a worker (`Some`),
-/// else with `None` (`par::in_place_scope` off the workers).
-pub(crate) fn in_place<R>(f: impl FnOnce(Option<&FjThread>) -> R) -> R {
+/// else with `None` (`par::in_place_scope` off the workers). Traced as `site` unless this
+/// thread does fork-join work already.
+pub(crate) fn in_place<R>(site: Site, f: impl FnOnce(Option<&FjThread>) -> R) -> R {
     with_current(move |t| match t {
         Some(t) => f(Some(t)),
-        None => context::with_worker(move |worker| match worker {
-            Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(Some(t))),
-            None => f(None),
+        None => site.trace(move || {
+            context::with_worker(move |worker| match worker {
+                Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(Some(t))),
+                None => f(None),
+            })
         }),
     })
 }
@@ -133,16 +193,20 @@ pub(crate) fn in_place<R>(f: impl FnOnce(Option<&FjThread>) -> R) -> R {
 /// fork-join work), else as a call injected into `state()`'s workers, which a worker runs
 /// while this thread sleeps (a stand-in runs it itself, once it handed its slot on:
 /// `inject.rs`). So a call from outside the workers runs on them, whatever its length, as
-/// rayon's does.
+/// rayon's does. Traced as a `par_iter` call unless this thread does fork-join work already.
 #[inline]
 pub(crate) fn on_the_workers<R: Send>(
     state: fn() -> Arc<State>,
     f: impl FnOnce() -> R + Send,
 ) -> R {
-    if with_current(|t| t.is_some()) || context::with_worker(|worker| worker.is_some()) {
+    if with_current(|t| t.is_some()) {
         return f();
     }
-    from_outside(state, f)
+    let site = Site::unknown("par_iter");
+    if context::with_worker(|worker| worker.is_some()) {
+        return site.trace(f);
+    }
+    site.trace(|| from_outside(state, f))
 }
 
 #[cold]

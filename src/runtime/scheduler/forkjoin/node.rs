@@ -62,13 +62,30 @@ const RECLAIMED: u8 = 2;
 /// pieces it publishes. Its flag stops them: a cancelled call unwinds at its next piece.
 pub(crate) struct Root {
     cancelled: AtomicBool,
+    /// With `console`: the count of the traced parallel call this root's call belongs to,
+    /// which each of its pieces taken from the board adds one to
+    /// (`runtime/observe/console/par_call.rs`).
+    #[cfg(feature = "console")]
+    taken: Option<crate::runtime::observe::console::par_call::Taken>,
 }
 
 impl Root {
     pub(crate) fn new() -> Arc<Root> {
         Arc::new(Root {
             cancelled: AtomicBool::new(false),
+            #[cfg(feature = "console")]
+            taken: crate::runtime::observe::console::par_call::taken_counter(),
         })
+    }
+
+    /// Counts a piece of the call taken from the board (feature `console`).
+    #[cfg(feature = "console")]
+    #[inline]
+    fn piece_taken(&self) {
+        if let Some(taken) = &self.taken {
+            // Relaxed: a count for display (`par_call.rs`).
+            taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Marks the call cancelled; its threads see it at their next heartbeat check, which the
@@ -209,7 +226,25 @@ impl Node {
         })
     }
 
-    /// Finishes the wait node of a call into another executor (`outside_call`).
+    /// The node a blocking broadcast made by the calling thread waits for
+    /// (`broadcast.rs`): pending until each of its `parts` [`release`](Node::release)d it
+    /// once; it keeps the first panic of a part.
+    pub(crate) fn parts(parent: Option<Arc<Node>>, parts: usize) -> Arc<Node> {
+        Arc::new(Node {
+            parent,
+            root: Root::new(),
+            claim: AtomicU8::new(CLAIMED),
+            work: Work::Scope {
+                panic: Mutex::new(None),
+            },
+            pending: AtomicUsize::new(parts),
+            waiter: Some(thread::current()),
+            sleeping: AtomicBool::new(false),
+        })
+    }
+
+    /// Finishes the wait node of a call into another executor (`outside_call`), or one part
+    /// of a broadcast's node (`parts`).
     pub(crate) fn release(&self) {
         self.finish_spawned();
     }
@@ -250,9 +285,15 @@ impl Node {
     pub(crate) fn try_claim(&self) -> bool {
         // AcqRel: the winner sees what the publisher wrote before publishing (the frame,
         // the body); pairs with the publisher's release through the board's lock too.
-        self.claim
+        let won = self
+            .claim
             .compare_exchange(AVAILABLE, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
+            .is_ok();
+        #[cfg(feature = "console")]
+        if won && !self.is_call() {
+            self.root.piece_taken();
+        }
+        won
     }
 
     /// The owner takes it back; `true` if no other thread claimed it first.

@@ -16,9 +16,16 @@
 //! handed over to its stand-in at once ([`Blocking`]); it may then block, in
 //! `Handle::block_on` too (tokio's `block_in_place` allows it), since its place is taken.
 //!
+//! A worker's thread that waits for a call into another executor (`inject.rs`, "Calls between
+//! executors") stays occupied, but is not counted as doing fork-join work while it waits
+//! ([`Away`]): it comes back to its board only when that call ends, which may need a whole
+//! call on this board that only a stand-in would run then (`standin/serve.rs`, `run_a_call`).
+//!
 //! **Invariant:** `WorkerLocal::occupied` is set exactly while an [`Occupied`] guard lives on
 //! the worker's thread, and `WorkerLocal::blocking` exactly while a [`Blocking`] guard does;
-//! guards nest (an inner one leaves the flag set).
+//! guards nest (an inner one leaves the flag set). `WorkerLocal::counted` is set exactly
+//! while the worker counts in `ForkJoin::is_busy`: from the outermost [`Occupied`] guard's
+//! start to its end, except inside an outermost [`Blocking`] or [`Away`] guard.
 
 use std::sync::Arc;
 
@@ -38,6 +45,7 @@ impl<'a> Occupied<'a> {
     pub(crate) fn enter(worker: &'a WorkerLocal) -> Occupied<'a> {
         let nested = worker.set_occupied(true);
         if !nested {
+            worker.set_counted(true);
             worker.state.forkjoin.set_occupied(true);
             worker.share_private_queues();
         }
@@ -49,7 +57,9 @@ impl Drop for Occupied<'_> {
     fn drop(&mut self) {
         if !self.nested {
             self.worker.set_occupied(false);
-            self.worker.state.forkjoin.set_occupied(false);
+            if self.worker.set_counted(false) {
+                self.worker.state.forkjoin.set_occupied(false);
+            }
         }
     }
 }
@@ -71,6 +81,7 @@ impl<'a> Blocking<'a> {
         if !occupied.nested {
             // Not counted as doing fork-join work: it will not come back to the board soon
             // (`ForkJoin::is_busy`, and a stand-in's choice, `standin/serve.rs`).
+            worker.set_counted(false);
             worker.state.forkjoin.set_occupied(false);
         }
         crate::runtime::scheduler::standin::hand_over::hand_over_now(worker);
@@ -86,7 +97,41 @@ impl Drop for Blocking<'_> {
         }
         if !self.occupied.nested {
             // Counted again for the `Occupied` guard's drop, which uncounts it.
+            self.occupied.worker.set_counted(true);
             self.occupied.worker.state.forkjoin.set_occupied(true);
+        }
+    }
+}
+
+/// A worker's thread that waits for a call into another executor: not counted as doing
+/// fork-join work while it lives (module docs).
+pub(crate) struct Away<'a> {
+    worker: &'a WorkerLocal,
+    /// Whether this guard uncounted the worker (an outer guard, or `block_in_place`, had
+    /// not).
+    uncounted: bool,
+}
+
+impl<'a> Away<'a> {
+    /// Uncounts `worker` (this thread's, occupied) until dropped, and wakes a sleeper: a
+    /// stand-in that parked while the worker counted may now run a whole call on the board
+    /// (`standin/serve.rs`: its re-check reads the count after its booking, and
+    /// `notify_work` fences before it reads the bookings, so one of them sees the other).
+    pub(crate) fn enter(worker: &'a WorkerLocal) -> Away<'a> {
+        let uncounted = worker.set_counted(false);
+        if uncounted {
+            worker.state.forkjoin.set_occupied(false);
+            worker.state.idle.notify_work();
+        }
+        Away { worker, uncounted }
+    }
+}
+
+impl Drop for Away<'_> {
+    fn drop(&mut self) {
+        if self.uncounted {
+            self.worker.set_counted(true);
+            self.worker.state.forkjoin.set_occupied(true);
         }
     }
 }
@@ -105,10 +150,16 @@ pub(crate) fn on_worker<R>(
     f(&t)
 }
 
-/// The worker loop's step: takes the oldest piece on the board, if any, and runs it on
-/// `worker` (this thread's). Returns whether it ran one.
+/// The worker loop's step: takes the oldest piece of `worker`'s mail (`mail.rs`), else the
+/// oldest piece on the board, if any, and runs it on `worker` (this thread's). Returns
+/// whether it ran one.
 pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
-    let Some(piece) = worker.state.forkjoin.board.take_oldest() else {
+    let fj = &worker.state.forkjoin;
+    let Some(piece) = fj
+        .mail
+        .take(worker.index)
+        .or_else(|| fj.board.take_oldest())
+    else {
         return false;
     };
     let root = Arc::clone(piece.root());

@@ -1,6 +1,7 @@
 //! [`offer`]: putting a piece on its executor's board and letting the threads that may take
-//! it know; [`frame`]: making a join frame's half such a piece, by its own thread or by the
-//! ticker in its place ([`stalled_frames`], `exposed.rs`).
+//! it know; [`post`]: the same for a piece addressed to one worker (`mail.rs`); [`frame`]:
+//! making a join frame's half such a piece, by its own thread or by the ticker in its place
+//! ([`stalled_frames`], `exposed.rs`).
 
 use std::ptr;
 use std::sync::Arc;
@@ -26,6 +27,18 @@ pub(crate) fn offer(state: &State, node: Arc<Node>) {
             .idle
             .notify_work_for(|index| !standins.is_active(index));
     }
+    // After shutdown no worker takes a whole call: the drain drops it.
+    crate::runtime::scheduler::worker::schedule::after_shared_push(state);
+}
+
+/// Puts `node` in worker `index`'s mailbox of `state` (`mail.rs`), wakes the waiters it may
+/// be for (its ancestors') and that worker if it sleeps.
+pub(crate) fn post(state: &State, index: usize, node: Arc<Node>) {
+    state.forkjoin.mail.post(index, Arc::clone(&node));
+    node.wake_ancestors();
+    // Its SeqCst fence pairs with the parking worker's, whose re-check counts its mailbox
+    // (`worker/mod.rs`), as after a push to its pinned queue.
+    state.idle.notify_worker(index);
     // After shutdown no worker takes a whole call: the drain drops it.
     crate::runtime::scheduler::worker::schedule::after_shared_push(state);
 }

@@ -5,11 +5,13 @@
 //! run elsewhere), as a node whose lineage is the thread's (a closure spawned by the scope's
 //! body or by another of its closures descends from the scope), or the scope itself when the
 //! thread's lineage does not reach the scope (a thread that got the scope through a std
-//! thread, say): either way it descends from the scope. The owner, once its body
-//! returned, runs the scope's closures itself, newest first (rayon's order on one thread),
-//! while other workers take the oldest; on a thread that is no worker it sleeps, and once
-//! the executor has shut down it runs the closures left on the board itself, so it returns
-//! whenever the shutdown came.
+//! thread, say): either way it descends from the scope. A closure of `spawn_broadcast` is
+//! addressed to its worker instead (`mail.rs`). The owner, once its body returned, runs the
+//! scope's closures itself, newest first (rayon's order on one thread), or oldest first in a
+//! FIFO scope (`scope_fifo`, rayon's order for it), while other workers take the oldest; on
+//! a thread that is no worker it sleeps, and once the executor has shut down it runs the
+//! closures left on the board and in the mailboxes itself, so it returns whenever the
+//! shutdown came.
 //!
 //! The first panic, of the body or of a closure, is resumed once every closure finished.
 
@@ -25,27 +27,51 @@ use crate::runtime::scheduler::state::State;
 pub(crate) struct ScopeCore {
     node: Arc<Node>,
     state: Arc<State>,
+    /// Whether the owner runs the scope's closures oldest first (`scope_fifo`), rather than
+    /// newest first.
+    fifo: bool,
 }
 
 impl ScopeCore {
     /// Opens a scope on `state` for the calling thread; `t` is its fork-join state, if it has
     /// one (else the scope is a call of its own).
-    pub(crate) fn open(state: Arc<State>, t: Option<&FjThread>) -> ScopeCore {
+    /// With `fifo`, the owner runs the closures oldest first (module docs).
+    pub(crate) fn open(state: Arc<State>, t: Option<&FjThread>, fifo: bool) -> ScopeCore {
         let node = match t {
             Some(t) => Node::scope(t.lineage(), Arc::clone(&t.root)),
             None => Node::scope(None, Root::new()),
         };
-        ScopeCore { node, state }
+        ScopeCore { node, state, fifo }
+    }
+
+    /// The number of workers of the scope's executor.
+    pub(crate) fn num_workers(&self) -> usize {
+        self.state.num_workers()
     }
 
     /// Publishes `body` as a closure of this scope. The body's lifetime was erased by the
     /// caller, who guarantees that the scope waits for it ([`ScopeCore::complete`]).
     pub(crate) fn spawn(&self, body: Body) {
-        let parent = with_current(|t| t.and_then(FjThread::lineage))
-            .filter(|lineage| lineage.descends_from(&self.node))
-            .unwrap_or_else(|| Arc::clone(&self.node));
-        let node = Node::spawned(Some(parent), body, &self.node);
+        let node = Node::spawned(Some(self.spawn_parent()), body, &self.node);
         super::publish::offer(&self.state, node);
+    }
+
+    /// As [`spawn`](ScopeCore::spawn), one closure per worker of the scope's executor, each
+    /// addressed to its worker (`mail.rs`): `body(i)` runs on worker `i`.
+    pub(crate) fn spawn_broadcast(&self, body: impl Fn(usize) -> Body) {
+        let parent = self.spawn_parent();
+        for index in 0..self.state.num_workers() {
+            let node = Node::spawned(Some(Arc::clone(&parent)), body(index), &self.node);
+            super::publish::post(&self.state, index, node);
+        }
+    }
+
+    /// The parent of a closure spawned now: the thread's lineage if it descends from the
+    /// scope, else the scope (module docs).
+    fn spawn_parent(&self) -> Arc<Node> {
+        with_current(|t| t.and_then(FjThread::lineage))
+            .filter(|lineage| lineage.descends_from(&self.node))
+            .unwrap_or_else(|| Arc::clone(&self.node))
     }
 
     /// Runs the scope's body `op` on this thread, then waits for every closure spawned into
@@ -65,15 +91,18 @@ impl ScopeCore {
             }
         };
         match t {
-            Some(t) => wait::until_finished(t, &self.node, true),
+            Some(t) => wait::until_finished(t, &self.node, !self.fifo),
             None => {
                 while !self.node.is_finished() {
                     if self.state.is_shut_down() {
                         // No worker takes the closures left on the board any more: this
                         // thread runs them (the sleep below lasts a tick at most).
-                        if let Some(piece) =
-                            self.state.forkjoin.board.take_descendant(&self.node, true)
-                        {
+                        let fj = &self.state.forkjoin;
+                        let piece = fj
+                            .board
+                            .take_descendant(&self.node, !self.fifo)
+                            .or_else(|| fj.mail.take_descendant_any(&self.node));
+                        if let Some(piece) = piece {
                             // SAFETY: `take_descendant` won the piece's claim for this thread,
                             // which runs it once.
                             unsafe { piece.run(false) };

@@ -1,16 +1,19 @@
 //! [`ForkJoin`]: what an executor's threads share for fork-join, which the executor's state
-//! holds: the board and the counts the sharing rules read (`thread.rs`). It imports nothing
+//! holds: the board, the workers' mailboxes and the counts the sharing rules read (`thread.rs`). It imports nothing
 //! that imports the state.
 //!
 //! **Invariant:** each count is a hint (relaxed); no wake-up depends on it (the board's and
 //! the nodes' own protocols carry them: `board.rs`, `node.rs`).
 
 use super::board::Board;
+use super::mail::Mail;
 use crate::util::sync::{AtomicUsize, Ordering};
 
 /// What an executor's threads share for fork-join.
 pub(crate) struct ForkJoin {
     pub(crate) board: Board,
+    /// The pieces addressed to one worker each (`mail.rs`).
+    pub(crate) mail: Mail,
     /// Threads waiting for a node with nothing of it to run (`wait.rs`): demand for pieces.
     waiting: AtomicUsize,
     /// Workers occupied by fork-join work now (`occupy.rs`): while there are some, an idle
@@ -20,9 +23,11 @@ pub(crate) struct ForkJoin {
 }
 
 impl ForkJoin {
-    pub(crate) fn new() -> ForkJoin {
+    /// For an executor of `workers` workers.
+    pub(crate) fn new(workers: usize) -> ForkJoin {
         ForkJoin {
             board: Board::default(),
+            mail: Mail::new(workers),
             waiting: AtomicUsize::new(0),
             occupied: AtomicUsize::new(0),
         }

@@ -1,7 +1,9 @@
 //! Waiting for a node: a join's half that another thread claimed, or a scope's closures.
 //!
 //! A waiting thread runs only pieces that *descend* from the node it waits for (published
-//! inside that node's run, at any depth): what the node's own work forked. So it never runs
+//! inside that node's run, at any depth): what the node's own work forked. It takes them
+//! from the board, and on a worker's own thread from that worker's mailbox too (the parts
+//! addressed to it of broadcasts made inside that work, `mail.rs`). So it never runs
 //! an unrelated piece, let alone an async task: a lock held across the `join` is never taken
 //! again by the same thread through work it had no part in (rayon#592), and the stack grows
 //! only by the depth of the node's own work. With nothing to run, it spins for a moment,
@@ -13,6 +15,7 @@ use std::sync::Arc;
 
 use super::node::Node;
 use super::thread::FjThread;
+use crate::runtime::scheduler::worker::context;
 
 /// Spins (each a `spin_loop` hint) before a waiting thread sleeps: a few microseconds, about
 /// what a futex round trip costs.
@@ -30,7 +33,12 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
         if node.is_finished() {
             return;
         }
+        let mail = takes_mail(t);
         if let Some(piece) = fj.board.take_descendant(node, newest) {
+            run_claimed(t, piece);
+            continue;
+        }
+        if let Some(piece) = mail.and_then(|index| fj.mail.take_descendant(index, node)) {
             run_claimed(t, piece);
             continue;
         }
@@ -43,9 +51,24 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
             spins += 1;
         }
         if spins == SPINS {
-            node.sleep(|| fj.board.has_descendant(node));
+            node.sleep(|| {
+                fj.board.has_descendant(node)
+                    || takes_mail(t).is_some_and(|index| fj.mail.has_descendant(index, node))
+            });
         }
     }
+}
+
+/// The worker whose mail `t`'s thread takes (`mail.rs`): `t`'s, if the thread is that
+/// worker's own (not its stand-in) and mail waits for it.
+fn takes_mail(t: &FjThread) -> Option<usize> {
+    if !t.state.forkjoin.mail.has(t.index) {
+        return None;
+    }
+    context::with_worker(|w| {
+        w.filter(|w| w.index == t.index && std::ptr::eq(&*w.state, &*t.state))
+            .map(|w| w.index)
+    })
 }
 
 /// Takes back the published half `node` of `t`'s frame, or waits until the thread that

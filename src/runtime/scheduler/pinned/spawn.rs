@@ -120,7 +120,10 @@ where
         state,
         future,
         move |runnable: Runnable| schedule_pinned(index, runnable),
-        Options::at(Location::caller()),
+        Options {
+            kind: "local",
+            ..Options::at(Location::caller())
+        },
         false,
     );
     if let Some(runnable) = runnable {

@@ -21,19 +21,29 @@
 //! that blocks 3-4 ms after. `task::block_in_place` claims its own poll at once
 //! (`hand_over_now`).
 //!
-//! The poll's end clears both bits with one read-modify-write, which returns them: if
-//! `HELD` was set, the worker releases its stand-in before it does anything else (its
-//! release takes the slot's lock, so it waits for a claim's activation to finish). While
-//! `HELD` is set, the worker's schedule function sends what it wakes or spawns to the
-//! injector (`worker/schedule.rs`, one relaxed load of the word).
+//! The poll's end clears both bits with a plain store, then reads `claimed`, the word of the
+//! poll the ticker claimed last: if it is this poll's, the worker releases its stand-in
+//! before it does anything else (its release takes the slot's lock, so it waits for a
+//! claim's activation to finish). While `HELD` is set, the worker's schedule function sends
+//! what it wakes or spawns to the injector (`worker/schedule.rs`, one relaxed load of the
+//! word).
 //!
-//! **Cost:** a plain store at a poll's start and one `fetch_and` at its end, on a cache line
-//! that only its worker writes but for a claim; the ticker reads each word once a tick.
+//! **Cost:** two plain stores and two loads per poll, on a cache line that only its worker
+//! writes but for a claim, and no read-modify-write; the ticker reads each word once a tick,
+//! and a claim costs it a process-wide barrier (`util/asym_fence.rs`).
 //!
-//! **Orderings:** the ticker's claim (AcqRel compare-and-swap) and the worker's `fetch_and`
-//! (AcqRel) are read-modify-writes of one word, so exactly one of them comes first: the
-//! claim sees the poll still running and the end sees `HELD`, or the claim fails. The
-//! activation it guards is ordered by the slot's lock, not by the word.
+//! **Orderings:** a claim and a poll's end are the two sides of an asymmetric Dekker pair
+//! (`util/asym_fence.rs`). The claim sets `HELD` with a compare-and-swap (which fails if the
+//! poll ended or another began), stores the poll's word in `claimed`, calls the heavy
+//! barrier, and reads the word again: the claim holds only if the poll is still in flight
+//! then. The end stores the cleared word, calls the light barrier, and reads `claimed`. So
+//! when the claim holds, the end sees it (the end's load comes after its store, which the
+//! claim's second read did not see); when the end misses a claim, the claim's second read
+//! sees the end and the claim fails. The end may also see a claim that then failed (its
+//! store came between the claim's compare-and-swap and its second read): its release then
+//! finds no active slot and does nothing. The sequence number in both words tells a poll
+//! from every later one. The activation a claim guards is ordered by the slot's lock, not
+//! by the words.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -56,6 +66,9 @@ const SEQ_ONE: u64 = 4;
 pub(crate) struct Hold {
     /// `sequence * SEQ_ONE | HELD | IN_POLL`. Written by the worker; the ticker sets `HELD`.
     word: AtomicU64,
+    /// The word (`sequence * SEQ_ONE | IN_POLL`) of the poll claimed last; 0 before any.
+    /// Written by a claim, read by the poll's end (module docs, "Orderings").
+    claimed: AtomicU64,
     /// The word at the ticker's last scan. This and the fields below are the ticker's own
     /// (relaxed atomics only because the struct is shared).
     seen: AtomicU64,
@@ -71,6 +84,27 @@ pub(crate) struct Hold {
     tid: AtomicU32,
 }
 
+/// A store of the handshake between a claim and a poll's end (module docs, "Orderings"):
+/// relaxed, the asymmetric fence's barriers order it. Under loom, which models no barrier
+/// pair, an AcqRel swap: with [`handshake_load`]'s AcqRel read-modify-write, the chain of
+/// reads gives the pair's guarantee (one side sees the other), which loom checks.
+#[inline(always)]
+fn handshake_store(word: &AtomicU64, value: u64) {
+    #[cfg(not(loom))]
+    word.store(value, Ordering::Relaxed);
+    #[cfg(loom)]
+    word.swap(value, Ordering::AcqRel);
+}
+
+/// A load of the handshake (see [`handshake_store`]).
+#[inline(always)]
+fn handshake_load(word: &AtomicU64) -> u64 {
+    #[cfg(not(loom))]
+    return word.load(Ordering::Relaxed);
+    #[cfg(loom)]
+    return word.fetch_add(0, Ordering::AcqRel);
+}
+
 /// How many looks in a row after the first sighting must find a poll's thread blocked before
 /// the time between them counts as held (module docs): a poll blocked from its start is
 /// handed over 3-4 ms after it began.
@@ -84,8 +118,11 @@ fn base() -> Instant {
 
 impl Hold {
     pub(crate) fn new() -> Hold {
+        // Before the threads that use the word start (`util/asym_fence.rs`).
+        crate::util::asym_fence::init();
         Hold {
             word: AtomicU64::new(0),
+            claimed: AtomicU64::new(0),
             seen: AtomicU64::new(0),
             held_ns: AtomicU64::new(0),
             sampled_at: AtomicU64::new(0),
@@ -121,8 +158,13 @@ impl Hold {
     /// stand-in, `hand_over.rs`, `hand_back`).
     #[inline]
     pub(crate) fn end(&self) -> bool {
-        // AcqRel: one read-modify-write against the claim's (module docs, "Orderings").
-        self.word.fetch_and(!(IN_POLL | HELD), Ordering::AcqRel) & HELD != 0
+        // Relaxed: this thread's own last store, with perhaps a claim's `HELD` on top.
+        let poll = self.word.load(Ordering::Relaxed) & !HELD;
+        // The light side of the asymmetric pair orders this store and the load below
+        // against the claim's store and second read (module docs, "Orderings").
+        handshake_store(&self.word, poll & !IN_POLL);
+        crate::util::asym_fence::light();
+        handshake_load(&self.claimed) == poll
     }
 
     /// Whether the worker is in a poll (or a fork-join piece) now (a hint: one relaxed load).
@@ -145,10 +187,20 @@ impl Hold {
     /// which it did if it saw the same poll at its last look. Call it under the worker's
     /// stand-in slot's lock (`StandIns::hand_over`).
     pub(super) fn claim_if_held(&self, word: u64) -> bool {
-        // AcqRel: module docs, "Orderings". Fails if the poll ended (or another began).
-        self.word
-            .compare_exchange(word, word | HELD, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+        // Relaxed, here and below: the heavy side of the asymmetric pair orders the store of
+        // `claimed` and the second read against the poll's end (module docs, "Orderings").
+        // Fails if the poll ended (or another began).
+        if self
+            .word
+            .compare_exchange(word, word | HELD, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        handshake_store(&self.claimed, word);
+        crate::util::asym_fence::heavy();
+        // The poll is still in flight: its end will see `claimed`.
+        handshake_load(&self.word) == word | HELD
     }
 
     /// The ticker's look (module docs): the word, if a poll runs, not held, that has held
@@ -206,7 +258,9 @@ impl Hold {
     /// Claims the poll in flight unconditionally (`block_in_place`, on the worker's own
     /// thread, inside the poll): under the slot's lock.
     pub(super) fn claim_now(&self) {
-        // AcqRel: as the ticker's claim (module docs, "Orderings").
-        self.word.fetch_or(HELD, Ordering::AcqRel);
+        // Relaxed: on the thread whose poll's end reads both words; a ticker's claim of the
+        // same poll sets the same bit and stores the same `claimed`.
+        let poll = self.word.fetch_or(HELD, Ordering::Relaxed) & !HELD;
+        self.claimed.store(poll, Ordering::Relaxed);
     }
 }

@@ -79,10 +79,12 @@ fn a_held_polls_end_releases_what_its_claim_activated() {
             "the slot is active after the held poll's release"
         );
         ticker.join().unwrap();
-        assert_eq!(
-            held,
-            claimed.load(Ordering::SeqCst),
-            "the poll's end and the ticker's claim disagree"
+        // A claim that holds is seen by the poll's end; the end may also see a claim that
+        // then failed (the end came between its compare-and-swap and its second read),
+        // whose release found nothing active.
+        assert!(
+            held || !claimed.load(Ordering::SeqCst),
+            "the ticker's claim held and the poll's end missed it"
         );
         assert!(
             !standins.is_active(0),

@@ -100,6 +100,10 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         if !standins.is_active(index) || state.is_shut_down() {
             return true;
         }
+        // Busy for the paused clock until it parks: what it finds may outlast the slot's
+        // release, and with it the booking it has in the notifier as the worker.
+        #[cfg(feature = "test-util")]
+        let busy = state.driver.clock().activity().busy();
         if let Some(task) = find_task(state, index) {
             hold.begin();
             poll(task);
@@ -125,6 +129,8 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         if let Ok(true) = woke {
             continue;
         }
+        #[cfg(feature = "test-util")]
+        drop(busy);
         if !standins.begin_park(index) {
             return true;
         }
@@ -160,7 +166,8 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
 
 /// Whether a whole call on the board may wait for a long time if no stand-in takes it: every
 /// worker of `state` is in a poll, and none does fork-join work (which brings a worker back
-/// to the board when it ends; `block_in_place` does not count as such).
+/// to the board when it ends; `block_in_place` and a wait for a call into another executor
+/// do not count as such: `forkjoin/occupy.rs`).
 fn workers_in_polls(state: &State) -> bool {
     !state.forkjoin.is_busy() && state.workers.iter().all(|worker| worker.hold.in_poll())
 }

@@ -18,8 +18,9 @@
 //!
 //! A task that the stand-in polls may itself call `block_in_place`, `join`, `scope` or a
 //! parallel iterator (`serve.rs`, `hand_off_while`): the stand-in then hands the slot to a
-//! new thread (*hand-off*: the new thread becomes the slot's *server*), runs the call,
-//! finishes that poll, and exits; as tokio's `block_in_place` on a thread that took over a
+//! new thread (*hand-off*: the new thread becomes the slot's *server*; if the worker's poll
+//! ended meanwhile, the slot is left with no server and its next activation starts one), runs
+//! the call, finishes that poll, and exits; as tokio's `block_in_place` on a thread that took over a
 //! core hands that core on. A poll of the stand-in that holds it for a tick, whatever it
 //! does, has the epoch ticker hand the slot to a new server in the same way
 //! ([`StandIns::hand_off_if_held`]), so no poll of a stand-in keeps the slot unserved either.
@@ -143,6 +144,19 @@ impl StandIns {
         self.slots[index].active.load(Ordering::SeqCst)
     }
 
+    /// Whether some worker's stand-in serves its slot now: a held poll is in flight on that
+    /// worker's thread, while the notifier books the stand-in's state under the worker's
+    /// index (the paused clock's idle test, `runtime/scheduler/auto_advance.rs`). SeqCst
+    /// loads, after the caller's SeqCst fence: a stand-in's re-check, made after it booked
+    /// itself sleeping, sees the activation that let it serve.
+    #[cfg(feature = "test-util")]
+    pub(crate) fn any_active(&self) -> bool {
+        // SeqCst: see above, and the module invariants.
+        self.slots
+            .iter()
+            .any(|slot| slot.active.load(Ordering::SeqCst))
+    }
+
     /// Makes worker `index`'s stand-in serve its slot if `claim` (run under the slot's lock:
     /// the claim of the worker's hold word, `hold.rs`) succeeds; `start` starts its server if
     /// it has none yet (if that fails, the slot stays dormant: the held poll goes on without
@@ -196,13 +210,21 @@ impl StandIns {
     }
 
     /// Hands worker `index`'s slot, which the calling thread serves, to a new server started
-    /// by `start` (module docs); `false` if the slot is not `Active` any more or the thread
-    /// cannot start (the caller then goes on serving it).
+    /// by `start` (module docs). If the slot is not `Active` (its worker's poll ended while
+    /// the caller's own went on) the caller leaves it without a server, and the slot's next
+    /// activation starts one: a thread about to block must not stay the server that an
+    /// activation would count on. `false` if the caller does not serve the slot, at shutdown,
+    /// or if the new thread cannot start (the caller then goes on serving it).
     pub(crate) fn hand_off(&self, index: usize, start: StandinStart<'_>) -> bool {
         let slot = &self.slots[index];
         let mut st = slot.state.lock();
-        if st.exit || st.phase != Phase::Active || st.server != Some(thread::current().id()) {
+        if st.exit || st.server != Some(thread::current().id()) {
             return false;
+        }
+        if st.phase != Phase::Active {
+            st.server = None;
+            st.server_hold = None;
+            return true;
         }
         // The threads that handed off earlier and have exited since.
         st.threads.retain(|thread| !thread.is_finished());
@@ -322,5 +344,60 @@ fn start_server(st: &mut SlotState, start: StandinStart<'_>) -> bool {
             true
         }
         Err(_) => false,
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{mpsc, Arc, Mutex};
+    use std::thread;
+
+    use super::StandIns;
+    use crate::runtime::park::Idle;
+
+    /// A server that hands its slot off after its worker's poll ended (a stand-in that takes
+    /// a whole call and blocks in it) leaves the slot: the next activation starts a new
+    /// server rather than counting on the blocked one.
+    #[test]
+    fn a_hand_off_after_the_release_leaves_the_slot_to_a_new_server() {
+        let standins = Arc::new(StandIns::new(1));
+        let idle = Idle::new(1);
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let (handed_tx, handed_rx) = mpsc::channel::<bool>();
+        let first = Mutex::new(Some((go_rx, handed_tx, Arc::clone(&standins))));
+        let start_first = || {
+            let (go, handed, standins) = first.lock().unwrap().take().expect("one start");
+            Ok(thread::spawn(move || {
+                go.recv().unwrap();
+                let never = || -> std::io::Result<thread::JoinHandle<()>> {
+                    panic!("no new server for a slot that is not active")
+                };
+                handed.send(standins.hand_off(0, &never)).unwrap();
+            }))
+        };
+        standins.hand_over(0, || true, &start_first);
+        assert!(standins.is_active(0));
+        // The worker's poll ends: the slot is released while its server is in a poll.
+        standins.release(&idle, 0);
+        go_tx.send(()).unwrap();
+        assert!(
+            handed_rx.recv().unwrap(),
+            "the server still serves the slot it is about to block in"
+        );
+        // The worker's next held poll: a new server takes the slot.
+        let starts = AtomicUsize::new(0);
+        let start_second = || {
+            starts.fetch_add(1, Ordering::SeqCst);
+            Ok(thread::spawn(|| {}))
+        };
+        standins.hand_over(0, || true, &start_second);
+        assert!(standins.is_active(0));
+        assert_eq!(
+            starts.load(Ordering::SeqCst),
+            1,
+            "no new server was started"
+        );
+        standins.shutdown();
     }
 }

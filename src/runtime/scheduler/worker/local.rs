@@ -90,6 +90,10 @@ pub(crate) struct WorkerLocal {
     /// Set while the thread is inside `task::block_in_place` (`forkjoin/occupy.rs`,
     /// `Blocking`): the worker's place is taken, so the thread may block, in `block_on` too.
     blocking: Cell<bool>,
+    /// Set while the thread counts in `ForkJoin::is_busy` (`forkjoin/occupy.rs`): occupied,
+    /// and neither in `block_in_place` nor waiting for a call into another executor, so it
+    /// comes back to the board when its work ends.
+    counted: Cell<bool>,
     /// The epoch when fork-join work last started here.
     forkjoin_epoch: Cell<u64>,
 }
@@ -112,6 +116,7 @@ impl WorkerLocal {
             coop: ThreadCoop::current(),
             occupied: Cell::new(false),
             blocking: Cell::new(false),
+            counted: Cell::new(false),
             forkjoin_epoch: Cell::new(u64::MAX),
         }
     }
@@ -143,6 +148,12 @@ impl WorkerLocal {
     /// Marks the start or the end of a `block_in_place` call; returns the previous value.
     pub(crate) fn set_blocking(&self, blocking: bool) -> bool {
         self.blocking.replace(blocking)
+    }
+
+    /// Marks whether the thread counts in `ForkJoin::is_busy` (see `counted`); returns the
+    /// previous value.
+    pub(crate) fn set_counted(&self, counted: bool) -> bool {
+        self.counted.replace(counted)
     }
 
     pub(crate) fn set_parked(&self, parked: bool) {

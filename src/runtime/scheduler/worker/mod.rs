@@ -28,7 +28,8 @@
 //! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
-//!    (see [`SPIN_PROBE_INTERVAL`]);
+//!    (see [`SPIN_PROBE_INTERVAL`]); then a piece of fork-join work: one addressed to this
+//!    worker (a broadcast's part, `forkjoin/mail.rs`), else the board's oldest;
 //! 6. a turn of the driver that does not block (if no other worker holds it), and if that
 //!    woke nothing, park (see `park/README.md`).
 //!
@@ -297,7 +298,9 @@ impl<'a> WorkerLoop<'a> {
                 // could not take now (the searcher cap): look again rather than book a park
                 // only to take it back at once. A shortcut only: `Idle::park`'s re-check
                 // is what rules out a lost wake-up.
-                None if state.has_work() => std::hint::spin_loop(),
+                None if state.has_work() || state.forkjoin.mail.has(worker.index) => {
+                    std::hint::spin_loop()
+                }
                 None => self.park(),
             }
         }
@@ -321,11 +324,13 @@ impl<'a> WorkerLoop<'a> {
         // 4 emptied it before `find_task` came back empty, and no task has run since.)
         // On a paused clock (`test-util`), the last worker to park jumps the clock to the
         // next timer and looks again (`runtime/scheduler/auto_advance.rs`).
-        // This worker's pinned queue counts too: no other worker may take its tasks.
+        // This worker's pinned queue counts too: no other worker may take its tasks; and so
+        // does its mail (`forkjoin/mail.rs`), for the same reason.
         let recheck = || {
             state.has_work()
                 || worker.has_deferred()
                 || worker.has_pinned()
+                || state.forkjoin.mail.has(worker.index)
                 || crate::runtime::scheduler::auto_advance::on_park(state)
         };
         let parked = state.idle.park(
@@ -397,8 +402,8 @@ impl WorkerLocal {
                 st.dry_searches = 0;
                 return Some(task);
             }
-            if self.state.forkjoin.board.available() != 0 {
-                // A piece on offer: the loop takes it (`run_piece`).
+            if self.has_piece() {
+                // A piece on offer, or in this worker's mail: the loop takes it (`run_piece`).
                 st.dry_searches = 0;
                 return None;
             }
@@ -696,11 +701,18 @@ impl WorkerLocal {
         st.until_maintenance -= 1;
     }
 
-    /// Takes a piece of fork-join work from the board and runs it, if one is on offer
+    /// Whether a piece of fork-join work is on offer, or in this worker's mail (a hint).
+    #[inline]
+    fn has_piece(&self) -> bool {
+        self.state.forkjoin.board.available() != 0 || self.state.forkjoin.mail.has(self.index)
+    }
+
+    /// Takes a piece of fork-join work from this worker's mail or the board and runs it, if
+    /// one is there
     /// (`forkjoin/`); counted as busy time, not as a poll.
     #[inline(never)]
     fn run_piece(&self, st: &mut LoopState) -> bool {
-        if self.state.forkjoin.board.available() == 0 {
+        if !self.has_piece() {
             return false;
         }
         self.end_search(st);
