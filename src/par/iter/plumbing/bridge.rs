@@ -119,6 +119,7 @@ impl BridgeCall {
         }
     }
 
+    #[inline]
     fn stopping(&self) -> bool {
         self.stopping.load(Ordering::Relaxed)
     }

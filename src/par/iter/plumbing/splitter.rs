@@ -90,27 +90,32 @@ impl Plan {
     }
 
     /// The plan of each half of a split of this piece.
+    #[inline]
     pub(super) fn for_half(&self) -> Plan {
         Plan { long: 0, ..*self }
     }
 
     /// Whether this piece has folded [`WAKE_AFTER_CHUNKS`] chunks at the cap: long enough to
     /// wake a sleeping worker for its rest.
+    #[inline]
     pub(super) fn is_long(&self) -> bool {
         self.long >= WAKE_AFTER_CHUNKS
     }
 
     /// Whether a piece of `len` items should split before folding anything.
+    #[inline]
     pub(super) fn split_eagerly(&self, len: usize) -> bool {
         len > self.eager_above && self.may_split(len)
     }
 
     /// Whether a piece of `len` items may split: each half keeps at least `min_len` items.
+    #[inline]
     pub(super) fn may_split(&self, len: usize) -> bool {
         len / 2 >= self.min
     }
 
     /// The length of the next chunk of a piece with `len` items left, and a timer for it.
+    #[inline]
     pub(super) fn chunk(&self, len: usize) -> (usize, Option<Instant>) {
         let mut n = self.next.min(len);
         if len - n < self.min {
@@ -128,6 +133,7 @@ impl Plan {
     }
 
     /// Records that a chunk of `n` items was folded (timed by `timer`, when it was).
+    #[inline]
     pub(super) fn folded(&mut self, n: usize, timer: Option<Instant>) {
         match timer {
             Some(start) => {
