@@ -150,16 +150,22 @@ impl Board {
     pub(crate) fn take_calls(&self) -> Vec<Arc<Node>> {
         let mut pieces = self.pieces.lock();
         let mut calls = Vec::new();
-        pieces.retain(|piece| {
-            if piece.is_call() && piece.try_claim() {
-                calls.push(Arc::clone(piece));
-                false
-            } else {
-                true
-            }
-        });
+        claim_calls(&mut pieces, &mut calls);
         // Relaxed: under the lock.
         self.available.fetch_sub(calls.len(), Ordering::Relaxed);
         calls
     }
+}
+
+/// Claims every whole call among `pieces` and moves it to `calls` (shutdown's drain of the
+/// board and of the mailboxes); the other pieces stay, in order.
+pub(crate) fn claim_calls(pieces: &mut VecDeque<Arc<Node>>, calls: &mut Vec<Arc<Node>>) {
+    pieces.retain(|piece| {
+        if piece.is_call() && piece.try_claim() {
+            calls.push(Arc::clone(piece));
+            false
+        } else {
+            true
+        }
+    });
 }

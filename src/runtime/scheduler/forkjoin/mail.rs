@@ -24,6 +24,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::board::claim_calls;
 use super::node::Node;
 use crate::util::sync::{AtomicUsize, Mutex, Ordering};
 
@@ -121,14 +122,7 @@ impl Mail {
         let mut calls = Vec::new();
         for mailbox in self.boxes.iter() {
             let mut pieces = mailbox.pieces.lock();
-            pieces.retain(|piece| {
-                if piece.is_call() && piece.try_claim() {
-                    calls.push(Arc::clone(piece));
-                    false
-                } else {
-                    true
-                }
-            });
+            claim_calls(&mut pieces, &mut calls);
             // Relaxed: under the lock.
             mailbox.len.store(pieces.len(), Ordering::Relaxed);
         }

@@ -213,17 +213,7 @@ impl Node {
     /// for it (`inject.rs`): pending until [`release`](Node::release)d once, when the call's
     /// job is dropped.
     pub(crate) fn outside_call(parent: Option<Arc<Node>>) -> Arc<Node> {
-        Arc::new(Node {
-            parent,
-            root: Root::new(),
-            claim: AtomicU8::new(CLAIMED),
-            work: Work::Scope {
-                panic: Mutex::new(None),
-            },
-            pending: AtomicUsize::new(1),
-            waiter: Some(thread::current()),
-            sleeping: AtomicBool::new(false),
-        })
+        Node::parts(parent, 1)
     }
 
     /// The node a blocking broadcast made by the calling thread waits for
