@@ -17,7 +17,9 @@
 //! - The owner [`expose`](Exposed::expose)s a frame when it becomes the oldest unpublished
 //!   (a push onto an empty prefix, one store), and takes it back when it pops it or
 //!   publishes it itself, with one compare-and-swap ([`withdraw`](Exposed::withdraw),
-//!   [`advance`](Exposed::advance)). A recursive call's frames become the oldest only along
+//!   [`advance`](Exposed::advance)); the next frame is exposed only once the one published
+//!   is on the board, so a thread's frames reach the board oldest first, whoever publishes
+//!   them. A recursive call's frames become the oldest only along
 //!   its last spine: a logarithmic number of them per call, so the common join pays nothing.
 //! - The ticker claims the frame (compare-and-swap to `CLAIMED`), publishes it, and stores
 //!   null. The owner's compare-and-swap then fails: it waits until the word is no longer
@@ -29,8 +31,9 @@
 //! One thread at a time owns the word ([`Exposed::own`]): the worker's thread, for its
 //! outermost fork-join work.
 //!
-//! **Orderings:** the owner's store and compare-and-swaps release the frame's fields it
-//! wrote (its lineage) to the ticker's acquiring claim; the ticker's store of null releases
+//! **Orderings:** the owner's stores that expose a frame release the frame's fields it
+//! wrote (its lineage), and what it did before (the publication of the frame before it), to
+//! the ticker's acquiring claim; the ticker's store of null releases
 //! the frame's `published` field to the owner's acquiring load that ends its wait.
 
 use std::ptr::{self, NonNull};
@@ -97,25 +100,21 @@ impl Exposed {
     }
 
     /// The owner pops `frame`, its exposed oldest unpublished frame: `true` if it took it
-    /// back unpublished, `false` if the ticker published it (its `published` is set).
+    /// back unpublished, `false` if the ticker published it (its `published` is set). The
+    /// word is null after.
     #[inline]
     pub(crate) fn withdraw(&self, frame: &FrameLinks) -> bool {
-        self.advance(frame, ptr::null())
-    }
-
-    /// The owner moves its oldest unpublished frame from `frame` to `younger` (null: none):
-    /// `true` if `frame` was still unpublished (the owner publishes it, or popped it),
-    /// `false` if the ticker published it; `younger` is exposed either way.
-    #[inline]
-    pub(crate) fn advance(&self, frame: &FrameLinks, younger: *const FrameLinks) -> bool {
-        // Release: as `expose`, for `younger`. Acquire on failure is not needed: `wait`
-        // acquires the ticker's store of null.
+        // Relaxed: this and the ticker's claim are read-modify-writes of one word, so exactly
+        // one of them takes the frame whatever their orderings; the null stored releases
+        // nothing (no claim acquires null), and a next frame's fields are released by the
+        // store that exposes it. On failure, `wait_for_ticker` acquires the ticker's store of
+        // null.
         if self
             .frame
             .compare_exchange(
                 ptr::from_ref(frame).cast_mut(),
-                younger.cast_mut(),
-                Ordering::Release,
+                ptr::null_mut(),
+                Ordering::Relaxed,
                 Ordering::Relaxed,
             )
             .is_ok()
@@ -123,11 +122,39 @@ impl Exposed {
             return true;
         }
         self.wait_for_ticker();
+        false
+    }
+
+    /// The owner publishes `frame`, its exposed oldest unpublished frame, and makes
+    /// `younger` (null: none) its oldest unpublished: `publish` runs unless the ticker
+    /// published `frame` first, and `younger` is exposed only after, so that the ticker never
+    /// puts a younger frame of this thread on the board before an older one (the board hands
+    /// out pieces in the order they were published, and the oldest frame is the biggest
+    /// piece: a thief that took the younger one first could leave the biggest waiting behind
+    /// two endless pieces). Whether `publish` ran.
+    #[inline]
+    pub(crate) fn advance(
+        &self,
+        frame: &FrameLinks,
+        younger: *const FrameLinks,
+        publish: impl FnOnce(),
+    ) -> bool {
+        let here = self.withdraw(frame);
+        if here {
+            publish();
+        }
         if !younger.is_null() {
             // The word is null now, and only the owner writes a frame into it.
-            self.frame.store(younger.cast_mut(), Ordering::Release);
+            self.expose_ptr(younger);
         }
-        false
+        here
+    }
+
+    /// As [`expose`](Exposed::expose), from a pointer to a linked frame.
+    #[inline]
+    fn expose_ptr(&self, frame: *const FrameLinks) {
+        // Release: as `expose`.
+        self.frame.store(frame.cast_mut(), Ordering::Release);
     }
 
     /// Waits until the ticker finished publishing the frame it claimed (module docs).

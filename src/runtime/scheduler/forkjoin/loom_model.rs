@@ -269,18 +269,27 @@ fn an_owner_publishing_its_exposed_frame_races_the_ticker() {
         let ticker = {
             let exposed = Arc::clone(&exposed);
             thread::spawn(move || {
+                // A thread's frames reach the board oldest first: the board hands out pieces
+                // in that order, and a thief that took `younger` first could leave the bigger
+                // `older` behind two endless pieces (`exposed.rs`, `advance`).
+                let publish = |links: &FrameLinks, _root: Arc<Root>| {
+                    if std::ptr::eq(links, &younger.links) {
+                        assert_ne!(
+                            older.published_by(),
+                            0,
+                            "the ticker published the younger frame before the older one"
+                        );
+                    }
+                    ExposedFrame::ticker_publishes(links);
+                };
                 // Two looks: the second may see `younger` twice only if nothing moved.
-                let first = exposed
-                    .publish_if_stalled(|links, _root| ExposedFrame::ticker_publishes(links));
-                let second = exposed
-                    .publish_if_stalled(|links, _root| ExposedFrame::ticker_publishes(links));
+                let first = exposed.publish_if_stalled(publish);
+                let second = exposed.publish_if_stalled(publish);
                 u32::from(first) + u32::from(second)
             })
         };
         // The owner's heartbeat publishes its oldest frame, unless the ticker did.
-        if exposed.advance(&older.links, &younger.links) {
-            older.owner_publishes();
-        }
+        exposed.advance(&older.links, &younger.links, || older.owner_publishes());
         // Then `younger`'s join ends, then `older`'s.
         let younger_unpublished = exposed.withdraw(&younger.links);
         younger.leave();

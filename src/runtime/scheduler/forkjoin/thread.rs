@@ -419,16 +419,16 @@ impl FjThread {
         let frame = unsafe { &*frame };
         let younger = frame.younger.get();
         self.oldest_unpublished.set(younger);
-        if let Some(exposed) = self.exposed() {
-            if !exposed.advance(frame, younger) {
-                // The ticker published it, for this thread: the share is made.
-                self.last_share.set(Instant::now());
-                return true;
+        // SAFETY (both calls): the frame is linked and unpublished, and no other thread
+        // publishes it (it is not exposed, or `advance` took it back from the ticker).
+        let publish = || unsafe { super::publish::frame(&self.state, &self.root, frame) };
+        match self.exposed() {
+            // Unless the ticker published it, for this thread: the share is made either way.
+            Some(exposed) => {
+                exposed.advance(frame, younger, publish);
             }
+            None => publish(),
         }
-        // SAFETY: the frame is linked and unpublished, and no other thread publishes it
-        // (it is no longer exposed).
-        unsafe { super::publish::frame(&self.state, &self.root, frame) };
         self.last_share.set(Instant::now());
         true
     }
