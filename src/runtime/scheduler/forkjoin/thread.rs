@@ -419,9 +419,11 @@ impl FjThread {
         let frame = unsafe { &*frame };
         let younger = frame.younger.get();
         self.oldest_unpublished.set(younger);
-        // SAFETY (both calls): the frame is linked and unpublished, and no other thread
-        // publishes it (it is not exposed, or `advance` took it back from the ticker).
-        let publish = || unsafe { super::publish::frame(&self.state, &self.root, frame) };
+        let publish = || {
+            // SAFETY: the frame is linked and unpublished, and no other thread publishes it:
+            // it is not exposed, or `advance` took it back from the ticker before this runs.
+            unsafe { super::publish::frame(&self.state, &self.root, frame) }
+        };
         match self.exposed() {
             // Unless the ticker published it, for this thread: the share is made either way.
             Some(exposed) => {
