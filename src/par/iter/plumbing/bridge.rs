@@ -1,10 +1,11 @@
 //! The bridges: one call of a parallel iterator, from its producer and consumer to its
 //! result, split into pieces that other workers can take.
 //!
-//! An indexed piece ([`bridge_producer_consumer`]) first splits in half while the policy
-//! says to split eagerly (`splitter.rs`); then it folds its items in chunks, each split off
-//! the front of both the producer and the consumer, folded into its own folder and reduced
-//! into the results so far (left to right, so in index order). Before each chunk it checks,
+//! An indexed piece ([`bridge_producer_consumer`]) long enough to split eagerly
+//! (`splitter.rs`) is cut into parts that the workers take through a work-stealing range
+//! (`parts.rs`), each part a piece of its own. A shorter piece (a part too) folds its items
+//! in chunks, each split off the front of both the producer and the consumer, folded into
+//! its own folder and reduced into the results so far (left to right, so in index order). Before each chunk it checks,
 //! in this order: the consumer is not full and the call is not stopping (else it ends with
 //! what it has); [`at_piece_boundary`] (which unwinds when the call was cancelled); and
 //! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
@@ -185,7 +186,9 @@ where
     let guard = call.guard();
     let result = if plan.split_eagerly(len) && !call.stopping() && !consumer.full() {
         at_piece_boundary();
-        split_indexed(call, plan, len, producer, consumer)
+        let fold =
+            |plan, len, producer, consumer| indexed_piece(call, plan, len, producer, consumer);
+        super::parts::fold_in_parts(plan, len, producer, consumer, &fold)
     } else {
         let (mut len, mut producer, mut consumer) = (len, producer, consumer);
         let mut done = Reduced(None);

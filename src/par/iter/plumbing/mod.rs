@@ -16,12 +16,16 @@
 //! callback.
 //!
 //! How pieces are formed (the policy lives in `splitter.rs`, the driving in `bridge.rs`): a
-//! piece folds its items in chunks that grow geometrically; between two chunks it splits the
+//! long indexed call is cut into parts that the workers take through a work-stealing range
+//! (`parts.rs`, `steal_range.rs`); a piece folds its items in chunks that grow
+//! geometrically; between two chunks it splits the
 //! rest in half and [`join`](crate::par::join)s the halves when another worker wants work.
 //! A panic in any piece stops every piece of the same call at its next chunk.
 
 mod bridge;
+mod parts;
 mod splitter;
+mod steal_range;
 
 pub use bridge::{bridge, bridge_producer_consumer, bridge_unindexed};
 

@@ -14,9 +14,9 @@
 //! small against the work.
 //!
 //! A call also splits at once, before any chunk, when there are several workers and it is
-//! long: its pieces are halved while longer than a `1 / (EAGER_PIECES_PER_THREAD × workers)`
-//! share of the call and than [`EAGER_MIN_PIECE`] items, so every worker can take a share
-//! without waiting for a chunk boundary. Unindexed iterators, whose length is unknown, are
+//! long: it is cut into parts of a `1 / (EAGER_PIECES_PER_THREAD × workers)` share of the
+//! call (at least [`EAGER_MIN_PIECE`] items each), handed out through a work-stealing range
+//! (`parts.rs`), so every worker can take a share without waiting for a chunk boundary. Unindexed iterators, whose length is unknown, are
 //! halved [`eager_depth`] times instead.
 
 use std::time::{Duration, Instant};
@@ -45,6 +45,9 @@ pub(super) const EAGER_PIECES_PER_THREAD: usize = 4;
 
 /// No piece is split eagerly below this many items (splitting later, on demand, still is).
 pub(super) const EAGER_MIN_PIECE: usize = 1024;
+
+/// The most parts a piece is cut into up front (`parts.rs`).
+pub(super) const MAX_PARTS: usize = 4096;
 
 /// How one indexed piece folds: its chunk length and its bounds. Copied into both halves of
 /// a split.
@@ -93,6 +96,25 @@ impl Plan {
     #[inline]
     pub(super) fn for_half(&self) -> Plan {
         Plan { long: 0, ..*self }
+    }
+
+    /// How many parts a piece of `len` items that splits eagerly is cut into (`parts.rs`):
+    /// about one per eager share, each at least `min_len` long, at least two.
+    #[inline]
+    pub(super) fn parts(&self, len: usize) -> usize {
+        let share = self.eager_above.max(self.min);
+        (len / share).clamp(2, MAX_PARTS).min(len / self.min).max(2)
+    }
+
+    /// The plan of one part of a piece cut into parts: it folds in chunks and splits on
+    /// demand, never eagerly (the parts are the eager split).
+    #[inline]
+    pub(super) fn for_part(&self) -> Plan {
+        Plan {
+            long: 0,
+            eager_above: usize::MAX,
+            ..*self
+        }
     }
 
     /// Whether this piece has folded [`WAKE_AFTER_CHUNKS`] chunks at the cap: long enough to

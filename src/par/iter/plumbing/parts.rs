@@ -1,0 +1,131 @@
+//! The parts of a long indexed piece, handed out through a work-stealing range
+//! ([`StealRange`], `steal_range.rs`): how an indexed call spreads over the workers at its
+//! start.
+//!
+//! A piece long enough to split eagerly (`splitter.rs`: longer than a
+//! `1 / (EAGER_PIECES_PER_THREAD × workers)` share of the call) is cut up front into about
+//! that many *parts* of equal length (the seed's partitioner: split statically, then
+//! steal), each a producer and a consumer in a slot of its own, and the part indices go into
+//! a steal range. Then the piece is a `join` of
+//! - the owner's side: it takes part after part from the low end of the range and folds each
+//!   as an indexed piece of its own (`bridge.rs`: in chunks, splitting on demand), and
+//! - the thieves' side: whoever takes this half of the join from the board (any worker, once
+//!   the join's frame is published by the sharing triggers of `runtime/scheduler/forkjoin/thread.rs`) steals
+//!   the upper half of the parts left, works through them the same way with a range of its
+//!   own (whose half a further thief can take), and comes back for more until fewer than two
+//!   are left. Run by the owner itself after its side (nobody took it), it finds nothing.
+//!
+//! So a thief takes half of what is left at the moment it comes, whatever the owner has
+//! done so far, with one compare-and-swap, and the owner never stops for it: a late thief
+//! of a skewed call gets half of the rest, not a half fixed at the start.
+//!
+//! The results are reduced in index order once the join returned, right to left with the
+//! reducers of the cuts (the last cut's reducer joins the last two parts first), as the
+//! nested joins of a recursive halving would.
+//!
+//! **Invariants:** a part's slot is emptied only by whoever took or stole its index (each
+//! index leaves the range once, `steal_range.rs`), so each part is folded at most once; when
+//! the join returns without unwinding every index was taken and its part folded, so every
+//! result slot is full (the owner's side ends only on an empty range, each stolen share is
+//! worked through by its thief before the thief's side returns, and the join waits for the
+//! thieves' side). On a panic or a cancellation the join unwinds once the thieves' side
+//! returned, and the slots' parts and results drop with the piece, each once.
+
+use super::splitter::Plan;
+use super::steal_range::StealRange;
+use super::{Consumer, Producer, Reducer};
+use crate::par::join_context;
+use crate::util::sync::Mutex;
+
+/// One part's producer, consumer and length, in its slot until its index is taken.
+type InputSlot<P, C> = Mutex<Option<(P, C, usize)>>;
+
+/// The parts of one piece: their inputs until taken, their results once folded.
+struct Parts<P: Producer, C: Consumer<P::Item>> {
+    /// Each part's input, until its index is taken.
+    inputs: Box<[InputSlot<P, C>]>,
+    /// Each part's result, once folded.
+    results: Box<[Mutex<Option<C::Result>>]>,
+}
+
+/// Cuts a piece of `len` items into parts, folds each with `fold` (the bridge's indexed
+/// piece, given the part's plan, length, producer and consumer) through a steal range, and
+/// reduces their results in index order (module docs). `plan.parts(len)` is at least 2.
+pub(super) fn fold_in_parts<P, C, F>(
+    plan: Plan,
+    len: usize,
+    producer: P,
+    consumer: C,
+    fold: &F,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    F: Fn(Plan, usize, P, C) -> C::Result + Sync,
+{
+    let count = plan.parts(len);
+    debug_assert!((2..=super::steal_range::MAX_LEN).contains(&count));
+    let part_len = len / count;
+    let mut inputs = Vec::with_capacity(count);
+    let mut reducers = Vec::with_capacity(count - 1);
+    let (mut producer, mut consumer, mut left) = (producer, consumer, len);
+    for _ in 1..count {
+        let (part, rest) = producer.split_at(part_len);
+        let (part_consumer, rest_consumer, reducer) = consumer.split_at(part_len);
+        inputs.push(Mutex::new(Some((part, part_consumer, part_len))));
+        reducers.push(reducer);
+        (producer, consumer, left) = (rest, rest_consumer, left - part_len);
+    }
+    inputs.push(Mutex::new(Some((producer, consumer, left))));
+    let parts = Parts {
+        inputs: inputs.into_boxed_slice(),
+        results: (0..count).map(|_| Mutex::new(None)).collect(),
+    };
+    let range = StealRange::new(0, count as u32);
+    work(fold, plan.for_part(), &parts, &range);
+    let mut results = parts.results.into_vec().into_iter().map(|slot| {
+        slot.into_inner()
+            .expect("filch: a part of a call was never folded")
+    });
+    let mut acc = results.next_back().expect("at least two parts");
+    for (result, reducer) in results.rev().zip(reducers.into_iter().rev()) {
+        acc = reducer.reduce(result, acc);
+    }
+    acc
+}
+
+/// Works through `range` as its owner while its upper halves are on offer to thieves.
+fn work<P, C, F>(fold: &F, plan: Plan, parts: &Parts<P, C>, range: &StealRange)
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    F: Fn(Plan, usize, P, C) -> C::Result + Sync,
+{
+    join_context(
+        |_| {
+            while let Some(index) = range.take() {
+                fold_part(fold, plan, parts, index as usize);
+            }
+        },
+        |_| {
+            while let Some((start, end)) = range.steal() {
+                work(fold, plan, parts, &StealRange::new(start, end));
+            }
+        },
+    );
+}
+
+/// Folds part `index`, whose index the caller took or stole, into its result slot.
+fn fold_part<P, C, F>(fold: &F, plan: Plan, parts: &Parts<P, C>, index: usize)
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    F: Fn(Plan, usize, P, C) -> C::Result,
+{
+    let (producer, consumer, len) = parts.inputs[index]
+        .lock()
+        .take()
+        .expect("filch: a part of a call was handed out twice");
+    let result = fold(plan, len, producer, consumer);
+    *parts.results[index].lock() = Some(result);
+}
