@@ -11,7 +11,9 @@
 //! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
 //! split in half and the halves are [`join_context`]ed, each a piece of its own. A piece
 //! that has run for a few chunks at the cap with no worker awake to want work offers its rest
-//! to a sleeping one instead ([`offer_to_sleepers`], `splitter.rs`'s `WAKE_AFTER_CHUNKS`).
+//! to a sleeping one instead ([`offer_to_sleepers`], `splitter.rs`'s `WAKE_AFTER_CHUNKS`),
+//! and so does a piece of a call that its first timed chunk shows to be worth a wake-up
+//! (`WAKE_FOR_CALL_TARGETS`), as soon as that chunk is timed.
 //!
 //! An unindexed piece ([`bridge_unindexed`]) halves its producer and joins the halves: both
 //! halves are pieces that split again while the call splits eagerly (a few levels) or

@@ -40,6 +40,12 @@ pub(super) const RETIME_EVERY: u32 = 8;
 /// while a shorter one never wakes anybody.
 pub(super) const WAKE_AFTER_CHUNKS: u32 = 2;
 
+/// A call whose items, at the cost its first timed chunk measured, add up to at least this
+/// many [`CHUNK_TARGET`]s of work offers work to a sleeping worker as soon as that chunk is
+/// timed, without waiting for [`WAKE_AFTER_CHUNKS`] chunks at the cap: the wake-up then
+/// overlaps the call's first chunks instead of following them.
+pub(super) const WAKE_FOR_CALL_TARGETS: usize = 3;
+
 /// A call on `n` workers is split at once into about `EAGER_PIECES_PER_THREAD × n` pieces.
 pub(super) const EAGER_PIECES_PER_THREAD: usize = 4;
 
@@ -67,6 +73,8 @@ pub(super) struct Plan {
     untimed: u32,
     /// Chunks folded at the cap by this piece (not copied into the halves of a split).
     long: u32,
+    /// The length of the whole call.
+    call_len: usize,
 }
 
 impl Plan {
@@ -89,6 +97,7 @@ impl Plan {
             cap: None,
             untimed: 0,
             long: 0,
+            call_len: len,
         }
     }
 
@@ -117,11 +126,15 @@ impl Plan {
         }
     }
 
-    /// Whether this piece has folded [`WAKE_AFTER_CHUNKS`] chunks at the cap: long enough to
-    /// wake a sleeping worker for its rest.
+    /// Whether this piece is worth waking a sleeping worker for: it has folded
+    /// [`WAKE_AFTER_CHUNKS`] chunks at the cap, or its call, at the cost per item last timed,
+    /// is at least [`WAKE_FOR_CALL_TARGETS`] chunk targets of work.
     #[inline]
     pub(super) fn is_long(&self) -> bool {
         self.long >= WAKE_AFTER_CHUNKS
+            || self
+                .cap
+                .is_some_and(|cap| self.call_len / cap >= WAKE_FOR_CALL_TARGETS)
     }
 
     /// Whether a piece of `len` items should split before folding anything.
@@ -203,6 +216,7 @@ mod tests {
             cap: None,
             untimed: 0,
             long: 0,
+            call_len: 100,
         };
         plan.next = plan.next.clamp(plan.min, plan.max);
         let mut left = 100;
@@ -229,6 +243,7 @@ mod tests {
             cap: None,
             untimed: 0,
             long: 0,
+            call_len: 100,
         };
         plan.folded(1, None);
         assert_eq!(plan.next, 2);
