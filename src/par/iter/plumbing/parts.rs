@@ -37,15 +37,12 @@ use super::{Consumer, Producer, Reducer};
 use crate::par::join_context;
 use crate::util::sync::Mutex;
 
-/// One part's producer, consumer and length, in its slot until its index is taken.
-type InputSlot<P, C> = Mutex<Option<(P, C, usize)>>;
-
-/// The parts of one piece: their inputs until taken, their results once folded.
-struct Parts<P: Producer, C: Consumer<P::Item>> {
-    /// Each part's input, until its index is taken.
-    inputs: Box<[InputSlot<P, C>]>,
-    /// Each part's result, once folded.
-    results: Box<[Mutex<Option<C::Result>>]>,
+/// One part: its producer, consumer and length until its index is taken, its result once
+/// folded.
+enum Part<P, C, R> {
+    Input(P, C, usize),
+    Taken,
+    Folded(R),
 }
 
 /// Cuts a piece of `len` items into parts, folds each with `fold` (the bridge's indexed
@@ -66,66 +63,56 @@ where
     let count = plan.parts(len);
     debug_assert!((2..=super::steal_range::MAX_LEN).contains(&count));
     let part_len = len / count;
-    let mut inputs = Vec::with_capacity(count);
+    let mut parts = Vec::with_capacity(count);
     let mut reducers = Vec::with_capacity(count - 1);
     let (mut producer, mut consumer, mut left) = (producer, consumer, len);
     for _ in 1..count {
         let (part, rest) = producer.split_at(part_len);
         let (part_consumer, rest_consumer, reducer) = consumer.split_at(part_len);
-        inputs.push(Mutex::new(Some((part, part_consumer, part_len))));
+        parts.push(Mutex::new(Part::Input(part, part_consumer, part_len)));
         reducers.push(reducer);
         (producer, consumer, left) = (rest, rest_consumer, left - part_len);
     }
-    inputs.push(Mutex::new(Some((producer, consumer, left))));
-    let parts = Parts {
-        inputs: inputs.into_boxed_slice(),
-        results: (0..count).map(|_| Mutex::new(None)).collect(),
+    parts.push(Mutex::new(Part::Input(producer, consumer, left)));
+    let plan = plan.for_part();
+    let fold_part = |index: usize| {
+        let slot = &parts[index];
+        let Part::Input(producer, consumer, len) = std::mem::replace(&mut *slot.lock(), Part::Taken)
+        else {
+            panic!("filch: a part of a call was handed out twice");
+        };
+        let result = fold(plan, len, producer, consumer);
+        *slot.lock() = Part::Folded(result);
     };
-    let range = StealRange::new(0, count as u32);
-    work(fold, plan.for_part(), &parts, &range);
-    let mut results = parts.results.into_vec().into_iter().map(|slot| {
-        slot.into_inner()
-            .expect("filch: a part of a call was never folded")
-    });
-    let mut acc = results.next_back().expect("at least two parts");
-    for (result, reducer) in results.rev().zip(reducers.into_iter().rev()) {
-        acc = reducer.reduce(result, acc);
+    work(&fold_part, &StealRange::new(0, count as u32));
+    // Right to left: the last cut's reducer joins the last two parts first.
+    let mut acc = None;
+    while let Some(slot) = parts.pop() {
+        let Part::Folded(result) = slot.into_inner() else {
+            panic!("filch: a part of a call was never folded");
+        };
+        acc = Some(match acc {
+            None => result,
+            Some(acc) => reducers.pop().expect("a cut between two parts").reduce(result, acc),
+        });
     }
-    acc
+    acc.expect("at least two parts")
 }
 
-/// Works through `range` as its owner while its upper halves are on offer to thieves.
-fn work<P, C, F>(fold: &F, plan: Plan, parts: &Parts<P, C>, range: &StealRange)
-where
-    P: Producer,
-    C: Consumer<P::Item>,
-    F: Fn(Plan, usize, P, C) -> C::Result + Sync,
-{
+/// Works through `range` as its owner while its upper halves are on offer to thieves,
+/// folding each part whose index it takes or steals with `fold_part` (into its result
+/// slot). Not generic: compiled once, not for each call's types (`util/run_once.rs`).
+fn work(fold_part: &(dyn Fn(usize) + Sync), range: &StealRange) {
     join_context(
         |_| {
             while let Some(index) = range.take() {
-                fold_part(fold, plan, parts, index as usize);
+                fold_part(index as usize);
             }
         },
         |_| {
             while let Some((start, end)) = range.steal() {
-                work(fold, plan, parts, &StealRange::new(start, end));
+                work(fold_part, &StealRange::new(start, end));
             }
         },
     );
-}
-
-/// Folds part `index`, whose index the caller took or stole, into its result slot.
-fn fold_part<P, C, F>(fold: &F, plan: Plan, parts: &Parts<P, C>, index: usize)
-where
-    P: Producer,
-    C: Consumer<P::Item>,
-    F: Fn(Plan, usize, P, C) -> C::Result,
-{
-    let (producer, consumer, len) = parts.inputs[index]
-        .lock()
-        .take()
-        .expect("filch: a part of a call was handed out twice");
-    let result = fold(plan, len, producer, consumer);
-    *parts.results[index].lock() = Some(result);
 }

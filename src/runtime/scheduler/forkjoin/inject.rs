@@ -51,6 +51,7 @@ use super::wait;
 use crate::runtime::scheduler::standin::serve;
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
+use crate::util::run_once::RunOnce;
 
 /// A call's body: what runs on the worker, with its fork-join state.
 pub(crate) type CallBody = Box<dyn FnOnce(&FjThread) + Send + 'static>;
@@ -277,11 +278,23 @@ where
 {
     with_current(move |t| match t {
         Some(t) if std::ptr::eq(&*t.state, &**state) => op(),
-        _ => context::with_worker(move |worker| match worker {
-            Some(worker) if std::ptr::eq(&*worker.state, &**state) => {
-                on_worker(worker, Root::new(), |_| op())
-            }
-            _ => call(state, move |_| op()),
-        }),
+        _ => {
+            let mut once = RunOnce::new(op);
+            install_here_or_call(state, &mut || once.run(|op| op()));
+            once.result()
+        }
     })
+}
+
+/// [`install`] on a thread that does no fork-join work of `state`: `op` as new fork-join
+/// work if this thread is a worker of `state`, else as an injected [`call`]. Compiled once,
+/// not for each closure type (`util/run_once.rs`).
+#[inline(never)]
+fn install_here_or_call(state: &Arc<State>, op: &mut (dyn FnMut() + Send)) {
+    context::with_worker(move |worker| match worker {
+        Some(worker) if std::ptr::eq(&*worker.state, &**state) => {
+            on_worker(worker, Root::new(), |_| op());
+        }
+        _ => call(state, move |_| op()),
+    });
 }

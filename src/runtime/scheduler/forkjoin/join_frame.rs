@@ -94,19 +94,20 @@ where
     unsafe { (*frame.outcome.get()).write(outcome) };
 }
 
-/// Settles the half of `frame` once `a` returned or unwound: unlinks the frame, and takes
-/// the half back or waits for its claimer. Returns `true` if another thread ran it (the
+/// Settles the half of the frame whose links are `links` once `a` returned or unwound:
+/// unlinks the frame, and takes the half back or waits for its claimer (compiled once, not
+/// for each join's closure types). Returns `true` if another thread ran it (the
 /// outcome is in the frame), `false` if `b` is still in the frame for this thread to run.
 ///
 /// # Safety
 ///
-/// `frame` is this thread's youngest linked frame.
+/// `links` are this thread's youngest linked frame's.
 #[inline]
-unsafe fn settle<B, RB>(t: &FjThread, frame: &JoinFrame<B, RB>) -> bool {
+unsafe fn settle(t: &FjThread, links: &FrameLinks) -> bool {
     // SAFETY: the caller's contract; `a`'s joins unlinked their frames before returning or
     // unwinding.
-    unsafe { t.pop(&frame.links) };
-    let published = frame.links.published.get();
+    unsafe { t.pop(links) };
+    let published = links.published.get();
     if published.is_null() {
         return false;
     }
@@ -116,53 +117,32 @@ unsafe fn settle<B, RB>(t: &FjThread, frame: &JoinFrame<B, RB>) -> bool {
     super::wait::reclaim_or_wait(t, &node)
 }
 
-/// A cancelled call's join (step 1 of the module docs): settles the frame before `a` ran and
-/// unwinds. `check_in` published nothing (it reports the cancellation first), but the ticker
-/// may have (`exposed.rs`): settled as after `a`.
-///
-/// # Safety
-///
-/// `frame` is this thread's youngest linked frame, and `a` has not run.
-#[cold]
-#[inline(never)]
-unsafe fn cancelled<B, RB>(t: &FjThread, frame: &JoinFrame<B, RB>) -> ! {
-    // SAFETY: the caller's contract.
-    if unsafe { settle(t, frame) } {
-        // SAFETY: the claimer finished the half (a cancelled call's half unwinds at once).
-        if let Err(panic) = unsafe { frame.take_outcome() } {
-            drop_quietly(panic);
-        }
-    } else {
-        // SAFETY: the half is this thread's (never published, or reclaimed).
-        drop_quietly(unsafe { frame.take_b() });
-    }
-    resume_unwind(Box::new(Cancelled))
-}
-
-/// Settles the half if `a` unwinds (step 5 of the module docs); forgotten when `a` returns.
+/// Settles the half if `a` unwinds (step 5 of the module docs), or if the call was
+/// cancelled before `a` ran (step 1: `check_in` published nothing, as it reports the
+/// cancellation first, but the ticker may have, `exposed.rs`); forgotten when `a` returns.
 struct OnUnwind<'a, B: FnOnce(bool) -> RB + Send, RB: Send> {
     t: &'a FjThread,
     frame: &'a JoinFrame<B, RB>,
     injected: bool,
+    /// Whether the call was cancelled before `a` ran: `b`, if still here, is dropped unrun.
+    cancelled: bool,
 }
 
 impl<B: FnOnce(bool) -> RB + Send, RB: Send> Drop for OnUnwind<'_, B, RB> {
     fn drop(&mut self) {
         // SAFETY: the frame is the youngest: `a` unwound out of its own joins, which
-        // unlinked theirs.
-        if unsafe { settle(self.t, self.frame) } {
-            // SAFETY: the claimer finished the half.
-            if let Err(panic) = unsafe { self.frame.take_outcome() } {
-                drop_quietly(panic);
-            }
-        } else {
-            // SAFETY: the half is this thread's (never published, or reclaimed).
-            let b = unsafe { self.frame.take_b() };
-            let injected = self.injected;
-            // rayon's rule: `b` runs even though `a` panicked; `a`'s panic goes on.
-            if let Err(panic) = catch_unwind(AssertUnwindSafe(move || b(injected))) {
-                drop_quietly(panic);
-            }
+        // unlinked theirs (or `a` has not run).
+        if !unsafe { settle(self.t, &self.frame.links) } {
+            // The half is this thread's (never published, or reclaimed): run as a claimer
+            // would (rayon's rule: `b` runs even though `a` panicked; `a`'s panic goes on),
+            // or dropped unrun in a cancelled call.
+            let frame = std::ptr::from_ref(self.frame).cast::<()>();
+            // SAFETY: the frame is live and its half this thread's, as above.
+            unsafe { run_half::<B, RB>(frame, self.injected, self.cancelled) };
+        }
+        // SAFETY: the half was finished, by its claimer or just above, and its outcome written.
+        if let Err(panic) = unsafe { self.frame.take_outcome() } {
+            drop_quietly(panic);
         }
     }
 }
@@ -186,19 +166,21 @@ where
     // every return and unwind of this function (module invariant); joins nest, so the
     // unlinks mirror the links.
     unsafe { t.push(&frame.links) };
-    if t.check_in() {
-        // SAFETY: linked just above, and nothing was linked since.
-        unsafe { cancelled(t, &frame) }
-    }
-    let guard = OnUnwind {
+    let mut guard = OnUnwind {
         t,
         frame: &frame,
         injected,
+        cancelled: false,
     };
+    if t.check_in() {
+        // The guard settles the frame on the way out.
+        guard.cancelled = true;
+        resume_unwind(Box::new(Cancelled));
+    }
     let ra = a(injected);
     std::mem::forget(guard);
     // SAFETY: the frame is the youngest again (`a`'s joins unlinked theirs).
-    if unsafe { settle(t, &frame) } {
+    if unsafe { settle(t, &frame.links) } {
         // SAFETY: the claimer finished the half and wrote its outcome.
         match unsafe { frame.take_outcome() } {
             Ok(rb) => (ra, rb),

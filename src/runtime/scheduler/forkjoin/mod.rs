@@ -63,6 +63,7 @@ use std::sync::Arc;
 
 use crate::runtime::scheduler::state::State;
 use crate::runtime::scheduler::worker::context;
+use crate::util::run_once::RunOnce;
 
 // The door: everything `par/` uses of the core is declared or re-exported here, and `par/`
 // imports nothing from the files behind it (`tests/executor/layers.rs` checks it).
@@ -157,6 +158,9 @@ where
 /// poll), else as a call injected into `state()`'s workers while this thread sleeps
 /// (`inject.rs`). `f` learns whether it runs on a thread other than the caller's. New
 /// fork-join work is traced as the call `site` names.
+///
+/// Only the first case is compiled for each closure type; the others get `f` as a
+/// `dyn FnMut` (`util/run_once.rs`).
 pub(crate) fn on_fork_join<R: Send>(
     state: fn() -> Arc<State>,
     site: Site,
@@ -164,13 +168,29 @@ pub(crate) fn on_fork_join<R: Send>(
 ) -> R {
     with_current(move |t| match t {
         Some(t) => f(t, false),
-        None => site.trace(move || {
-            context::with_worker(move |worker| match worker {
-                Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(t, false)),
-                None => inject::call(&state(), move |t| f(t, true)),
-            })
-        }),
+        None => {
+            let mut once = RunOnce::new(f);
+            new_fork_join(state, site, &mut |t, injected| {
+                once.run(|f| f(t, injected));
+            });
+            once.result()
+        }
     })
+}
+
+/// [`on_fork_join`] off fork-join work.
+#[inline(never)]
+fn new_fork_join(
+    state: fn() -> Arc<State>,
+    site: Site,
+    f: &mut (dyn FnMut(&FjThread, bool) + Send),
+) {
+    site.trace(move || {
+        context::with_worker(move |worker| match worker {
+            Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(t, false)),
+            None => inject::call(&state(), move |t| f(t, true)),
+        });
+    });
 }
 
 /// Runs `f` on this thread: as fork-join work if it does some or is a worker (`Some`),
@@ -179,13 +199,23 @@ pub(crate) fn on_fork_join<R: Send>(
 pub(crate) fn in_place<R>(site: Site, f: impl FnOnce(Option<&FjThread>) -> R) -> R {
     with_current(move |t| match t {
         Some(t) => f(Some(t)),
-        None => site.trace(move || {
-            context::with_worker(move |worker| match worker {
-                Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(Some(t))),
-                None => f(None),
-            })
-        }),
+        None => {
+            let mut once = RunOnce::new(f);
+            new_in_place(site, &mut |t| once.run(|f| f(t)));
+            once.result()
+        }
     })
+}
+
+/// [`in_place`] off fork-join work.
+#[inline(never)]
+fn new_in_place(site: Site, f: &mut dyn FnMut(Option<&FjThread>)) {
+    site.trace(move || {
+        context::with_worker(move |worker| match worker {
+            Some(worker) => occupy::on_worker(worker, Root::new(), |t| f(Some(t))),
+            None => f(None),
+        });
+    });
 }
 
 /// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the
@@ -206,13 +236,16 @@ pub(crate) fn on_the_workers<R: Send>(
     if context::with_worker(|worker| worker.is_some()) {
         return site.trace(f);
     }
-    site.trace(|| from_outside(state, f))
+    let mut once = RunOnce::new(f);
+    from_outside(state, site, &mut || once.run(|f| f()));
+    once.result()
 }
 
+/// [`on_the_workers`] off the workers.
 #[cold]
 #[inline(never)]
-fn from_outside<R: Send>(state: fn() -> Arc<State>, f: impl FnOnce() -> R + Send) -> R {
-    inject::call(&state(), move |_| f())
+fn from_outside(state: fn() -> Arc<State>, site: Site, f: &mut (dyn FnMut() + Send)) {
+    site.trace(|| inject::call(&state(), move |_| f()));
 }
 
 /// Whether a parallel iterator should split the rest of its piece now (and `join` the two

@@ -34,7 +34,15 @@ thread_local! {
 /// Runs `f`, a blocking call of the task that this thread polls (`task::block_in_place`, or
 /// a fork-join call that waits for the workers); if the thread is a stand-in, it hands its
 /// slot to a new thread first (`slots.rs`), and serves no more once that poll returned.
+#[inline]
 pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
+    hand_off();
+    f()
+}
+
+/// If this thread is a stand-in, hands its slot to a new thread and serves no more once the
+/// poll it makes returned ([`hand_off_while`], compiled once for all its callers).
+fn hand_off() {
     if let Some((state, index)) = SERVING.with(Cell::get) {
         // SAFETY: `serve` set the pointer to its `&Arc<State>` argument, and clears it before
         // it returns; this runs inside a poll that `serve` makes, on its thread.
@@ -43,7 +51,6 @@ pub(crate) fn hand_off_while<R>(f: impl FnOnce() -> R) -> R {
             SERVING.with(|serving| serving.set(None));
         }
     }
-    f()
 }
 
 /// Marks the current thread as serving worker `index`'s slot of `state` until dropped.
