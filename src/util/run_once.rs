@@ -20,7 +20,10 @@ pub(crate) struct RunOnce<F, R> {
 
 impl<F, R> RunOnce<F, R> {
     pub(crate) fn new(f: F) -> RunOnce<F, R> {
-        RunOnce { f: Some(f), out: None }
+        RunOnce {
+            f: Some(f),
+            out: None,
+        }
     }
 
     /// Calls the closure through `call` (which passes it its arguments) and keeps the

@@ -77,7 +77,8 @@ where
     let plan = plan.for_part();
     let fold_part = |index: usize| {
         let slot = &parts[index];
-        let Part::Input(producer, consumer, len) = std::mem::replace(&mut *slot.lock(), Part::Taken)
+        let Part::Input(producer, consumer, len) =
+            std::mem::replace(&mut *slot.lock(), Part::Taken)
         else {
             panic!("filch: a part of a call was handed out twice");
         };
@@ -93,7 +94,10 @@ where
         };
         acc = Some(match acc {
             None => result,
-            Some(acc) => reducers.pop().expect("a cut between two parts").reduce(result, acc),
+            Some(acc) => reducers
+                .pop()
+                .expect("a cut between two parts")
+                .reduce(result, acc),
         });
     }
     acc.expect("at least two parts")
