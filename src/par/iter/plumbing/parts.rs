@@ -39,7 +39,7 @@ use crate::util::sync::Mutex;
 
 /// One part: its producer, consumer and length until its index is taken, its result once
 /// folded.
-enum Part<P, C, R> {
+enum PartState<P, C, R> {
     Input(P, C, usize),
     Taken,
     Folded(R),
@@ -69,27 +69,27 @@ where
     for _ in 1..count {
         let (part, rest) = producer.split_at(part_len);
         let (part_consumer, rest_consumer, reducer) = consumer.split_at(part_len);
-        parts.push(Mutex::new(Part::Input(part, part_consumer, part_len)));
+        parts.push(Mutex::new(PartState::Input(part, part_consumer, part_len)));
         reducers.push(reducer);
         (producer, consumer, left) = (rest, rest_consumer, left - part_len);
     }
-    parts.push(Mutex::new(Part::Input(producer, consumer, left)));
+    parts.push(Mutex::new(PartState::Input(producer, consumer, left)));
     let plan = plan.for_part();
     let fold_part = |index: usize| {
         let slot = &parts[index];
-        let Part::Input(producer, consumer, len) =
-            std::mem::replace(&mut *slot.lock(), Part::Taken)
+        let PartState::Input(producer, consumer, len) =
+            std::mem::replace(&mut *slot.lock(), PartState::Taken)
         else {
             panic!("filch: a part of a call was handed out twice");
         };
         let result = fold(plan, len, producer, consumer);
-        *slot.lock() = Part::Folded(result);
+        *slot.lock() = PartState::Folded(result);
     };
     work(&fold_part, &StealRange::new(0, count as u32));
     // Right to left: the last cut's reducer joins the last two parts first.
     let mut acc = None;
     while let Some(slot) = parts.pop() {
-        let Part::Folded(result) = slot.into_inner() else {
+        let PartState::Folded(result) = slot.into_inner() else {
             panic!("filch: a part of a call was never folded");
         };
         acc = Some(match acc {

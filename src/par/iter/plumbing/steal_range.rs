@@ -1,5 +1,5 @@
-//! [`StealRange`]: D. Huba's work-stealing range (the seed "work stealing range", in
-//! `../shared/seeds/`) over the parts of one indexed call (`parts.rs`): its owner takes one
+//! [`StealRange`]: D. Huba's work-stealing range (the project's seed document
+//! "work stealing range") over the parts of one indexed call (`parts.rs`): its owner takes one
 //! index at a time from the low end, and a thief takes the upper half of what is left in
 //! one step, without the owner noticing and without anybody waiting for anybody.
 //!
