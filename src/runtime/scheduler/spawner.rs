@@ -150,11 +150,15 @@ where
     };
     #[cfg(not(feature = "console"))]
     let trace = |future, _: &TaskMeta<State>| future;
-    let (runnable, task) = if wants_cold_tail(
-        size_of::<TaskMeta<State>>(),
-        size_of::<TaskFuture<F, State>>(),
-        size_of::<Result<TaskOutput<F::Output>, Payload>>(),
-    ) {
+    // Decided at compile time (an inline const): each future type instantiates one of the
+    // two task layouts, not both.
+    let (runnable, task) = if const {
+        wants_cold_tail(
+            size_of::<TaskMeta<State>>(),
+            size_of::<TaskFuture<F, State>>(),
+            size_of::<Result<TaskOutput<F::Output>, Payload>>(),
+        )
+    } {
         let make_future = move |meta: &'static TaskMeta<State>| {
             ColdTail::new(trace(TaskFuture::new(future, meta), meta))
         };
