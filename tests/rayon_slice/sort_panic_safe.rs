@@ -7,7 +7,6 @@ use std::cmp::Ordering;
 use std::panic;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
 use std::thread;
 
 use filch::par::slice::ParallelSliceMut;
@@ -15,7 +14,9 @@ use filch::par::slice::ParallelSliceMut;
 use crate::common::watchdog;
 use crate::slice_common::Rng;
 
-const LEN: usize = 40_000;
+/// The longest input: six of the parallel merge sort's 4,096-element chunks, so that its top merges
+/// run in parallel; also the size of the drop counters.
+const LEN: usize = 24_000;
 
 /// A comparator as the sorts under test take it.
 type Compare<'a> = &'a (dyn Fn(&DropCounter, &DropCounter) -> Ordering + Sync);
@@ -23,19 +24,34 @@ type Compare<'a> = &'a (dyn Fn(&DropCounter, &DropCounter) -> Ordering + Sync);
 /// A sort under test: `par_sort_by` or `par_sort_unstable_by`.
 type Sort = fn(&mut [DropCounter], Compare<'_>);
 
-/// The tests of this module share the counters: one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
+/// What one test's elements count: the sum of the versions alive, and each id's drops.
+/// Each test has its own, so the tests run side by side.
+struct Counters {
+    versions: AtomicUsize,
+    drops: [AtomicUsize; LEN],
+}
 
-static VERSIONS: AtomicUsize = AtomicUsize::new(0);
+impl Counters {
+    const fn new() -> Counters {
+        Counters {
+            versions: AtomicUsize::new(0),
+            drops: [const { AtomicUsize::new(0) }; LEN],
+        }
+    }
+}
 
-static DROP_COUNTS: [AtomicUsize; LEN] = [const { AtomicUsize::new(0) }; LEN];
+static SORT_PANIC_SAFE: Counters = Counters::new();
+static PARALLEL_PARTS: Counters = Counters::new();
 
-#[derive(Clone, Eq)]
+#[derive(Clone)]
 struct DropCounter {
     x: u32,
     id: usize,
     version: Cell<usize>,
+    counters: &'static Counters,
 }
+
+impl Eq for DropCounter {}
 
 impl PartialEq for DropCounter {
     fn eq(&self, other: &Self) -> bool {
@@ -48,7 +64,7 @@ impl PartialOrd for DropCounter {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         self.version.set(self.version.get() + 1);
         other.version.set(other.version.get() + 1);
-        VERSIONS.fetch_add(2, Relaxed);
+        self.counters.versions.fetch_add(2, Relaxed);
         self.x.partial_cmp(&other.x)
     }
 }
@@ -61,8 +77,10 @@ impl Ord for DropCounter {
 
 impl Drop for DropCounter {
     fn drop(&mut self) {
-        DROP_COUNTS[self.id].fetch_add(1, Relaxed);
-        VERSIONS.fetch_sub(self.version.get(), Relaxed);
+        self.counters.drops[self.id].fetch_add(1, Relaxed);
+        self.counters
+            .versions
+            .fetch_sub(self.version.get(), Relaxed);
     }
 }
 
@@ -86,6 +104,9 @@ fn quiet_provoked_panics() {
 /// that the sort panicked, that each element was dropped once, and in its latest version.
 fn panic_at_each_step(input: &[DropCounter], sort: Sort, steps: usize) {
     let len = input.len();
+    let Some(counters) = input.first().map(|c| c.counters) else {
+        return;
+    };
     // The number of comparisons a whole sort makes.
     let count = AtomicUsize::new(0);
     sort(&mut input.to_owned(), &|a, b| {
@@ -97,8 +118,8 @@ fn panic_at_each_step(input: &[DropCounter], sort: Sort, steps: usize) {
 
     // Then panic after each `step` comparisons.
     while panic_countdown > 0 {
-        VERSIONS.store(0, Relaxed);
-        for counter in DROP_COUNTS.iter().take(len) {
+        counters.versions.store(0, Relaxed);
+        for counter in counters.drops.iter().take(len) {
             counter.store(0, Relaxed);
         }
 
@@ -118,7 +139,7 @@ fn panic_at_each_step(input: &[DropCounter], sort: Sort, steps: usize) {
         assert!(outcome.is_err(), "the panic reaches the caller (len {len})");
 
         // Exactly what was in `v` was dropped.
-        for (i, c) in DROP_COUNTS.iter().enumerate().take(len) {
+        for (i, c) in counters.drops.iter().enumerate().take(len) {
             let count = c.load(Relaxed);
             assert!(
                 count == 1,
@@ -126,7 +147,7 @@ fn panic_at_each_step(input: &[DropCounter], sort: Sort, steps: usize) {
             );
         }
         // The latest versions of the values were dropped.
-        assert_eq!(VERSIONS.load(Relaxed), 0);
+        assert_eq!(counters.versions.load(Relaxed), 0);
 
         panic_countdown = panic_countdown.saturating_sub(step);
     }
@@ -140,12 +161,19 @@ fn unstable(v: &mut [DropCounter], compare: Compare<'_>) {
     v.par_sort_unstable_by(compare);
 }
 
-fn counters(rng: &mut Rng, len: usize, modulus: u64, has_runs: bool) -> Vec<DropCounter> {
+fn counters(
+    counters: &'static Counters,
+    rng: &mut Rng,
+    len: usize,
+    modulus: u64,
+    has_runs: bool,
+) -> Vec<DropCounter> {
     let mut input: Vec<DropCounter> = (0..len)
         .map(|id| DropCounter {
             x: rng.below(modulus) as u32,
             id,
             version: Cell::new(0),
+            counters,
         })
         .collect();
     if has_runs {
@@ -168,14 +196,13 @@ fn counters(rng: &mut Rng, len: usize, modulus: u64, has_runs: bool) -> Vec<Drop
 // origin: rayon tests/sort-panic-safe.rs
 #[test]
 fn sort_panic_safe() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     quiet_provoked_panics();
     watchdog(600, "sort_panic_safe", || {
         let mut rng = Rng::new(51);
         for &len in &[1, 2, 3, 4, 5, 10, 20, 100, 500, 5_000, 20_000] {
             for &modulus in &[5, 30, 1_000, 20_000] {
                 for &has_runs in &[false, true] {
-                    let input = counters(&mut rng, len, modulus, has_runs);
+                    let input = counters(&SORT_PANIC_SAFE, &mut rng, len, modulus, has_runs);
                     let steps = if len <= 100 { 0 } else { 10 };
                     panic_at_each_step(&input, stable, steps);
                     panic_at_each_step(&input, unstable, steps);
@@ -190,18 +217,18 @@ fn sort_panic_safe() {
 /// order), the partitions.
 #[test]
 fn panics_in_the_parallel_parts() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     quiet_provoked_panics();
     watchdog(600, "panics_in_the_parallel_parts", || {
         let mut rng = Rng::new(52);
-        let random = counters(&mut rng, LEN, 1 << 20, false);
-        let few = counters(&mut rng, LEN, 3, false);
+        let random = counters(&PARALLEL_PARTS, &mut rng, LEN, 1 << 20, false);
+        let few = counters(&PARALLEL_PARTS, &mut rng, LEN, 3, false);
         // The upper half first, each half sorted: the top merge moves the halves only.
         let swapped_halves: Vec<DropCounter> = (0..LEN)
             .map(|id| DropCounter {
                 x: ((id + LEN / 2) % LEN) as u32,
                 id,
                 version: Cell::new(0),
+                counters: &PARALLEL_PARTS,
             })
             .collect();
         for input in [&random, &few, &swapped_halves] {
@@ -215,7 +242,6 @@ fn panics_in_the_parallel_parts() {
 /// drops every key it made exactly once; the other key sorts leave a permutation.
 #[test]
 fn key_function_panics() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     quiet_provoked_panics();
     static KEYS_MADE: AtomicUsize = AtomicUsize::new(0);
     static KEYS_DROPPED: AtomicUsize = AtomicUsize::new(0);
