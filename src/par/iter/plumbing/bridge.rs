@@ -9,7 +9,8 @@
 //! in this order: the consumer is not full and the call is not stopping (else it ends with
 //! what it has); [`at_piece_boundary`] (which unwinds when the call was cancelled); and
 //! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
-//! split in half and the halves are [`join_context`]ed, each a piece of its own. A piece
+//! split in half and the halves are joined (`par::join_pieces`, rayon's `join_context` compiled
+//! once for all pieces), each a piece of its own. A piece
 //! that has run for a few chunks at the cap with no worker awake to want work offers its rest
 //! to a sleeping one instead ([`offer_to_sleepers`], `splitter.rs`'s `WAKE_AFTER_CHUNKS`),
 //! and so does a piece of a call that its first timed chunk shows to be worth a wake-up
@@ -39,7 +40,7 @@
 //! chunk or a split: a guard around each piece sets the call's `stopping` flag while the
 //! panic unwinds through it, and every piece checks the flag before each chunk. The pieces
 //! already folding finish their chunk; the panic then reaches the caller through
-//! `join_context`, which resumes the first one with its payload. A stopping piece completes
+//! the join, which resumes the first one with its payload. A stopping piece completes
 //! an empty folder, whose result the unwinding drops.
 
 use crate::util::sync::{AtomicBool, Ordering};
@@ -48,7 +49,7 @@ use super::splitter::{eager_depth, Plan};
 use super::{Consumer, Folder, Producer, ProducerCallback, Reducer};
 use super::{UnindexedConsumer, UnindexedProducer};
 use crate::par::iter::IndexedParallelIterator;
-use crate::par::{at_piece_boundary, join_context, offer_to_sleepers, on_the_workers, wants_split};
+use crate::par::{at_piece_boundary, join_pieces, offer_to_sleepers, on_the_workers, wants_split};
 
 /// Drives an indexed parallel iterator into `consumer`: [`bridge_producer_consumer`] with
 /// the iterator's producer and length.
@@ -110,7 +111,7 @@ where
 /// What the pieces of one bridged call share.
 struct BridgeCall {
     /// Set when a piece unwinds; never cleared. Relaxed on both sides: it only stops work
-    /// early, and the panic itself travels to the caller through `join_context`, which
+    /// early, and the panic itself travels to the caller through the pieces' joins, which
     /// synchronises the pieces.
     stopping: AtomicBool,
 }
@@ -234,7 +235,7 @@ where
     let mid = len / 2;
     let (left_producer, right_producer) = producer.split_at(mid);
     let (left_consumer, right_consumer, reducer) = consumer.split_at(mid);
-    let (left, right) = join_context(
+    let (left, right) = join_pieces(
         |_| indexed_piece(call, plan.for_half(), mid, left_producer, left_consumer),
         |_| {
             indexed_piece(
@@ -279,7 +280,7 @@ where
                 let depth = eager.saturating_sub(1);
                 let (l, r) = if wanted {
                     // Both halves are pieces that split again.
-                    join_context(
+                    join_pieces(
                         |_| unindexed_piece(call, depth, true, left, left_consumer),
                         |_| unindexed_piece(call, depth, true, right, consumer),
                     )
@@ -289,7 +290,7 @@ where
                     // half offers its own right half the same way only if this fold was
                     // long (it reached a piece boundary), or if a thief runs it.
                     let long = AtomicBool::new(false);
-                    join_context(
+                    join_pieces(
                         |_| {
                             let (l, was_long) = unindexed_leaf(call, left, left_consumer);
                             // Relaxed: read by the right half after this on the same thread,
@@ -297,9 +298,9 @@ where
                             long.store(was_long, Ordering::Relaxed);
                             l
                         },
-                        |ctx| {
+                        |migrated| {
                             // Relaxed: pairs with the left half's store above.
-                            let offer = ctx.migrated() || long.load(Ordering::Relaxed);
+                            let offer = migrated || long.load(Ordering::Relaxed);
                             unindexed_piece(call, depth, offer, right, consumer)
                         },
                     )
