@@ -23,19 +23,29 @@
 //! reducers of the cuts (the last cut's reducer joins the last two parts first), as the
 //! nested joins of a recursive halving would.
 //!
-//! **Invariants:** a part's slot is emptied only by whoever took or stole its index (each
-//! index leaves the range once, `steal_range.rs`), so each part is folded at most once; when
+//! **Invariants:** a part's slot is touched, between the cut and the join's return, only by
+//! whoever took or stole its index (each index leaves the range once, `steal_range.rs`), so
+//! each part is folded at most once and a slot needs no lock; when
 //! the join returns without unwinding every index was taken and its part folded, so every
 //! result slot is full (the owner's side ends only on an empty range, each stolen share is
 //! worked through by its thief before the thief's side returns, and the join waits for the
 //! thieves' side). On a panic or a cancellation the join unwinds once the thieves' side
 //! returned, and the slots' parts and results drop with the piece, each once.
+//!
+//! **Why a slot's contents are visible to the thread that takes its index:** the owner fills
+//! every slot before the join, and a thief reaches the slots only through the join's
+//! published frame, which it claims with an acquire (`runtime/scheduler/forkjoin/`), so the
+//! fills happen before its reads, as they do for the frame's closure itself; a thief of a
+//! thief reaches them through that thief's frame, after its claim. A thief's result reaches
+//! the owner the way a stolen half's outcome does: the join returns only after the thief's
+//! side finished, with an acquire of that (and each nested join of a thief's range waits for
+//! its own thief first).
 
 use super::splitter::Plan;
 use super::steal_range::StealRange;
 use super::{Consumer, Producer, Reducer};
 use crate::par::join_context;
-use crate::util::sync::Mutex;
+use std::cell::UnsafeCell;
 
 /// One part: its producer, consumer and length until its index is taken, its result once
 /// folded.
@@ -43,6 +53,38 @@ enum PartState<P, C, R> {
     Input(P, C, usize),
     Taken,
     Folded(R),
+}
+
+/// A part's slot, without a lock: the thread that took the part's index is the only one to
+/// touch it while the range is worked through (module invariants).
+struct Slot<P, C, R>(UnsafeCell<PartState<P, C, R>>);
+
+// SAFETY: threads share the slots, but each slot is touched by one thread at a time: its
+// filler, then the one thread whose take or steal got its index, then the owner after the
+// join, each after the one before (module docs); the parts and results it holds move between
+// threads, which `Send` allows.
+unsafe impl<P: Send, C: Send, R: Send> Sync for Slot<P, C, R> {}
+
+impl<P, C, R> Slot<P, C, R> {
+    /// Moves the part out, for the thread that took its index.
+    ///
+    /// # Safety
+    ///
+    /// The caller took or stole this slot's index (no other thread touches the slot).
+    unsafe fn take(&self) -> PartState<P, C, R> {
+        // SAFETY: the caller's contract.
+        unsafe { std::mem::replace(&mut *self.0.get(), PartState::Taken) }
+    }
+
+    /// Stores the part's result.
+    ///
+    /// # Safety
+    ///
+    /// As [`Slot::take`], by the same thread.
+    unsafe fn put(&self, result: R) {
+        // SAFETY: the caller's contract.
+        unsafe { *self.0.get() = PartState::Folded(result) };
+    }
 }
 
 /// Cuts a piece of `len` items into parts, folds each with `fold` (the bridge's indexed
@@ -69,27 +111,34 @@ where
     for _ in 1..count {
         let (part, rest) = producer.split_at(part_len);
         let (part_consumer, rest_consumer, reducer) = consumer.split_at(part_len);
-        parts.push(Mutex::new(PartState::Input(part, part_consumer, part_len)));
+        parts.push(Slot(UnsafeCell::new(PartState::Input(
+            part,
+            part_consumer,
+            part_len,
+        ))));
         reducers.push(reducer);
         (producer, consumer, left) = (rest, rest_consumer, left - part_len);
     }
-    parts.push(Mutex::new(PartState::Input(producer, consumer, left)));
+    parts.push(Slot(UnsafeCell::new(PartState::Input(
+        producer, consumer, left,
+    ))));
     let plan = plan.for_part();
     let fold_part = |index: usize| {
         let slot = &parts[index];
-        let PartState::Input(producer, consumer, len) =
-            std::mem::replace(&mut *slot.lock(), PartState::Taken)
-        else {
+        // SAFETY: `work` calls this with the indices it takes or steals from the range, each
+        // once (`steal_range.rs`), and this thread is the one that got `index`.
+        let PartState::Input(producer, consumer, len) = (unsafe { slot.take() }) else {
             panic!("filch: a part of a call was handed out twice");
         };
         let result = fold(plan, len, producer, consumer);
-        *slot.lock() = PartState::Folded(result);
+        // SAFETY: as above.
+        unsafe { slot.put(result) };
     };
     work(&fold_part, &StealRange::new(0, count as u32));
     // Right to left: the last cut's reducer joins the last two parts first.
     let mut acc = None;
     while let Some(slot) = parts.pop() {
-        let PartState::Folded(result) = slot.into_inner() else {
+        let PartState::Folded(result) = slot.0.into_inner() else {
             panic!("filch: a part of a call was never folded");
         };
         acc = Some(match acc {

@@ -20,9 +20,10 @@
 //! was stolen, once.
 //!
 //! **Orderings:** every access is `Relaxed`. The word hands out indices and nothing else:
-//! what an index stands for (a part of the call) is handed over by that part's slot, whose
-//! lock orders the taker's access after the writer's, and a part's result reaches the owner
-//! through its slot and the join that waits for the thief (`parts.rs`). The
+//! what an index stands for (a part of the call) sits in that part's slot, filled before
+//! the join that offers the range and so visible to any thief that claimed the join's half,
+//! and a part's result reaches the owner through its slot and the join that waits for the
+//! thief (`parts.rs`). The
 //! read-modify-writes of one word are totally ordered whatever their orderings, which is all
 //! that the exactly-once argument uses. The loom model beside this file
 //! (`steal_range/loom_model.rs`) checks it with an owner and two thieves.
