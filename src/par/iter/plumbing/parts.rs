@@ -57,15 +57,15 @@ enum PartState<P, C, R> {
 
 /// A part's slot, without a lock: the thread that took the part's index is the only one to
 /// touch it while the range is worked through (module invariants).
-struct Slot<P, C, R>(UnsafeCell<PartState<P, C, R>>);
+struct PartSlot<P, C, R>(UnsafeCell<PartState<P, C, R>>);
 
 // SAFETY: threads share the slots, but each slot is touched by one thread at a time: its
 // filler, then the one thread whose take or steal got its index, then the owner after the
 // join, each after the one before (module docs); the parts and results it holds move between
 // threads, which `Send` allows.
-unsafe impl<P: Send, C: Send, R: Send> Sync for Slot<P, C, R> {}
+unsafe impl<P: Send, C: Send, R: Send> Sync for PartSlot<P, C, R> {}
 
-impl<P, C, R> Slot<P, C, R> {
+impl<P, C, R> PartSlot<P, C, R> {
     /// Moves the part out, for the thread that took its index.
     ///
     /// # Safety
@@ -80,7 +80,7 @@ impl<P, C, R> Slot<P, C, R> {
     ///
     /// # Safety
     ///
-    /// As [`Slot::take`], by the same thread.
+    /// As [`PartSlot::take`], by the same thread.
     unsafe fn put(&self, result: R) {
         // SAFETY: the caller's contract.
         unsafe { *self.0.get() = PartState::Folded(result) };
@@ -111,7 +111,7 @@ where
     for _ in 1..count {
         let (part, rest) = producer.split_at(part_len);
         let (part_consumer, rest_consumer, reducer) = consumer.split_at(part_len);
-        parts.push(Slot(UnsafeCell::new(PartState::Input(
+        parts.push(PartSlot(UnsafeCell::new(PartState::Input(
             part,
             part_consumer,
             part_len,
@@ -119,7 +119,7 @@ where
         reducers.push(reducer);
         (producer, consumer, left) = (rest, rest_consumer, left - part_len);
     }
-    parts.push(Slot(UnsafeCell::new(PartState::Input(
+    parts.push(PartSlot(UnsafeCell::new(PartState::Input(
         producer, consumer, left,
     ))));
     let plan = plan.for_part();
