@@ -41,6 +41,8 @@ impl Counters {
 }
 
 static SORT_PANIC_SAFE: Counters = Counters::new();
+static SORT_PANIC_SAFE_5_000: Counters = Counters::new();
+static SORT_PANIC_SAFE_20_000: Counters = Counters::new();
 static PARALLEL_PARTS: Counters = Counters::new();
 
 #[derive(Clone)]
@@ -105,7 +107,7 @@ fn quiet_provoked_panics() {
 fn panic_at_each_step(input: &[DropCounter], sort: Sort, steps: usize) {
     let len = input.len();
     let Some(counters) = input.first().map(|c| c.counters) else {
-        return;
+        panic!("an empty input has no comparison to panic at");
     };
     // The number of comparisons a whole sort makes.
     let count = AtomicUsize::new(0);
@@ -193,16 +195,35 @@ fn counters(
     input
 }
 
-// origin: rayon tests/sort-panic-safe.rs
+// origin: rayon tests/sort-panic-safe.rs (its lengths up to 500; the longer ones below)
 #[test]
 fn sort_panic_safe() {
+    sort_panic_safe_over(&SORT_PANIC_SAFE, 51, &[1, 2, 3, 4, 5, 10, 20, 100, 500]);
+}
+
+// origin: rayon tests/sort-panic-safe.rs (its length 5,000)
+#[test]
+fn sort_panic_safe_5_000() {
+    sort_panic_safe_over(&SORT_PANIC_SAFE_5_000, 53, &[5_000]);
+}
+
+// origin: rayon tests/sort-panic-safe.rs (its length 20,000)
+#[test]
+fn sort_panic_safe_20_000() {
+    sort_panic_safe_over(&SORT_PANIC_SAFE_20_000, 54, &[20_000]);
+}
+
+/// rayon's scenario over `lens`: for each length, key modulus and with or without runs, both
+/// sorts panic at every comparison (lengths up to 100) or at ten points spread over the
+/// sort. The lengths are split over three tests so that they run side by side.
+fn sort_panic_safe_over(counters_of_test: &'static Counters, seed: u64, lens: &'static [usize]) {
     quiet_provoked_panics();
-    watchdog(600, "sort_panic_safe", || {
-        let mut rng = Rng::new(51);
-        for &len in &[1, 2, 3, 4, 5, 10, 20, 100, 500, 5_000, 20_000] {
+    watchdog(600, "sort_panic_safe", move || {
+        let mut rng = Rng::new(seed);
+        for &len in lens {
             for &modulus in &[5, 30, 1_000, 20_000] {
                 for &has_runs in &[false, true] {
-                    let input = counters(&SORT_PANIC_SAFE, &mut rng, len, modulus, has_runs);
+                    let input = counters(counters_of_test, &mut rng, len, modulus, has_runs);
                     let steps = if len <= 100 { 0 } else { 10 };
                     panic_at_each_step(&input, stable, steps);
                     panic_at_each_step(&input, unstable, steps);
