@@ -198,27 +198,47 @@ fn counters(
 // origin: rayon tests/sort-panic-safe.rs (its lengths up to 500; the longer ones below)
 #[test]
 fn sort_panic_safe() {
-    sort_panic_safe_over(&SORT_PANIC_SAFE, 51, &[1, 2, 3, 4, 5, 10, 20, 100, 500]);
+    sort_panic_safe_over(
+        "sort_panic_safe",
+        &SORT_PANIC_SAFE,
+        51,
+        &[1, 2, 3, 4, 5, 10, 20, 100, 500],
+    );
 }
 
 // origin: rayon tests/sort-panic-safe.rs (its length 5,000)
 #[test]
 fn sort_panic_safe_5_000() {
-    sort_panic_safe_over(&SORT_PANIC_SAFE_5_000, 53, &[5_000]);
+    sort_panic_safe_over(
+        "sort_panic_safe_5_000",
+        &SORT_PANIC_SAFE_5_000,
+        53,
+        &[5_000],
+    );
 }
 
 // origin: rayon tests/sort-panic-safe.rs (its length 20,000)
 #[test]
 fn sort_panic_safe_20_000() {
-    sort_panic_safe_over(&SORT_PANIC_SAFE_20_000, 54, &[20_000]);
+    sort_panic_safe_over(
+        "sort_panic_safe_20_000",
+        &SORT_PANIC_SAFE_20_000,
+        54,
+        &[20_000],
+    );
 }
 
 /// rayon's scenario over `lens`: for each length, key modulus and with or without runs, both
 /// sorts panic at every comparison (lengths up to 100) or at ten points spread over the
 /// sort. The lengths are split over three tests so that they run side by side.
-fn sort_panic_safe_over(counters_of_test: &'static Counters, seed: u64, lens: &'static [usize]) {
+fn sort_panic_safe_over(
+    name: &str,
+    counters_of_test: &'static Counters,
+    seed: u64,
+    lens: &'static [usize],
+) {
     quiet_provoked_panics();
-    watchdog(600, "sort_panic_safe", move || {
+    watchdog(600, name, move || {
         let mut rng = Rng::new(seed);
         for &len in lens {
             for &modulus in &[5, 30, 1_000, 20_000] {

@@ -9,10 +9,10 @@
 //! in this order: the consumer is not full and the call is not stopping (else it ends with
 //! what it has); [`at_piece_boundary`] (which unwinds when the call was cancelled); and
 //! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
-//! split in half and the halves are joined (`par::join_pieces`, rayon's `join_context` compiled
-//! once for all pieces), each a piece of its own. A piece
-//! that has run for a few chunks at the cap with no worker awake to want work offers its rest
-//! to a sleeping one instead ([`offer_to_sleepers`], `splitter.rs`'s `WAKE_AFTER_CHUNKS`),
+//! split in half and the halves are joined (`par::join_pieces`, rayon's `join_context`
+//! compiled once for all pieces), each a piece of its own. A piece that has run for a few
+//! chunks at the cap with no worker awake to want work offers its rest to a sleeping one
+//! instead ([`offer_to_sleepers`], `splitter.rs`'s `WAKE_AFTER_CHUNKS`),
 //! and so does a piece of a call that its first timed chunk shows to be worth a wake-up
 //! (`WAKE_FOR_CALL_TARGETS`), as soon as that chunk is timed.
 //!
