@@ -12,8 +12,12 @@
 //! the argument fits in a sentence: an index leaves the range only by a successful
 //! compare-and-swap that moves one end past it, and the ends only move towards each other,
 //! so every index leaves exactly once. The seed's thieves take a quarter ("ideally half" in
-//! its text); a thief here takes half, rounded down, of what is left, and nothing while one
-//! index is left (the owner takes it next: stealing it would only move the wait).
+//! its text); a thief here takes half of what is left, rounded up, since the owner holds one
+//! more index than the range shows (the one it is working on: it takes an index before it
+//! works on it), and nothing while one index is left (the owner takes it next: stealing it
+//! would only move the wait). So a thief that comes while the owner works on index `i` of
+//! `i + 1 + 2k` leaves the owner `i` and `k` more, and takes `k + 1`: a call cut into eight
+//! parts that a thief reaches during the first splits four and four, not five and three.
 //!
 //! **Invariant:** `low <= high`; the indices `low..high` are the range's, each index below
 //! `low` was taken by the owner, and each index from `high` up to the range's first `high`
@@ -88,16 +92,17 @@ impl StealRange {
         }
     }
 
-    /// A thief's steal: the upper half (rounded down) of the indices left, as `start..end`,
-    /// or `None` while fewer than two are left.
+    /// A thief's steal: the upper half (rounded up: module docs) of the indices left, as
+    /// `start..end`, or `None` while fewer than two are left.
     pub(super) fn steal(&self) -> Option<(u32, u32)> {
         let mut word = self.ends.load(Ordering::Relaxed);
         loop {
             let (low, high) = unpack(word);
-            let share = (high - low) / 2;
-            if share == 0 {
+            let left = high - low;
+            if left < 2 {
                 return None;
             }
+            let share = left - left / 2;
             let mid = high - share;
             match self.ends.compare_exchange_weak(
                 word,
@@ -120,12 +125,12 @@ mod tests {
     fn the_owner_takes_in_order_and_a_thief_takes_the_upper_half() {
         let range = StealRange::new(3, 13);
         assert_eq!(range.take(), Some(3));
-        // Nine left (4..13): the thief takes four, the owner keeps five.
-        assert_eq!(range.steal(), Some((9, 13)));
-        assert_eq!(range.steal(), Some((7, 9)));
-        assert_eq!(range.steal(), Some((6, 7)));
-        // Two left (4, 5): one more steal, then the last index is the owner's.
+        // Nine left (4..13) besides the owner's 3: the thief takes five, the owner keeps
+        // four and the one it works on.
+        assert_eq!(range.steal(), Some((8, 13)));
+        assert_eq!(range.steal(), Some((6, 8)));
         assert_eq!(range.steal(), Some((5, 6)));
+        // One left (4): it is the owner's.
         assert_eq!(range.steal(), None);
         assert_eq!(range.take(), Some(4));
         assert_eq!(range.take(), None);

@@ -20,15 +20,20 @@ pub(crate) fn offer(state: &State, node: Arc<Node>) {
         // (`runtime/scheduler/standin/serve.rs`).
         state.idle.notify_work();
     } else {
-        // A sleeper booked under an occupied worker's index is that worker's stand-in, which
-        // runs no other piece: wake a worker.
-        let standins = &state.standins;
-        state
-            .idle
-            .notify_work_for(|index| !standins.is_active(index));
+        wake_for_piece(state);
     }
     // After shutdown no worker takes a whole call: the drain drops it.
     crate::runtime::scheduler::worker::schedule::after_shared_push(state);
+}
+
+/// Wakes a sleeping worker for a piece on the board, unless a worker searches. A sleeper
+/// booked under an occupied worker's index is that worker's stand-in, which runs no other
+/// piece: it is not woken.
+pub(crate) fn wake_for_piece(state: &State) {
+    let standins = &state.standins;
+    state
+        .idle
+        .notify_work_for(|index| !standins.is_active(index));
 }
 
 /// Puts `node` in worker `index`'s mailbox of `state` (`mail.rs`), wakes the waiters it may

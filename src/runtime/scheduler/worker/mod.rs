@@ -657,6 +657,32 @@ impl WorkerLocal {
         }
     }
 
+    /// As [`end_search`](WorkerLocal::end_search), for a searcher about to take a piece of
+    /// fork-join work (`run_piece`): the piece it takes is not work left over, so the last
+    /// searcher wakes a worker for pieces only if more are on offer than the one it takes
+    /// (from the board; one from its mail leaves the board's all to others), and for tasks
+    /// as `end_search` does.
+    fn end_search_for_piece(&self, st: &mut LoopState) {
+        if !st.searching {
+            return;
+        }
+        st.searching = false;
+        if !self.state.idle.end_search() {
+            return;
+        }
+        // Relaxed loads after `end_search`'s SeqCst RMW, as in `end_search`: a publication
+        // this misses saw no searcher and woke a worker itself.
+        let fj = &self.state.forkjoin;
+        let tasks = !self.deque.is_empty() || self.state.has_tasks();
+        match left_over(tasks, fj.board.available(), fj.mail.has(self.index)) {
+            LeftOver::Tasks => self.state.idle.notify_work(),
+            LeftOver::Pieces => {
+                crate::runtime::scheduler::forkjoin::publish::wake_for_piece(&self.state)
+            }
+            LeftOver::Nothing => {}
+        }
+    }
+
     /// Ends the current stretch of polls, adding it to the busy time and its polls to the
     /// poll count.
     fn end_busy(&self, st: &mut LoopState) {
@@ -715,7 +741,7 @@ impl WorkerLocal {
         if !self.has_piece() {
             return false;
         }
-        self.end_search(st);
+        self.end_search_for_piece(st);
         let started = Instant::now();
         if st.ticking.is_none() {
             // The heartbeat of the piece's joins: the ticker's epoch moves while it runs.
@@ -743,6 +769,31 @@ impl WorkerLocal {
         }
         self.drain_pinned_on_exit();
         self.state.drain_after_shutdown();
+    }
+}
+
+/// What the last searcher to leave, about to take a piece, leaves to the other workers
+/// ([`WorkerLocal::end_search_for_piece`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LeftOver {
+    /// Tasks in a queue any worker may take from: wake a worker as for a push.
+    Tasks,
+    /// Pieces beyond the one it takes: wake a worker that takes pieces.
+    Pieces,
+    /// Nothing: the piece it takes was the only work.
+    Nothing,
+}
+
+/// What is left over when a searcher takes a piece: `tasks` in shared queues, `on_board`
+/// pieces on the board, and whether the piece it takes comes from its mail (which it
+/// takes first) rather than the board.
+fn left_over(tasks: bool, on_board: usize, from_mail: bool) -> LeftOver {
+    if tasks {
+        LeftOver::Tasks
+    } else if on_board > usize::from(!from_mail) {
+        LeftOver::Pieces
+    } else {
+        LeftOver::Nothing
     }
 }
 

@@ -1,5 +1,6 @@
-//! Tests of the worker loop that need a whole executor (built through the public
-//! `Builder`, reaching into the state through `Handle::state`).
+//! Tests of the worker loop: most need a whole executor (built through the public
+//! `Builder`, reaching into the state through `Handle::state`); the last one checks the
+//! rule a searcher that takes a piece wakes by.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -161,4 +162,22 @@ fn thread_sleeps(name: &str) -> bool {
                 .next()
                 .is_some_and(|s| s.trim_start().starts_with('S'))
     })
+}
+
+/// The last searcher to leave, taking the only piece on the board, leaves nothing to wake a
+/// worker for: the piece is its own. (Counting it as left over woke a sleeper, a worker's
+/// stand-in included, for every piece a spinning worker took: a futex wake-up of about
+/// 15 µs before the piece's first item, in every call of a loop of short parallel
+/// iterators.)
+#[test]
+fn a_searcher_that_takes_the_only_piece_wakes_nobody() {
+    use super::{left_over, LeftOver};
+    assert_eq!(left_over(false, 1, false), LeftOver::Nothing);
+    assert_eq!(left_over(false, 0, true), LeftOver::Nothing);
+    // More than its own piece: the rest is for another worker.
+    assert_eq!(left_over(false, 2, false), LeftOver::Pieces);
+    assert_eq!(left_over(false, 1, true), LeftOver::Pieces);
+    // Tasks are left over whatever the pieces.
+    assert_eq!(left_over(true, 1, false), LeftOver::Tasks);
+    assert_eq!(left_over(true, 0, true), LeftOver::Tasks);
 }
