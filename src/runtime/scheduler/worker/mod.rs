@@ -407,8 +407,14 @@ impl WorkerLocal {
             if st.oversubscribed {
                 std::thread::yield_now();
             } else {
+                // A piece is looked for after each pause (one relaxed load or two), so that
+                // a spinning thief starts on a fresh call's piece within a pause or so; a
+                // task only after the whole round (a search of every queue).
                 for _ in 0..32 {
                     std::hint::spin_loop();
+                    if self.has_piece() {
+                        break;
+                    }
                 }
             }
             if let Some(task) = self.find_task(st) {
