@@ -95,6 +95,10 @@ pub(crate) struct State {
     /// How long a poll holds its worker, in nanoseconds, before the ticker hands it over to
     /// the worker's stand-in (`Builder::hand_over_after`, `standin/hold.rs`).
     pub(crate) hand_over_after_ns: u64,
+    /// Whether there are more workers than the machine has CPUs: a searching worker then
+    /// yields its CPU between two looks instead of spinning (`worker/mod.rs`), since the
+    /// thread with the work may be waiting for that CPU.
+    pub(crate) oversubscribed: bool,
 }
 
 impl State {
@@ -136,6 +140,7 @@ impl State {
             forkjoin: ForkJoin::new(n),
             standins: StandIns::new(n),
             hand_over_after_ns: 0,
+            oversubscribed: std::thread::available_parallelism().is_ok_and(|cpus| n > cpus.get()),
         }
     }
 

@@ -139,7 +139,7 @@ const STEAL_ROUNDS: usize = 2;
 /// scatter-gather barrier) paid that on every burst. Only searchers (at most about half
 /// the workers) spin, and only this long, so an idle pool still goes quiet at once. On an
 /// executor with more workers than CPUs a spinning worker yields its CPU between two looks
-/// instead (`LoopState::oversubscribed`).
+/// instead (`State::oversubscribed`).
 const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(25);
 
 /// A worker whose last spin found nothing skips the spin, except on every this many
@@ -181,10 +181,6 @@ struct LoopState {
     unreported_polls: u32,
     /// Fruitless searches since the last spin that found work (0: the last spin paid off).
     dry_searches: u32,
-    /// Whether the executor has more workers than the machine has CPUs: a spinning worker
-    /// then yields its CPU between two looks, since the thread with the work it waits for
-    /// may be waiting for that CPU.
-    oversubscribed: bool,
     /// The shared queue the last batch of step 3 came from, the tasks it left on the deque,
     /// and the polls left until the maintenance when it was taken: the maintenance tells
     /// from them whether tasks of the batch still wait (fewer polls than it left ran since,
@@ -211,7 +207,6 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
     }
     state.workers[index].hold.set_thread();
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
-    let state_workers = state.num_workers();
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {
         until_maintenance: FAIRNESS_INTERVAL,
@@ -225,8 +220,6 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         ticking: None,
         unreported_polls: 0,
         dry_searches: 0,
-        oversubscribed: std::thread::available_parallelism()
-            .is_ok_and(|cpus| state_workers > cpus.get()),
         batch_from: BatchFrom::Inbox,
         batch_left: 0,
         batch_at: 0,
@@ -404,7 +397,7 @@ impl WorkerLocal {
         }
         let started = std::time::Instant::now();
         while started.elapsed() < SPIN_BEFORE_PARK && !self.state.is_shut_down() {
-            if st.oversubscribed {
+            if self.state.oversubscribed {
                 std::thread::yield_now();
             } else {
                 // A piece is looked for after each pause (one relaxed load or two), so that
