@@ -165,9 +165,9 @@ fn thread_sleeps(name: &str) -> bool {
 }
 
 /// The last searcher to leave, taking the only piece on the board, leaves nothing to wake a
-/// worker for: the piece is its own. (Counting it as left over woke a sleeper, a worker's
-/// stand-in included, for every piece a spinning worker took: a futex wake-up of about
-/// 15 µs before the piece's first item, in every call of a loop of short parallel
+/// worker for: the piece is its own. (Counted as left over, it would wake a sleeper, a
+/// worker's stand-in included, for every piece a spinning worker takes: a futex wake-up of
+/// about 15 µs before the piece's first item, in every call of a loop of short parallel
 /// iterators.)
 #[test]
 fn a_searcher_that_takes_the_only_piece_wakes_nobody() {
