@@ -159,11 +159,13 @@ fn rewrite(kind: Kind, mut func: ItemFn, config: Config) -> TokenStream {
         }
         _ => (quote!(), quote!()),
     };
+    // `modifiers` (syn's room for future fn syntax) holds nothing yet, and syn prints none.
     let ItemFn {
         attrs,
         vis,
         sig,
         block,
+        ..
     } = func;
     // The body's own braces make the async block (with the pause, if any, as its first
     // statement), not a block inside it: `async move { { .. } }` draws `unused_braces` in

@@ -92,7 +92,7 @@ fn node(
 
 #[test]
 fn fork_join_by_spawning_runs_depth_first_whatever_the_nodes_await_before_they_fork() {
-    const DEPTH: u32 = 12;
+    const DEPTH: u32 = 10;
     watchdog(120, "fork-join by spawning runs depth-first", || {
         for workers in [1, 2] {
             for policy in POLICIES {
@@ -110,7 +110,7 @@ fn fork_join_by_spawning_runs_depth_first_whatever_the_nodes_await_before_they_f
                     // Depth-first: on one worker, the path from the root and one sibling per
                     // level. On more, thieves add the subtrees they are in the middle of (a
                     // batch stolen from a deque holds siblings whose parents the victim's
-                    // path has left). Breadth-first holds thousands (a level has 2^12 nodes).
+                    // path has left). Breadth-first holds a thousand (a level has 2^10 nodes).
                     let bound = match workers {
                         1 => 2 * DEPTH as usize,
                         _ => 4 * DEPTH as usize * workers,

@@ -147,6 +147,8 @@ fn spawn_broadcast_mutual() {
 }
 
 // origin: rayon-core src/broadcast/test.rs::broadcast_mutual_sleepy
+// rayon's sleeps are ten times as long (1 s and 100 ms); a filch worker parks after 25 µs
+// without work, so a tenth of them still finds every worker asleep.
 #[test]
 fn broadcast_mutual_sleepy() {
     watchdog(60, "broadcast_mutual_sleepy", || {
@@ -154,11 +156,11 @@ fn broadcast_mutual_sleepy() {
         let pool1 = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
         let pool2 = ThreadPoolBuilder::new().num_threads(7).build().unwrap();
         pool1.install(|| {
-            thread::sleep(time::Duration::from_secs(1));
+            thread::sleep(time::Duration::from_millis(100));
             pool2.broadcast(|_| {
-                thread::sleep(time::Duration::from_secs(1));
+                thread::sleep(time::Duration::from_millis(100));
                 pool1.broadcast(|_| {
-                    thread::sleep(time::Duration::from_millis(100));
+                    thread::sleep(time::Duration::from_millis(10));
                     count.fetch_add(1, Ordering::Relaxed);
                 })
             })
@@ -168,6 +170,8 @@ fn broadcast_mutual_sleepy() {
 }
 
 // origin: rayon-core src/broadcast/test.rs::spawn_broadcast_mutual_sleepy
+// rayon's sleeps are ten times as long (1 s and 100 ms); a filch worker parks after 25 µs
+// without work, so a tenth of them still finds every worker asleep.
 #[test]
 fn spawn_broadcast_mutual_sleepy() {
     watchdog(60, "spawn_broadcast_mutual_sleepy", || {
@@ -178,12 +182,12 @@ fn spawn_broadcast_mutual_sleepy() {
             let pool1 = Arc::clone(&pool1);
             let pool2 = Arc::clone(&pool2);
             move || {
-                thread::sleep(time::Duration::from_secs(1));
+                thread::sleep(time::Duration::from_millis(100));
                 pool2.spawn_broadcast(move |_| {
                     let tx = tx.clone();
-                    thread::sleep(time::Duration::from_secs(1));
+                    thread::sleep(time::Duration::from_millis(100));
                     pool1.spawn_broadcast(move |_| {
-                        thread::sleep(time::Duration::from_millis(100));
+                        thread::sleep(time::Duration::from_millis(10));
                         tx.send(()).unwrap();
                     })
                 })

@@ -103,8 +103,9 @@ fn sleeper_stop() {
                 .build()
                 .unwrap();
 
-            // Give time for at least some of the thread pool to fall asleep.
-            thread::sleep(Duration::from_secs(1));
+            // Give time for at least some of the thread pool to fall asleep (a filch worker
+            // parks after 25 µs without work; rayon sleeps 1 s here).
+            thread::sleep(Duration::from_millis(100));
         }
 
         // once thread pool is dropped, every worker has stopped
@@ -213,13 +214,14 @@ fn mutual_install_sleepy() {
         let ok = pool1.install(|| {
             // This creates a dependency from `pool1` -> `pool2`
             pool2.install(|| {
-                // Give `pool1` time to fall asleep.
-                thread::sleep(Duration::from_secs(1));
+                // Give `pool1` time to fall asleep (a filch worker parks after 25 µs without
+                // work; rayon sleeps 1 s here and below).
+                thread::sleep(Duration::from_millis(100));
 
                 // This creates a dependency from `pool2` -> `pool1`
                 pool1.install(|| {
                     // Give `pool2` time to fall asleep.
-                    thread::sleep(Duration::from_secs(1));
+                    thread::sleep(Duration::from_millis(100));
 
                     // If they blocked on inter-pool installs, there would be no
                     // threads left to run this!

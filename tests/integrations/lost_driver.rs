@@ -326,7 +326,7 @@ fn sigint_under_load_never_loses_the_driver() {
     watchdog(60 + runs as u64 * 10, "lost driver stress", move || {
         for run in 0..runs {
             let workers = 1 + run % 4;
-            let load = Duration::from_millis(20 + (run as u64 * 37) % 80);
+            let load = Duration::from_millis(10 + (run as u64 * 37) % 40);
             one_run(workers, 6, load, run);
         }
     });
