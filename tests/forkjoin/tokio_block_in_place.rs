@@ -137,7 +137,8 @@ fn yield_after_block_in_place() {
 
 // origin: tokio tests/rt_threaded.rs::hang_on_shutdown
 // The executor is dropped while a task is inside `block_in_place`, waiting for a message
-// whose sender another task holds: the drop drops that task, which ends the wait.
+// whose sender another task holds: the drop drops that task, which ends the wait. (tokio's
+// `block_on` sleeps 1 s; 100 ms is as far from the sender's 2 s.)
 #[test]
 fn hang_on_shutdown() {
     watchdog(60, "hang_on_shutdown", || {
@@ -152,7 +153,7 @@ fn hang_on_shutdown() {
                 filch::time::sleep(Duration::from_secs(2)).await;
                 drop(sync_tx);
             }));
-            filch::time::sleep(Duration::from_secs(1)).await;
+            filch::time::sleep(Duration::from_millis(100)).await;
         });
         drop(rt);
     });
