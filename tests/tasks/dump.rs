@@ -326,24 +326,6 @@ fn the_dump_is_sorted_longest_waiting_first() {
     });
 }
 
-#[cfg(feature = "serde")]
-#[test]
-fn the_dump_serializes() {
-    watchdog(60, "dump serde", || {
-        let ex = executor(1);
-        let (task, at) = named(&ex, "json", std::future::pending::<()>());
-        wait_for_state(&ex, task.id(), TaskState::Idle, "the task to wait");
-        let json = serde_json::to_value(ex.dump()).unwrap();
-        let entry = &json["tasks"][0];
-        assert_eq!(entry["id"], task.id().to_string().parse::<u64>().unwrap());
-        assert_eq!(entry["name"], "json");
-        assert_eq!(entry["state"], "Idle");
-        assert_eq!(entry["spawned_at"], at.to_string());
-        assert!(entry["busy"]["secs"].is_u64(), "{json}");
-        task.abort();
-    });
-}
-
 /// Dropping the executor drops every listed task (named from their spawn, plain ones after
 /// their first wait, queued ones never polled) exactly once, with its state: the dump's
 /// records go with the tasks' metadata.
