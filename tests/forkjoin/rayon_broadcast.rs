@@ -4,8 +4,9 @@
 //!
 //! Adapted: each test runs under the watchdog; the `spawn_broadcast_mutual` tests keep
 //! `pool2` alive until the count is in (a filch pool is an `Executor`, whose drop shuts it
-//! down and drops the parts it has not run, where rayon's pool outlives its handle); the `_sleepy` tests keep rayon's sleeps (they
-//! give the other pool time to fall asleep; no bound on time is asserted); `broadcast_sleep_race`
+//! down and drops the parts it has not run, where rayon's pool outlives its handle); the `_sleepy` tests sleep a tenth of rayon's sleeps (enough
+//! for the other pool's workers to fall asleep, which they do after 25 µs without work; no
+//! bound on time is asserted); `broadcast_sleep_race`
 //! makes a fixed number of broadcasts rather than looping for a second; and the blocking
 //! broadcasts also assert that each index ran exactly once. `broadcast_after_spawn` spawns
 //! from fork-join work on the global executor (rayon's `registry::in_worker` is internal).
@@ -284,5 +285,46 @@ fn broadcast_after_spawn() {
         filch::par::broadcast(|_| {});
 
         assert_eq!(22, rx.recv().unwrap());
+    });
+}
+
+/// Two calls on the two workers of a pool, each making a broadcast (blocking, or a scope's
+/// `spawn_broadcast`) at the same time: each worker waits in its own call for its part on
+/// the other worker, which only that worker's thread may run. A worker that has waited a
+/// tick runs the parts addressed to it whatever they belong to, so both finish (rayon's
+/// `scope_spawn_broadcast` and `scope_fifo_spawn_broadcast` hung this way when the test
+/// harness ran them side by side on the global pool).
+#[test]
+fn broadcasts_made_on_two_workers_at_once_both_finish() {
+    watchdog(60, "crossed broadcasts", || {
+        let pool = Arc::new(ThreadPoolBuilder::new().num_threads(2).build().unwrap());
+        for round in 0..100 {
+            let barrier = Arc::new(std::sync::Barrier::new(2));
+            let callers: Vec<_> = (0..2)
+                .map(|caller| {
+                    let (pool, barrier) = (Arc::clone(&pool), Arc::clone(&barrier));
+                    thread::spawn(move || {
+                        let runs = AtomicUsize::new(0);
+                        pool.install(|| {
+                            barrier.wait();
+                            if (round + caller) % 2 == 0 {
+                                let seen = filch::par::broadcast(|ctx| ctx.index());
+                                assert_indexes(seen, 2);
+                            } else {
+                                filch::par::scope(|s| {
+                                    s.spawn_broadcast(|_, _| {
+                                        runs.fetch_add(1, Ordering::Relaxed);
+                                    });
+                                });
+                                assert_eq!(runs.load(Ordering::Relaxed), 2);
+                            }
+                        });
+                    })
+                })
+                .collect();
+            for caller in callers {
+                caller.join().unwrap();
+            }
+        }
     });
 }

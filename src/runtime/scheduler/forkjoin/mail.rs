@@ -8,7 +8,8 @@
 //! - while it waits for a node, the pieces that descend from that node, as it takes them
 //!   from the board (`wait.rs`): so a worker waiting for a broadcast, or a call between
 //!   executors, runs its own part of a broadcast made inside that work (rayon's
-//!   `broadcast_mutual`);
+//!   `broadcast_mutual`); and once it has waited a tick with nothing of its own to run,
+//!   any piece of its box, so that two broadcasts made on two workers at once finish;
 //! - in `par::yield_now` and `par::yield_local` (`yield_one`, `broadcast.rs`).
 //!
 //! A post wakes the worker if it sleeps (`Idle::notify_worker`, as a push to its pinned

@@ -8,8 +8,8 @@
 //! nodes made inside its run hold it as their `parent`. The parents form the *lineage*: the
 //! chain from a node up to the top of its call, through every published node whose run it
 //! was made inside, and through the wait nodes of calls between executors (so a lineage may
-//! cross executors). A thread that waits for a node runs only pieces that descend from it
-//! (`wait.rs`).
+//! cross executors). A thread that waits for a node runs only pieces that descend from it,
+//! and after a tick its worker's mail (`wait.rs`).
 //!
 //! # The claim word (pieces only)
 //!

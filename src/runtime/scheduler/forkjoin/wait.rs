@@ -4,18 +4,32 @@
 //! inside that node's run, at any depth): what the node's own work forked. It takes them
 //! from the board, and on a worker's own thread from that worker's mailbox too (the parts
 //! addressed to it of broadcasts made inside that work, `mail.rs`). So it never runs
-//! an unrelated piece, let alone an async task: a lock held across the `join` is never taken
-//! again by the same thread through work it had no part in (rayon#592), and the stack grows
-//! only by the depth of the node's own work. With nothing to run, it spins for a moment,
-//! counted as *waiting* (the threads doing the node's work then publish pieces for it:
-//! `thread.rs`, demand), then sleeps on the node (`node.rs`, "Waiting without a lost
-//! wake-up"): its finisher, or the publisher of a descendant, wakes it.
+//! an unrelated piece from the board, let alone an async task: a lock held across the `join`
+//! is never taken again by the same thread through work it had no part in (rayon#592), and
+//! the stack grows only by the depth of the node's own work. With nothing to run, it spins
+//! for a moment, counted as *waiting* (the threads doing the node's work then publish
+//! pieces for it: `thread.rs`, demand), then sleeps on the node (`node.rs`, "Waiting
+//! without a lost wake-up"): its finisher, or the publisher of a descendant, wakes it, and
+//! a sleep lasts at most a tick.
+//!
+//! **The one exception: mail after a tick.** A broadcast's part for a worker runs on that
+//! worker's thread and no other, so a worker waiting in one call holds up every broadcast
+//! that reaches it from elsewhere until the call returns. Two calls on two workers, each
+//! making a broadcast, would then wait for each other for ever (each worker waits for its
+//! part on the other). So once a worker's own thread has waited a tick with nothing of its
+//! own to run, it also runs the parts in its mailbox that belong to other work, oldest
+//! first, as rayon's waiting threads run any job. Such a part, like a rayon job, may take a
+//! lock its thread holds across the wait; an unrelated piece on the board or a task never
+//! runs there.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::node::Node;
 use super::thread::FjThread;
 use crate::runtime::scheduler::worker::context;
+#[cfg(not(loom))]
+use crate::runtime::time::epoch::TICK;
 
 /// Spins (each a `spin_loop` hint) before a waiting thread sleeps: a few microseconds, about
 /// what a futex round trip costs.
@@ -29,19 +43,30 @@ const SPINS: u32 = 0;
 /// for a scope (its own closures in rayon's order on one thread).
 pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
     let fj = &t.state.forkjoin;
+    // Since when this wait has found nothing of its own to run: a tick later, any mail runs
+    // here (module docs).
+    let mut idle_since = None;
     loop {
         if node.is_finished() {
             return;
         }
         let mail = takes_mail(t);
         if let Some(piece) = fj.board.take_descendant(node, newest) {
+            idle_since = None;
             run_claimed(t, piece);
             continue;
         }
         if let Some(piece) = mail.and_then(|index| fj.mail.take_descendant(index, node)) {
+            idle_since = None;
             run_claimed(t, piece);
             continue;
         }
+        let any_mail = mail.filter(|_| waited_a_tick(idle_since));
+        if let Some(piece) = any_mail.and_then(|index| fj.mail.take(index)) {
+            run_claimed(t, piece);
+            continue;
+        }
+        let since = *idle_since.get_or_insert_with(Instant::now);
         let _waiting = fj.start_waiting();
         // Until something changes: the node finishes, or a piece is published or taken.
         let offered = fj.board.available();
@@ -53,10 +78,22 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
         if spins == SPINS {
             node.sleep(|| {
                 fj.board.has_descendant(node)
-                    || takes_mail(t).is_some_and(|index| fj.mail.has_descendant(index, node))
+                    || takes_mail(t).is_some_and(|index| {
+                        waited_a_tick(Some(since)) || fj.mail.has_descendant(index, node)
+                    })
             });
         }
     }
+}
+
+/// Whether a wait that has found nothing of its own to run since `since` has waited a tick,
+/// so that it runs mail of other work (module docs). Under loom, at once: the models have no
+/// clock.
+fn waited_a_tick(since: Option<Instant>) -> bool {
+    #[cfg(not(loom))]
+    return since.is_some_and(|since| since.elapsed() >= TICK);
+    #[cfg(loom)]
+    return since.is_some();
 }
 
 /// The worker whose mail `t`'s thread takes (`mail.rs`): `t`'s, if the thread is that
