@@ -69,8 +69,9 @@ impl fmt::Debug for BroadcastContext<'_> {
 /// until that task's poll returns. A worker waiting in a broadcast (or a `join`, a scope)
 /// runs the parts addressed to it of the broadcasts made inside that work, so broadcasts
 /// nest, within an executor and across executors; once it has waited a tick with nothing
-/// of its own to run, it runs the other parts addressed to it too, so that broadcasts made
-/// on two workers at once do not wait for each other. If a part panics, the panic is
+/// of its own to run, it runs the other awaited parts addressed to it too (a blocking
+/// broadcast's, a scope's), so that broadcasts made on two workers at once do not wait for
+/// each other. If a part panics, the panic is
 /// resumed here once every part finished.
 ///
 /// # Panics

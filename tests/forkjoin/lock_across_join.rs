@@ -86,3 +86,71 @@ fn nested_joins_under_a_lock_never_lock_again_on_the_same_thread() {
         });
     }
 }
+
+/// A fire-and-forget `spawn_broadcast` reaches a worker that holds a lock across a `join`
+/// whose other half a thief runs for a while: the worker waits ticks with nothing of its own
+/// to run, yet runs the part only after its `join` returned (nobody waits for that part, so
+/// the wait's late mail, `forkjoin/wait.rs`, leaves it), and the part finds the lock free.
+#[test]
+fn a_spawned_broadcast_part_waits_for_the_join_that_holds_a_lock() {
+    watchdog(60, "spawned broadcast across a held lock", || {
+        let pool = Arc::new(
+            filch::par::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap(),
+        );
+        let lock = Arc::new(Mutex::new(()));
+        let stolen = Arc::new(AtomicUsize::new(0));
+        let posted = Arc::new(AtomicUsize::new(0));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let holder = {
+            let (pool, lock) = (Arc::clone(&pool), Arc::clone(&lock));
+            let (stolen, posted) = (Arc::clone(&stolen), Arc::clone(&posted));
+            std::thread::spawn(move || {
+                pool.install(|| {
+                    let index = filch::par::current_thread_index().unwrap();
+                    let _held = lock.lock().unwrap();
+                    filch::par::join(
+                        // Until the other half has started on the other worker.
+                        || {
+                            while stolen.load(Ordering::SeqCst) == 0 {
+                                std::thread::yield_now();
+                            }
+                        },
+                        // On the thief: until the part is posted, then ten ticks more, so
+                        // that the holder waits with the part in its mailbox.
+                        || {
+                            stolen.store(1, Ordering::SeqCst);
+                            while posted.load(Ordering::SeqCst) == 0 {
+                                std::thread::yield_now();
+                            }
+                            std::thread::sleep(std::time::Duration::from_millis(10));
+                        },
+                    );
+                    index
+                })
+            })
+        };
+        while stolen.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        // Each worker's part tries the lock and says where it ran; the holder's worker's part
+        // must find it free (the thief's may not: the holder may still be in its join).
+        {
+            let lock = Arc::clone(&lock);
+            pool.spawn_broadcast(move |ctx| {
+                tx.send((ctx.index(), lock.try_lock().is_ok())).unwrap();
+            });
+        }
+        posted.store(1, Ordering::SeqCst);
+        let index = holder.join().unwrap();
+        let mut parts: Vec<(usize, bool)> = rx.iter().take(2).collect();
+        parts.sort();
+        assert_eq!(parts.iter().map(|p| p.0).collect::<Vec<_>>(), [0, 1]);
+        assert!(
+            parts[index].1,
+            "the part ran on the holder's worker while its join held the lock"
+        );
+    });
+}

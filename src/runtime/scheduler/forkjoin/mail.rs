@@ -9,7 +9,8 @@
 //!   from the board (`wait.rs`): so a worker waiting for a broadcast, or a call between
 //!   executors, runs its own part of a broadcast made inside that work (rayon's
 //!   `broadcast_mutual`); and once it has waited a tick with nothing of its own to run,
-//!   any piece of its box, so that two broadcasts made on two workers at once finish;
+//!   any piece of its box that a caller waits for (`take_awaited`), so that two broadcasts
+//!   made on two workers at once finish;
 //! - in `par::yield_now` and `par::yield_local` (`yield_one`, `broadcast.rs`).
 //!
 //! A post wakes the worker if it sleeps (`Idle::notify_worker`, as a push to its pinned
@@ -80,6 +81,24 @@ impl Mail {
     /// that worker's thread calls this.
     pub(crate) fn take_descendant(&self, index: usize, ancestor: &Node) -> Option<Arc<Node>> {
         self.take_where(index, |p| p.descends_from(ancestor))
+    }
+
+    /// Claims the oldest piece of worker `index`'s box that a caller waits for
+    /// ([`Node::is_awaited`]), whatever it descends from. Only that worker's thread calls
+    /// this (a wait that has lasted a tick, `wait.rs`).
+    pub(crate) fn take_awaited(&self, index: usize) -> Option<Arc<Node>> {
+        self.take_where(index, Node::is_awaited)
+    }
+
+    /// Whether worker `index`'s box holds a piece that a caller waits for (a waiter's
+    /// re-check, as [`Mail::has_descendant`]).
+    pub(crate) fn has_awaited(&self, index: usize) -> bool {
+        self.has(index)
+            && self.boxes[index]
+                .pieces
+                .lock()
+                .iter()
+                .any(|p| p.is_awaited())
     }
 
     /// After shutdown (no worker takes its mail any more): claims a piece of any box that

@@ -9,7 +9,7 @@
 //! chain from a node up to the top of its call, through every published node whose run it
 //! was made inside, and through the wait nodes of calls between executors (so a lineage may
 //! cross executors). A thread that waits for a node runs only pieces that descend from it,
-//! and after a tick its worker's mail (`wait.rs`).
+//! and after a tick its worker's awaited mail (`wait.rs`).
 //!
 //! # The claim word (pieces only)
 //!
@@ -292,6 +292,13 @@ impl Node {
         self.claim
             .compare_exchange(AVAILABLE, RECLAIMED, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
+    }
+
+    /// For a piece in a mailbox (`mail.rs`): whether a caller waits for it. A blocking
+    /// broadcast's part and a scope's closure have a parent (what waits for them); a
+    /// fire-and-forget `spawn_broadcast`'s part has none.
+    pub(crate) fn is_awaited(&self) -> bool {
+        self.parent.is_some()
     }
 
     /// Whether `ancestor` is in this node's lineage (this node included).

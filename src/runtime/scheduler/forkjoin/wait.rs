@@ -17,10 +17,12 @@
 //! that reaches it from elsewhere until the call returns. Two calls on two workers, each
 //! making a broadcast, would then wait for each other for ever (each worker waits for its
 //! part on the other). So once a worker's own thread has waited a tick with nothing of its
-//! own to run, it also runs the parts in its mailbox that belong to other work, oldest
+//! own to run, it also runs the parts in its mailbox that belong to other work and that a
+//! caller waits for (a blocking broadcast's, a scope's; [`Node::is_awaited`]), oldest
 //! first, as rayon's waiting threads run any job. Such a part, like a rayon job, may take a
-//! lock its thread holds across the wait; an unrelated piece on the board or a task never
-//! runs there.
+//! lock its thread holds across the wait. A fire-and-forget `spawn_broadcast`'s part (nobody
+//! waits for it, so no cycle goes through it), an unrelated piece on the board and a task
+//! never run there.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -61,8 +63,8 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
             run_claimed(t, piece);
             continue;
         }
-        let any_mail = mail.filter(|_| waited_a_tick(idle_since));
-        if let Some(piece) = any_mail.and_then(|index| fj.mail.take(index)) {
+        let late = mail.filter(|_| waited_a_tick(idle_since));
+        if let Some(piece) = late.and_then(|index| fj.mail.take_awaited(index)) {
             run_claimed(t, piece);
             continue;
         }
@@ -79,7 +81,8 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
             node.sleep(|| {
                 fj.board.has_descendant(node)
                     || takes_mail(t).is_some_and(|index| {
-                        waited_a_tick(Some(since)) || fj.mail.has_descendant(index, node)
+                        fj.mail.has_descendant(index, node)
+                            || (waited_a_tick(Some(since)) && fj.mail.has_awaited(index))
                     })
             });
         }
@@ -87,7 +90,7 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
 }
 
 /// Whether a wait that has found nothing of its own to run since `since` has waited a tick,
-/// so that it runs mail of other work (module docs). Under loom, at once: the models have no
+/// so that it runs mail of other work that a caller waits for (module docs). Under loom, at once: the models have no
 /// clock.
 fn waited_a_tick(since: Option<Instant>) -> bool {
     #[cfg(not(loom))]
