@@ -90,7 +90,8 @@ fn nested_joins_under_a_lock_never_lock_again_on_the_same_thread() {
 /// A fire-and-forget `spawn_broadcast` reaches a worker that holds a lock across a `join`
 /// whose other half a thief runs for a while: the worker waits ticks with nothing of its own
 /// to run, yet runs the part only after its `join` returned (nobody waits for that part, so
-/// the wait's late mail, `forkjoin/wait.rs`, leaves it), and the part finds the lock free.
+/// the wait's late mail, `runtime/scheduler/forkjoin/wait.rs`, leaves it), and the part
+/// finds the lock free.
 #[test]
 fn a_spawned_broadcast_part_waits_for_the_join_that_holds_a_lock() {
     watchdog(60, "spawned broadcast across a held lock", || {
