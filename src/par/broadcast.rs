@@ -71,8 +71,7 @@ impl fmt::Debug for BroadcastContext<'_> {
 /// nest, within an executor and across executors; once it has waited a tick with nothing
 /// of its own to run, it runs the other awaited parts addressed to it too (a blocking
 /// broadcast's, a scope's), so that broadcasts made on two workers at once do not wait for
-/// each other. If a part panics, the panic is
-/// resumed here once every part finished.
+/// each other. If a part panics, the panic is resumed here once every part finished.
 ///
 /// # Panics
 ///

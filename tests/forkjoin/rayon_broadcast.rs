@@ -4,11 +4,11 @@
 //!
 //! Adapted: each test runs under the watchdog; the `spawn_broadcast_mutual` tests keep
 //! `pool2` alive until the count is in (a filch pool is an `Executor`, whose drop shuts it
-//! down and drops the parts it has not run, where rayon's pool outlives its handle); the `_sleepy` tests sleep a tenth of rayon's sleeps (enough
-//! for the other pool's workers to fall asleep, which they do after 25 µs without work; no
-//! bound on time is asserted); `broadcast_sleep_race`
-//! makes a fixed number of broadcasts rather than looping for a second; and the blocking
-//! broadcasts also assert that each index ran exactly once. `broadcast_after_spawn` spawns
+//! down and drops the parts it has not run, where rayon's pool outlives its handle); the
+//! `_sleepy` tests sleep a tenth of rayon's sleeps (enough for the other pool's workers to
+//! fall asleep, which they do after 25 µs without work; no bound on time is asserted);
+//! `broadcast_sleep_race` makes a fixed number of broadcasts rather than looping for a
+//! second; and the blocking broadcasts also assert that each index ran exactly once. `broadcast_after_spawn` spawns
 //! from fork-join work on the global executor (rayon's `registry::in_worker` is internal).
 //!
 //! Not ported: `spawn_broadcast_panic_one` and `spawn_broadcast_panic_many` (no

@@ -5,15 +5,15 @@
 //! A broadcast's part for worker `i` is a piece addressed to `i` (`mail.rs`), which only
 //! worker `i`'s thread runs: as its loop's next piece, or while it waits for a node the part
 //! descends from, or, after a tick, for any node (`wait.rs`; a blocking broadcast's parts
-//! are awaited). A blocking broadcast ([`broadcast`]) waits for a node of its
-//! own (`Node::parts`) whose parent is the caller's lineage and which counts the parts not
+//! are awaited). A blocking broadcast ([`broadcast`]) waits for a node of its own
+//! (`Node::parts`) whose parent is the caller's lineage and which counts the parts not
 //! finished; each part is a whole call (`Node::call`) below it, which finishes it when
 //! dropped, run or not. A caller that is a worker of the executor runs its own part itself,
 //! on its thread, then waits as a `join` does (running what descends from the broadcast: the
 //! parts of broadcasts made inside it that are addressed to it; after a tick, any awaited
-//! part addressed to it, `wait.rs`), so a broadcast from inside a broadcast, in one executor or
-//! across two, and two broadcasts made on two workers at once, never wait for a worker that
-//! waits for them.
+//! part addressed to it, `wait.rs`), so a broadcast from inside a broadcast, in one executor
+//! or across two, and two broadcasts made on two workers at once, never wait for a worker
+//! that waits for them.
 //!
 //! **Invariants:** every part of a broadcast is posted to its own worker's box, one per
 //! worker, before the caller waits; the caller's frame (the closure it borrows) is reachable

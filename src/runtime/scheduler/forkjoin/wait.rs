@@ -90,8 +90,8 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
 }
 
 /// Whether a wait that has found nothing of its own to run since `since` has waited a tick,
-/// so that it runs mail of other work that a caller waits for (module docs). Under loom, at once: the models have no
-/// clock.
+/// so that it runs mail of other work that a caller waits for (module docs). Under loom, at
+/// once: the models have no clock.
 fn waited_a_tick(since: Option<Instant>) -> bool {
     #[cfg(not(loom))]
     return since.is_some_and(|since| since.elapsed() >= TICK);
