@@ -90,10 +90,14 @@ fn nested_joins_under_a_lock_never_lock_again_on_the_same_thread() {
 /// A fire-and-forget `spawn_broadcast` reaches a worker that holds a lock across a `join`
 /// whose other half a thief runs for a while: the worker waits ticks with nothing of its own
 /// to run, yet runs the part only after its `join` returned (nobody waits for that part, so
-/// the wait's late mail, `runtime/scheduler/forkjoin/wait.rs`, leaves it), and the part
-/// finds the lock free.
+/// the wait's late mail, `runtime/scheduler/forkjoin/wait.rs`, leaves it): no part runs
+/// inside the holder's locked section, where taking the lock would deadlock.
 #[test]
 fn a_spawned_broadcast_part_waits_for_the_join_that_holds_a_lock() {
+    thread_local! {
+        /// Whether this thread is inside the holder's locked section.
+        static HOLDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
     watchdog(60, "spawned broadcast across a held lock", || {
         let pool = Arc::new(
             filch::par::ThreadPoolBuilder::new()
@@ -110,8 +114,8 @@ fn a_spawned_broadcast_part_waits_for_the_join_that_holds_a_lock() {
             let (stolen, posted) = (Arc::clone(&stolen), Arc::clone(&posted));
             std::thread::spawn(move || {
                 pool.install(|| {
-                    let index = filch::par::current_thread_index().unwrap();
-                    let _held = lock.lock().unwrap();
+                    let held = lock.lock().unwrap();
+                    HOLDING.with(|h| h.set(true));
                     filch::par::join(
                         // Until the other half has started on the other worker.
                         || {
@@ -129,29 +133,27 @@ fn a_spawned_broadcast_part_waits_for_the_join_that_holds_a_lock() {
                             std::thread::sleep(std::time::Duration::from_millis(10));
                         },
                     );
-                    index
+                    HOLDING.with(|h| h.set(false));
+                    drop(held);
                 })
             })
         };
         while stolen.load(Ordering::SeqCst) == 0 {
             std::thread::yield_now();
         }
-        // Each worker's part tries the lock and says where it ran; the holder's worker's part
-        // must find it free (the thief's may not: the holder may still be in its join).
-        {
-            let lock = Arc::clone(&lock);
-            pool.spawn_broadcast(move |ctx| {
-                tx.send((ctx.index(), lock.try_lock().is_ok())).unwrap();
-            });
-        }
+        // Each worker's part says whether it ran inside the holder's locked section (on the
+        // holder's thread, in its join's wait), where taking the lock would deadlock.
+        pool.spawn_broadcast(move |ctx| {
+            tx.send((ctx.index(), HOLDING.with(|h| h.get()))).unwrap();
+        });
         posted.store(1, Ordering::SeqCst);
-        let index = holder.join().unwrap();
+        holder.join().unwrap();
         let mut parts: Vec<(usize, bool)> = rx.iter().take(2).collect();
         parts.sort();
-        assert_eq!(parts.iter().map(|p| p.0).collect::<Vec<_>>(), [0, 1]);
-        assert!(
-            parts[index].1,
-            "the part ran on the holder's worker while its join held the lock"
+        assert_eq!(
+            parts,
+            [(0, false), (1, false)],
+            "a part ran on the holder's thread while its join held the lock"
         );
     });
 }
