@@ -15,8 +15,8 @@
 //!   stand-in's booking as the worker in the notifier, and the hand-off of a slot to a new
 //!   server;
 //! - `serve.rs`: the stand-in thread's body: it polls the tasks that other threads can reach
-//!   (the worker's inbox, the injector, every deque and inbox), turns the driver, and parks as
-//!   the worker.
+//!   (the worker's inbox, the injector, every deque and inbox), found by the worker loop's
+//!   own search (`worker/search.rs`), turns the driver, and parks as the worker.
 //!
 //! A held poll ends with its worker's stand-in released (`Hold::end` tells the worker), so
 //! that the worker and its stand-in never both sleep as the worker. While its poll is held,

@@ -5,14 +5,13 @@ use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::util::steal::retry;
-
 use crate::runtime::driver::{Driver, Pace};
 use crate::runtime::park::{Parked, Parker};
 use crate::runtime::scheduler::forkjoin::thread::FjThread;
 use crate::runtime::scheduler::forkjoin::wait;
 use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::scheduler::worker::context;
+use crate::runtime::scheduler::worker::search::Search;
 use crate::util::wake_all::drop_quietly;
 
 /// Starts a server for worker `index`'s slot, named `{worker's name}-standin`.
@@ -103,6 +102,7 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
     };
     hold.set_thread();
     let mut booked = None;
+    let mut rng = 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) << 17);
     loop {
         if !standins.is_active(index) || state.is_shut_down() {
             return true;
@@ -111,7 +111,7 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         // release, and with it the booking it has in the notifier as the worker.
         #[cfg(feature = "test-util")]
         let busy = state.driver.clock().activity().busy();
-        if let Some(task) = find_task(state, index) {
+        if let Some(task) = find_task(state, index, &mut rng) {
             hold.begin();
             poll(task);
             let held = hold.end();
@@ -203,17 +203,15 @@ fn run_a_call(state: &Arc<State>, index: usize) -> bool {
     true
 }
 
-/// A task for worker `index`'s stand-in: from its inbox, the injector, or any worker's
-/// deque or inbox.
-fn find_task(state: &State, index: usize) -> Option<Runnable> {
-    let own = &state.workers[index];
-    retry(|| own.inbox.steal())
-        .or_else(|| retry(|| state.injector.steal()))
-        .or_else(|| {
-            state.workers.iter().find_map(|other| {
-                retry(|| other.stealer.steal()).or_else(|| retry(|| other.inbox.steal()))
-            })
-        })
+/// A task for worker `index`'s stand-in: from its worker's inbox, the injector, or any
+/// worker's deque or inbox (its own worker's included), from a random victim on
+/// (`worker/search.rs`, the worker loop's search).
+fn find_task(state: &State, index: usize, rng: &mut u64) -> Option<Runnable> {
+    let search = Search::one_at_a_time(state, index);
+    search.inbox().or_else(|| search.injector()).or_else(|| {
+        let start = (crate::util::rng::next(rng) % state.num_workers() as u64) as usize;
+        search.round(start, &mut 0)
+    })
 }
 
 /// Polls `task` once with a fresh budget; a panic from the runtime itself is dropped (the

@@ -98,6 +98,7 @@
 pub(crate) mod context;
 pub(crate) mod local;
 pub(crate) mod schedule;
+pub(crate) mod search;
 #[cfg(all(test, not(loom)))]
 mod tests;
 
@@ -107,7 +108,6 @@ use std::time::Instant;
 
 use crossbeam_deque::Worker;
 
-use crate::util::steal::retry;
 use event_listener::EventListener;
 
 use crate::runtime::driver::{Driver, Pace};
@@ -117,6 +117,7 @@ use crate::runtime::scheduler::state::{Runnable, State};
 use crate::runtime::task::{task_count, YIELDED};
 use crate::util::wake_all::drop_quietly;
 use local::WorkerLocal;
+use search::Search;
 
 /// Every this many polls a worker takes one task of the injector or of its inbox (the two
 /// alternately, step 1 of the module docs) before its LIFO slot and deque. 61 as in tokio and Go:
@@ -503,14 +504,15 @@ impl WorkerLocal {
     /// The queue `serving` names is skipped: tasks of a batch taken from it wait on the
     /// deque, and its next task would overtake them (tasks woken by events, in event order).
     fn fairness_pick(&self, round: u32, serving: Option<BatchFrom>) -> Option<Runnable> {
+        let one = Search::one_at_a_time(&self.state, self.index);
         let inbox = || {
             (serving != Some(BatchFrom::Inbox))
-                .then(|| retry(|| self.state.workers[self.index].inbox.steal()))
+                .then(|| one.inbox())
                 .flatten()
         };
         let injector = || {
             (serving != Some(BatchFrom::Injector))
-                .then(|| retry(|| self.state.injector.steal()))
+                .then(|| one.injector())
                 .flatten()
         };
         let pinned = || self.pop_pinned();
@@ -522,17 +524,19 @@ impl WorkerLocal {
         }
     }
 
+    /// This worker's search of the shared queues (`search.rs`): batches into its deque.
+    #[inline]
+    fn shared_queues(&self) -> Search<'_> {
+        Search::batches(&self.state, self.index, &self.deque)
+    }
+
     fn pop_inbox(&self) -> Option<Runnable> {
-        let task = retry(|| {
-            self.state.workers[self.index]
-                .inbox
-                .steal_batch_and_pop(&self.deque)
-        });
+        let task = self.shared_queues().inbox();
         self.announce_batch(task)
     }
 
     fn pop_injector(&self) -> Option<Runnable> {
-        let task = retry(|| self.state.injector.steal_batch_and_pop(&self.deque));
+        let task = self.shared_queues().injector();
         self.announce_batch(task)
     }
 
@@ -624,24 +628,12 @@ impl WorkerLocal {
         }
         let mut attempts = 0;
         let mut found = None;
-        'rounds: for _ in 0..STEAL_ROUNDS {
+        let search = self.shared_queues();
+        for _ in 0..STEAL_ROUNDS {
             let start = (crate::util::rng::next(&mut st.rng) % n as u64) as usize;
-            for k in 0..n {
-                let victim = (start + k) % n;
-                if victim == self.index {
-                    continue;
-                }
-                let other = &self.state.workers[victim];
-                attempts += 1;
-                if let Some(task) = retry(|| other.stealer.steal_batch_and_pop(&self.deque)) {
-                    found = self.announce_batch(Some(task));
-                    break 'rounds;
-                }
-                attempts += 1;
-                if let Some(task) = retry(|| other.inbox.steal_batch_and_pop(&self.deque)) {
-                    found = self.announce_batch(Some(task));
-                    break 'rounds;
-                }
+            if let Some(task) = search.round(start, &mut attempts) {
+                found = self.announce_batch(Some(task));
+                break;
             }
             if let Some(task) = self.pop_injector() {
                 found = Some(task);
