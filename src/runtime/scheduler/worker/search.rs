@@ -62,13 +62,13 @@ impl<'a> Search<'a> {
     /// A task (a batch, for a worker) from this worker's inbox.
     #[inline]
     pub(crate) fn inbox(&self) -> Option<Runnable> {
-        self.from_queue(&self.state.workers[self.index].inbox)
+        self.take_from_queue(&self.state.workers[self.index].inbox)
     }
 
     /// A task (a batch, for a worker) from the injector.
     #[inline]
     pub(crate) fn injector(&self) -> Option<Runnable> {
-        self.from_queue(&self.state.injector)
+        self.take_from_queue(&self.state.injector)
     }
 
     /// One round over the workers' deques and inboxes (each deque before its inbox),
@@ -83,25 +83,25 @@ impl<'a> Search<'a> {
             }
             let other = &self.state.workers[victim];
             *attempts += 1;
-            if let Some(task) = self.from_deque(&other.stealer) {
+            if let Some(task) = self.take_from_deque(&other.stealer) {
                 return Some(task);
             }
             *attempts += 1;
-            if let Some(task) = self.from_queue(&other.inbox) {
+            if let Some(task) = self.take_from_queue(&other.inbox) {
                 return Some(task);
             }
         }
         None
     }
 
-    fn from_queue(&self, queue: &Injector<Runnable>) -> Option<Runnable> {
+    fn take_from_queue(&self, queue: &Injector<Runnable>) -> Option<Runnable> {
         match self.into {
             Some(deque) => retry(|| queue.steal_batch_and_pop(deque)),
             None => retry(|| queue.steal()),
         }
     }
 
-    fn from_deque(&self, stealer: &Stealer<Runnable>) -> Option<Runnable> {
+    fn take_from_deque(&self, stealer: &Stealer<Runnable>) -> Option<Runnable> {
         match self.into {
             Some(deque) => retry(|| stealer.steal_batch_and_pop(deque)),
             None => retry(|| stealer.steal()),
