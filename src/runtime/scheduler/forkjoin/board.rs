@@ -23,13 +23,13 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::node::Node;
+use super::node::{Node, Piece};
 use crate::util::sync::{AtomicUsize, Mutex, Ordering};
 
 /// The pieces on offer (module docs).
 #[derive(Default)]
 pub(crate) struct Board {
-    pieces: Mutex<VecDeque<Arc<Node>>>,
+    pieces: Mutex<VecDeque<Piece>>,
     /// Pieces still `AVAILABLE` (module invariants); read without the lock as a hint.
     available: AtomicUsize,
 }
@@ -45,7 +45,7 @@ impl Board {
     }
 
     /// Offers `piece`; the caller then wakes its ancestors' waiters and an idle worker.
-    pub(crate) fn publish(&self, piece: Arc<Node>) {
+    pub(crate) fn publish(&self, piece: Piece) {
         let mut pieces = self.pieces.lock();
         pieces.push_back(piece);
         // Relaxed: under the lock (module invariants); see `available` for the readers.
@@ -53,7 +53,7 @@ impl Board {
     }
 
     /// Claims the oldest piece on offer, for a worker with nothing else to do.
-    pub(crate) fn take_oldest(&self) -> Option<Arc<Node>> {
+    pub(crate) fn take_oldest(&self) -> Option<Piece> {
         if self.available() == 0 {
             return None;
         }
@@ -68,9 +68,9 @@ impl Board {
         None
     }
 
-    /// Claims the oldest whole call on offer (`Node::call`), for a stand-in whose workers are
+    /// Claims the oldest whole call on offer (`Piece::call`), for a stand-in whose workers are
     /// all in polls (`runtime/scheduler/standin/serve.rs`).
-    pub(crate) fn take_oldest_call(&self) -> Option<Arc<Node>> {
+    pub(crate) fn take_oldest_call(&self) -> Option<Piece> {
         if self.available() == 0 {
             return None;
         }
@@ -101,7 +101,7 @@ impl Board {
 
     /// Claims a piece on offer that descends from `ancestor`: the newest if `newest`, else
     /// the oldest.
-    pub(crate) fn take_descendant(&self, ancestor: &Node, newest: bool) -> Option<Arc<Node>> {
+    pub(crate) fn take_descendant(&self, ancestor: &Node, newest: bool) -> Option<Piece> {
         if self.available() == 0 {
             return None;
         }
@@ -135,7 +135,7 @@ impl Board {
     }
 
     /// Removes `piece`, which its owner just reclaimed.
-    pub(crate) fn remove_reclaimed(&self, piece: &Arc<Node>) {
+    pub(crate) fn remove_reclaimed(&self, piece: &Piece) {
         let mut pieces = self.pieces.lock();
         // Relaxed: under the lock; the reclaim moved it out of `AVAILABLE`.
         self.available.fetch_sub(1, Ordering::Relaxed);
@@ -147,7 +147,7 @@ impl Board {
     /// Takes every whole call still on offer (after shutdown: no worker will run them); the
     /// caller drops them, which tells their callers. Pieces of calls in progress stay: their
     /// owners settle them.
-    pub(crate) fn take_calls(&self) -> Vec<Arc<Node>> {
+    pub(crate) fn take_calls(&self) -> Vec<Piece> {
         let mut pieces = self.pieces.lock();
         let mut calls = Vec::new();
         claim_calls(&mut pieces, &mut calls);
@@ -159,10 +159,10 @@ impl Board {
 
 /// Claims every whole call among `pieces` and moves it to `calls` (shutdown's drain of the
 /// board and of the mailboxes); the other pieces stay, in order.
-pub(crate) fn claim_calls(pieces: &mut VecDeque<Arc<Node>>, calls: &mut Vec<Arc<Node>>) {
+pub(crate) fn claim_calls(pieces: &mut VecDeque<Piece>, calls: &mut Vec<Piece>) {
     pieces.retain(|piece| {
         if piece.is_call() && piece.try_claim() {
-            calls.push(Arc::clone(piece));
+            calls.push(piece.clone());
             false
         } else {
             true

@@ -7,7 +7,7 @@
 //! descends from, or, after a tick, for any node (`wait.rs`; a blocking broadcast's parts
 //! are awaited). A blocking broadcast ([`broadcast`]) waits for a node of its own
 //! (`Node::parts`) whose parent is the caller's lineage and which counts the parts not
-//! finished; each part is a whole call (`Node::call`) below it, which finishes it when
+//! finished; each part is a whole call (`Piece::call`) below it, which finishes it when
 //! dropped, run or not. A caller that is a worker of the executor runs its own part itself,
 //! on its thread, then waits as a `join` does (running what descends from the broadcast: the
 //! parts of broadcasts made inside it that are addressed to it; after a tick, any awaited
@@ -23,7 +23,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::node::{Body, Node, Root};
+use super::node::{Body, Node, Piece, Root};
 use super::occupy::on_worker;
 use super::thread::{with_current, FjThread};
 use super::wait;
@@ -105,7 +105,7 @@ pub(crate) fn broadcast(state: &State, op: &(dyn Fn(usize) + Sync)) {
             node: Arc::clone(&node),
         };
         let body: Body = Box::new(move || part.run());
-        let piece = Node::call(Some(Arc::clone(&node)), Root::new(), body);
+        let piece = Piece::call(Some(Arc::clone(&node)), Root::new(), body);
         super::publish::post(state, index, piece);
     }
     if let Some(index) = own {
@@ -149,7 +149,7 @@ pub(crate) fn spawn_broadcast(state: &State, op: Arc<dyn Fn(usize) + Send + Sync
         let body: Body = Box::new(move || {
             drop(catch_unwind(AssertUnwindSafe(|| op(index))));
         });
-        super::publish::post(state, index, Node::call(None, Root::new(), body));
+        super::publish::post(state, index, Piece::call(None, Root::new(), body));
     }
 }
 

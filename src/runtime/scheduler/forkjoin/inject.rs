@@ -8,7 +8,7 @@
 //! (`occupy.rs`).
 //!
 //! A stand-in (`runtime/scheduler/standin/`) that polls such a task puts the call on the
-//! board, as a whole call (`Node::call`) that idle workers take, and that a stand-in takes
+//! board, as a whole call (`Piece::call`) that idle workers take, and that a stand-in takes
 //! itself while every worker is in a poll (`standin/serve.rs`, `run_a_call`: a worker held by
 //! a blocking poll would never take it). A task polled by a stand-in that calls fork-join
 //! directly makes such a call, and the stand-in hands its slot on before it waits.
@@ -44,7 +44,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::thread::Result as Outcome;
 
-use super::node::{Body, Cancelled, Node, Root};
+use super::node::{Body, Cancelled, Node, Piece, Root};
 use super::occupy::{on_worker, Away};
 use super::thread::{with_current, FjThread};
 use super::wait;
@@ -133,7 +133,7 @@ where
             let armed = WaitOnUnwind(&wait);
             let body = make_body(Arc::clone(&wait));
             if from_lineage {
-                let node = Node::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
+                let node = Piece::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
                 super::publish::offer(state, node);
             } else {
                 spawn_call_below(state, Root::new(), Some(Arc::clone(&wait)), body);
@@ -160,7 +160,7 @@ where
                 let wait = Node::outside_call(Some(lineage));
                 let armed = WaitOnUnwind(&wait);
                 let body = make_body(Arc::clone(&wait));
-                let node = Node::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
+                let node = Piece::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
                 super::publish::offer(state, node);
                 serve::hand_off_while(|| {
                     with_current(|t| {
@@ -262,7 +262,7 @@ impl Future for CallTask {
                 // is in a poll (module docs).
                 let state = context::current_state()
                     .expect("filch: a fork-join call polled outside its executor");
-                super::publish::offer(&state, Node::call(parent, root, on_board(body)));
+                super::publish::offer(&state, Piece::call(parent, root, on_board(body)));
             }
         });
         Poll::Ready(())

@@ -25,10 +25,10 @@
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::Arc;
 use std::thread::Result as Outcome;
 
 use super::frame::FrameLinks;
+use super::node::Piece;
 use super::thread::{Cancelled, FjThread};
 use crate::runtime::task::Payload;
 use crate::util::wake_all::drop_quietly;
@@ -111,10 +111,10 @@ unsafe fn settle(t: &FjThread, links: &FrameLinks) -> bool {
     if published.is_null() {
         return false;
     }
-    // SAFETY: `publish_oldest` stored the pointer with `Arc::into_raw`, one count for the
+    // SAFETY: `publish::frame` stored the pointer with `Piece::into_raw`, one count for the
     // frame, which this takes back once (the frame is settled once).
-    let node = unsafe { Arc::from_raw(published) };
-    super::wait::reclaim_or_wait(t, &node)
+    let half = unsafe { Piece::from_raw(published) };
+    super::wait::reclaim_or_wait(t, &half)
 }
 
 /// Settles the half if `a` unwinds (step 5 of the module docs), or if the call was

@@ -1,4 +1,4 @@
-//! Loom models of the fork-join hand-offs, on the shipped [`Node`] and [`Board`]:
+//! Loom models of the fork-join hand-offs, on the shipped [`Piece`], [`Node`] and [`Board`]:
 //! - a join's published half runs exactly once, by its owner (after a reclaim) or by a thief
 //!   (after a claim), and an owner whose half was claimed sees its outcome in the frame, and
 //!   is woken, before it leaves the frame (`join_half_runs_once_and_the_owner_sees_it`);
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use super::board::Board;
 use super::exposed::Exposed;
 use super::frame::FrameLinks;
-use super::node::{Half, Node, Root};
+use super::node::{Half, Node, Piece, Root};
 
 /// A join's frame in the model: the half's result cell, written by whoever runs the half.
 struct Frame {
@@ -53,8 +53,8 @@ fn join_half_runs_once_and_the_owner_sees_it() {
             frame: std::ptr::from_ref::<Frame>(frame).cast(),
             run: run_half,
         };
-        let node = Node::half(None, Root::new(), half);
-        board.publish(Arc::clone(&node));
+        let node = Piece::half(None, Root::new(), half);
+        board.publish(node.clone());
         let thief = {
             let board = Arc::clone(&board);
             thread::spawn(move || {
@@ -95,7 +95,7 @@ fn scope_owner_is_woken_by_the_last_closure() {
             let body = Box::new(move || {
                 ran.fetch_add(1, Ordering::Relaxed);
             });
-            board.publish(Node::spawned(Some(Arc::clone(&scope)), body, &scope));
+            board.publish(Piece::spawned(Some(Arc::clone(&scope)), body, &scope));
         }
         let thieves: Vec<_> = (0..2)
             .map(|_| {
@@ -137,11 +137,11 @@ fn a_waiter_is_woken_by_a_descendant() {
                 ran.fetch_add(1, Ordering::Relaxed);
             })
         };
-        let piece = Node::spawned(Some(Arc::clone(&scope)), body, &scope);
+        let piece = Piece::spawned(Some(Arc::clone(&scope)), body, &scope);
         let publisher = {
             let board = Arc::clone(&board);
             thread::spawn(move || {
-                board.publish(Arc::clone(&piece));
+                board.publish(piece.clone());
                 piece.wake_ancestors();
             })
         };

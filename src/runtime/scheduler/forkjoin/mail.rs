@@ -24,16 +24,15 @@
 //! and while its worker lives, on its worker's thread.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 use super::board::claim_calls;
-use super::node::Node;
+use super::node::{Node, Piece};
 use crate::util::sync::{AtomicUsize, Mutex, Ordering};
 
 /// One worker's mailbox.
 #[derive(Default)]
 struct MailBox {
-    pieces: Mutex<VecDeque<Arc<Node>>>,
+    pieces: Mutex<VecDeque<Piece>>,
     /// The pieces in the box (module invariants); read without the lock as a hint.
     len: AtomicUsize,
 }
@@ -64,7 +63,7 @@ impl Mail {
 
     /// Puts `piece` in worker `index`'s box; the caller wakes the worker and the piece's
     /// ancestors' waiters (`publish::post`).
-    pub(crate) fn post(&self, index: usize, piece: Arc<Node>) {
+    pub(crate) fn post(&self, index: usize, piece: Piece) {
         let mailbox = &self.boxes[index];
         let mut pieces = mailbox.pieces.lock();
         pieces.push_back(piece);
@@ -73,21 +72,21 @@ impl Mail {
     }
 
     /// Claims the oldest piece of worker `index`'s box. Only that worker's thread calls this.
-    pub(crate) fn take(&self, index: usize) -> Option<Arc<Node>> {
+    pub(crate) fn take(&self, index: usize) -> Option<Piece> {
         self.take_where(index, |_| true)
     }
 
     /// Claims the oldest piece of worker `index`'s box that descends from `ancestor`. Only
     /// that worker's thread calls this.
-    pub(crate) fn take_descendant(&self, index: usize, ancestor: &Node) -> Option<Arc<Node>> {
+    pub(crate) fn take_descendant(&self, index: usize, ancestor: &Node) -> Option<Piece> {
         self.take_where(index, |p| p.descends_from(ancestor))
     }
 
     /// Claims the oldest piece of worker `index`'s box that a caller waits for
-    /// ([`Node::is_awaited`]), whatever it descends from. Only that worker's thread calls
+    /// ([`Piece::is_awaited`]), whatever it descends from. Only that worker's thread calls
     /// this (a wait that has lasted a tick, `wait.rs`).
-    pub(crate) fn take_awaited(&self, index: usize) -> Option<Arc<Node>> {
-        self.take_where(index, Node::is_awaited)
+    pub(crate) fn take_awaited(&self, index: usize) -> Option<Piece> {
+        self.take_where(index, Piece::is_awaited)
     }
 
     /// Whether worker `index`'s box holds a piece that a caller waits for (a waiter's
@@ -104,7 +103,7 @@ impl Mail {
     /// After shutdown (no worker takes its mail any more): claims a piece of any box that
     /// descends from `ancestor`, for a scope's owner that runs what is left of its closures
     /// itself (`scope_core.rs`).
-    pub(crate) fn take_descendant_any(&self, ancestor: &Node) -> Option<Arc<Node>> {
+    pub(crate) fn take_descendant_any(&self, ancestor: &Node) -> Option<Piece> {
         (0..self.boxes.len()).find_map(|index| self.take_descendant(index, ancestor))
     }
 
@@ -119,14 +118,14 @@ impl Mail {
                 .any(|p| p.descends_from(ancestor))
     }
 
-    fn take_where(&self, index: usize, wanted: impl Fn(&Node) -> bool) -> Option<Arc<Node>> {
+    fn take_where(&self, index: usize, wanted: impl Fn(&Piece) -> bool) -> Option<Piece> {
         if !self.has(index) {
             return None;
         }
         let mailbox = &self.boxes[index];
         let mut pieces = mailbox.pieces.lock();
         loop {
-            let found = pieces.iter().position(|p| wanted(p))?;
+            let found = pieces.iter().position(&wanted)?;
             let piece = pieces.remove(found)?;
             // Relaxed: under the lock.
             mailbox.len.fetch_sub(1, Ordering::Relaxed);
@@ -138,7 +137,7 @@ impl Mail {
 
     /// Takes every whole call left in the boxes (after shutdown: no worker will run them);
     /// the caller drops them, which tells their callers (`State::drain_after_shutdown`).
-    pub(crate) fn take_calls(&self) -> Vec<Arc<Node>> {
+    pub(crate) fn take_calls(&self) -> Vec<Piece> {
         let mut calls = Vec::new();
         for mailbox in self.boxes.iter() {
             let mut pieces = mailbox.pieces.lock();

@@ -10,7 +10,8 @@
 //!   the thread's place when the thread makes no check for a tick (a `join` whose first half
 //!   waits for its second);
 //! - `join_frame.rs`: the join protocol; `scope_core.rs`: a scope's spawns and wait;
-//! - `node.rs`: a published piece or a scope ([`Node`]), its claim word, lineage and wait;
+//! - `node.rs`: a link of the lineage ([`Node`]: a piece's, a scope's, a wait node's) and
+//!   its wait, and [`Piece`], a node on offer to other threads, and its claim word;
 //! - `shared.rs`: what an executor's threads share for fork-join (`ForkJoin`: the board
 //!   and its counts), which the executor's state holds;
 //! - `board.rs`: the pieces on offer ([`Board`]); `mail.rs`: the pieces addressed to one

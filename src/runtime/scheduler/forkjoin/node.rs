@@ -1,15 +1,23 @@
-//! [`Node`]: a piece of fork-join work that other threads can reach, and [`Root`], the call
-//! it belongs to.
+//! [`Node`]: a link of a fork-join call's lineage; [`Piece`]: a node that other threads can
+//! take and run; and [`Root`], the call they belong to.
 //!
-//! A node is made when a piece is *published* (the second half of a `join`, a closure spawned
-//! into a scope), when a scope opens, and when a worker calls into another executor (the
-//! call's wait node, `inject.rs`). It lives in an `Arc`: the board holds one reference
-//! while the piece is on offer, the thread that runs it another, its owner a third, and the
-//! nodes made inside its run hold it as their `parent`. The parents form the *lineage*: the
-//! chain from a node up to the top of its call, through every published node whose run it
-//! was made inside, and through the wait nodes of calls between executors (so a lineage may
-//! cross executors). A thread that waits for a node runs only pieces that descend from it,
-//! and after a tick its worker's awaited mail (`wait.rs`).
+//! Two words, two jobs:
+//! - a **piece** is what sits on the board or in a mailbox: the second half of a `join`, a
+//!   closure spawned into a scope, a whole call (`inject.rs`), a broadcast's part. It is
+//!   made when it is *published*, and its claim word decides who runs it, once. Only a
+//!   [`Piece`] can be published, claimed, reclaimed or run, and only a piece's constructors
+//!   make a node whose claim word is `AVAILABLE`: the type says what may go on the board.
+//! - a **node** is what the *lineage* is made of: the chain from a node up to the top of its
+//!   call, through every piece whose run it was made inside (`parent`), the scopes, and the
+//!   wait nodes of calls into another executor and of blocking broadcasts (so a lineage may
+//!   cross executors). A thread that waits for a node (a half's owner, a scope's, a caller
+//!   of another executor) sleeps and is woken on it, and runs only pieces that descend from
+//!   it, and after a tick its worker's awaited mail (`wait.rs`). Every piece is a node too
+//!   (`Piece` derefs to its `Arc<Node>`): what runs inside it is made under it.
+//!
+//! A node lives in an `Arc`: the board holds one reference while its piece is on offer, the
+//! thread that runs it another, its owner a third, and the nodes made inside its run hold it
+//! as their `parent`.
 //!
 //! # The claim word (pieces only)
 //!
@@ -160,19 +168,6 @@ unsafe impl Send for Node {}
 unsafe impl Sync for Node {}
 
 impl Node {
-    /// The node of a join's second half, published by its owner (the calling thread).
-    pub(crate) fn half(parent: Option<Arc<Node>>, root: Arc<Root>, half: Half) -> Arc<Node> {
-        Arc::new(Node {
-            parent,
-            root,
-            claim: AtomicU8::new(AVAILABLE),
-            work: Work::Half(half),
-            pending: AtomicUsize::new(0),
-            waiter: Some(thread::current()),
-            sleeping: AtomicBool::new(false),
-        })
-    }
-
     /// The node of a scope opened by the calling thread, which waits for it.
     pub(crate) fn scope(parent: Option<Arc<Node>>, root: Arc<Root>) -> Arc<Node> {
         Arc::new(Node {
@@ -184,27 +179,6 @@ impl Node {
             },
             pending: AtomicUsize::new(0),
             waiter: Some(thread::current()),
-            sleeping: AtomicBool::new(false),
-        })
-    }
-
-    /// The node of `body`, spawned into `scope`; counted in the scope at once.
-    pub(crate) fn spawned(parent: Option<Arc<Node>>, body: Body, scope: &Arc<Node>) -> Arc<Node> {
-        debug_assert!(matches!(scope.work, Work::Scope { .. }));
-        // Relaxed: the count is read by the scope's owner only after the closures that
-        // spawn (its body, or a spawned closure still counted) have finished, which the
-        // finishers' SeqCst decrements order.
-        scope.pending.fetch_add(1, Ordering::Relaxed);
-        Arc::new(Node {
-            parent,
-            root: Arc::clone(&scope.root),
-            claim: AtomicU8::new(AVAILABLE),
-            work: Work::Spawned {
-                body: UnsafeCell::new(Some(body)),
-                scope: Arc::clone(scope),
-            },
-            pending: AtomicUsize::new(0),
-            waiter: None,
             sleeping: AtomicBool::new(false),
         })
     }
@@ -239,66 +213,8 @@ impl Node {
         self.finish_spawned();
     }
 
-    /// The node of a whole call (`Work::Call`), with its own root; `parent` is the wait node
-    /// of the call's caller if it waits for it from inside fork-join work (`inject.rs`).
-    pub(crate) fn call(parent: Option<Arc<Node>>, root: Arc<Root>, body: Body) -> Arc<Node> {
-        Arc::new(Node {
-            parent,
-            root,
-            claim: AtomicU8::new(AVAILABLE),
-            work: Work::Call {
-                body: UnsafeCell::new(Some(body)),
-            },
-            pending: AtomicUsize::new(0),
-            waiter: None,
-            sleeping: AtomicBool::new(false),
-        })
-    }
-
-    /// Whether it is a whole call (which the board drains at shutdown) rather than a piece of
-    /// a call in progress (which its owner always settles).
-    pub(crate) fn is_call(&self) -> bool {
-        matches!(self.work, Work::Call { .. })
-    }
-
     pub(crate) fn root(&self) -> &Arc<Root> {
         &self.root
-    }
-
-    /// Whether it is still on offer.
-    pub(crate) fn is_available(&self) -> bool {
-        // Acquire: pairs with the AcqRel of the claims (a hint; the claim decides).
-        self.claim.load(Ordering::Acquire) == AVAILABLE
-    }
-
-    /// Takes it for a thread other than the owner; `true` if this call won it.
-    pub(crate) fn try_claim(&self) -> bool {
-        // AcqRel: the winner sees what the publisher wrote before publishing (the frame,
-        // the body); pairs with the publisher's release through the board's lock too.
-        let won = self
-            .claim
-            .compare_exchange(AVAILABLE, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok();
-        #[cfg(feature = "console")]
-        if won && !self.is_call() {
-            self.root.piece_taken();
-        }
-        won
-    }
-
-    /// The owner takes it back; `true` if no other thread claimed it first.
-    pub(crate) fn try_reclaim(&self) -> bool {
-        // AcqRel: as `try_claim`; the loser of the two sees the winner's claim.
-        self.claim
-            .compare_exchange(AVAILABLE, RECLAIMED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-    }
-
-    /// For a piece in a mailbox (`mail.rs`): whether a caller waits for it. A blocking
-    /// broadcast's part and a scope's closure have a parent (what waits for them); a
-    /// fire-and-forget `spawn_broadcast`'s part has none.
-    pub(crate) fn is_awaited(&self) -> bool {
-        self.parent.is_some()
     }
 
     /// Whether `ancestor` is in this node's lineage (this node included).
@@ -311,48 +227,6 @@ impl Node {
             node = n.parent.as_deref();
         }
         false
-    }
-
-    /// Runs the piece; the caller claimed it. `migrated`: the caller is not its owner.
-    ///
-    /// # Safety
-    ///
-    /// The caller won `try_claim` (or the piece is a half it reclaimed) and calls this once.
-    pub(crate) unsafe fn run(&self, migrated: bool) {
-        match &self.work {
-            Work::Half(half) => {
-                // SAFETY: the claim hands the frame to this thread until `finish` (module
-                // docs); `run` catches the closure's panic into the frame.
-                unsafe { (half.run)(half.frame, migrated, self.root.is_cancelled()) };
-                self.finish_half();
-            }
-            Work::Spawned { body, scope } => {
-                // SAFETY: the claim hands the body to this thread, once.
-                let body = unsafe { (*body.get()).take() };
-                if let Some(body) = body {
-                    if self.root.is_cancelled() {
-                        // A cancelled call starts nothing new.
-                        drop_quietly(body);
-                        scope.keep_panic(Box::new(Cancelled));
-                    } else if let Err(payload) = catch_unwind(AssertUnwindSafe(body)) {
-                        scope.keep_panic(payload);
-                    }
-                }
-                scope.finish_spawned();
-            }
-            Work::Call { body } => {
-                // SAFETY: the claim hands the body to this thread, once. The body catches
-                // its own panics and reports them to whoever waits for the call.
-                if let Some(body) = unsafe { (*body.get()).take() } {
-                    if self.root.is_cancelled() {
-                        drop_quietly(body);
-                    } else {
-                        body();
-                    }
-                }
-            }
-            Work::Scope { .. } => unreachable!("a scope is never on the board"),
-        }
     }
 
     /// A half finished: its outcome is in the frame.
@@ -440,6 +314,174 @@ impl Node {
             n.wake_waiter();
             node = n.parent.as_deref();
         }
+    }
+}
+
+/// A node that other threads can take (module docs): a join's half, a closure spawned into
+/// a scope, a whole call. What the board and the mailboxes hold; its claim word decides who
+/// runs it. Derefs to its node, the link of the lineage that what runs inside it is made
+/// under.
+#[derive(Clone)]
+pub(crate) struct Piece(Arc<Node>);
+
+impl std::ops::Deref for Piece {
+    type Target = Arc<Node>;
+
+    #[inline]
+    fn deref(&self) -> &Arc<Node> {
+        &self.0
+    }
+}
+
+impl Piece {
+    /// The piece of a join's second half, published by its owner (the calling thread).
+    pub(crate) fn half(parent: Option<Arc<Node>>, root: Arc<Root>, half: Half) -> Piece {
+        Piece(Arc::new(Node {
+            parent,
+            root,
+            claim: AtomicU8::new(AVAILABLE),
+            work: Work::Half(half),
+            pending: AtomicUsize::new(0),
+            waiter: Some(thread::current()),
+            sleeping: AtomicBool::new(false),
+        }))
+    }
+
+    /// The piece of `body`, spawned into `scope`; counted in the scope at once.
+    pub(crate) fn spawned(parent: Option<Arc<Node>>, body: Body, scope: &Arc<Node>) -> Piece {
+        debug_assert!(matches!(scope.work, Work::Scope { .. }));
+        // Relaxed: the count is read by the scope's owner only after the closures that
+        // spawn (its body, or a spawned closure still counted) have finished, which the
+        // finishers' SeqCst decrements order.
+        scope.pending.fetch_add(1, Ordering::Relaxed);
+        Piece(Arc::new(Node {
+            parent,
+            root: Arc::clone(&scope.root),
+            claim: AtomicU8::new(AVAILABLE),
+            work: Work::Spawned {
+                body: UnsafeCell::new(Some(body)),
+                scope: Arc::clone(scope),
+            },
+            pending: AtomicUsize::new(0),
+            waiter: None,
+            sleeping: AtomicBool::new(false),
+        }))
+    }
+
+    /// The piece of a whole call (`Work::Call`), with its own root; `parent` is the wait node
+    /// of the call's caller if it waits for it from inside fork-join work (`inject.rs`).
+    pub(crate) fn call(parent: Option<Arc<Node>>, root: Arc<Root>, body: Body) -> Piece {
+        Piece(Arc::new(Node {
+            parent,
+            root,
+            claim: AtomicU8::new(AVAILABLE),
+            work: Work::Call {
+                body: UnsafeCell::new(Some(body)),
+            },
+            pending: AtomicUsize::new(0),
+            waiter: None,
+            sleeping: AtomicBool::new(false),
+        }))
+    }
+
+    /// Whether it is a whole call (which the board drains at shutdown) rather than a piece of
+    /// a call in progress (which its owner always settles).
+    pub(crate) fn is_call(&self) -> bool {
+        matches!(self.work, Work::Call { .. })
+    }
+
+    /// Whether it is still on offer.
+    pub(crate) fn is_available(&self) -> bool {
+        // Acquire: pairs with the AcqRel of the claims (a hint; the claim decides).
+        self.claim.load(Ordering::Acquire) == AVAILABLE
+    }
+
+    /// Takes it for a thread other than the owner; `true` if this call won it.
+    pub(crate) fn try_claim(&self) -> bool {
+        // AcqRel: the winner sees what the publisher wrote before publishing (the frame,
+        // the body); pairs with the publisher's release through the board's lock too.
+        let won = self
+            .claim
+            .compare_exchange(AVAILABLE, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        #[cfg(feature = "console")]
+        if won && !self.is_call() {
+            self.root.piece_taken();
+        }
+        won
+    }
+
+    /// The owner takes it back; `true` if no other thread claimed it first.
+    pub(crate) fn try_reclaim(&self) -> bool {
+        // AcqRel: as `try_claim`; the loser of the two sees the winner's claim.
+        self.claim
+            .compare_exchange(AVAILABLE, RECLAIMED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// For a piece in a mailbox (`mail.rs`): whether a caller waits for it. A blocking
+    /// broadcast's part and a scope's closure have a parent (what waits for them); a
+    /// fire-and-forget `spawn_broadcast`'s part has none.
+    pub(crate) fn is_awaited(&self) -> bool {
+        self.parent.is_some()
+    }
+
+    /// Runs the piece; the caller claimed it. `migrated`: the caller is not its owner.
+    ///
+    /// # Safety
+    ///
+    /// The caller won `try_claim` (or the piece is a half it reclaimed) and calls this once.
+    pub(crate) unsafe fn run(&self, migrated: bool) {
+        match &self.work {
+            Work::Half(half) => {
+                // SAFETY: the claim hands the frame to this thread until `finish` (module
+                // docs); `run` catches the closure's panic into the frame.
+                unsafe { (half.run)(half.frame, migrated, self.root.is_cancelled()) };
+                self.finish_half();
+            }
+            Work::Spawned { body, scope } => {
+                // SAFETY: the claim hands the body to this thread, once.
+                let body = unsafe { (*body.get()).take() };
+                if let Some(body) = body {
+                    if self.root.is_cancelled() {
+                        // A cancelled call starts nothing new.
+                        drop_quietly(body);
+                        scope.keep_panic(Box::new(Cancelled));
+                    } else if let Err(payload) = catch_unwind(AssertUnwindSafe(body)) {
+                        scope.keep_panic(payload);
+                    }
+                }
+                scope.finish_spawned();
+            }
+            Work::Call { body } => {
+                // SAFETY: the claim hands the body to this thread, once. The body catches
+                // its own panics and reports them to whoever waits for the call.
+                if let Some(body) = unsafe { (*body.get()).take() } {
+                    if self.root.is_cancelled() {
+                        drop_quietly(body);
+                    } else {
+                        body();
+                    }
+                }
+            }
+            Work::Scope { .. } => unreachable!("a scope is never on the board"),
+        }
+    }
+
+    /// The pointer a join frame keeps for its published half (`frame.rs`): one count of
+    /// the piece, which [`from_raw`](Piece::from_raw) takes back.
+    pub(crate) fn into_raw(self) -> *const Node {
+        Arc::into_raw(self.0)
+    }
+
+    /// Takes back the count that [`into_raw`](Piece::into_raw) kept.
+    ///
+    /// # Safety
+    ///
+    /// `node` came from `into_raw`, and its count is taken back once.
+    pub(crate) unsafe fn from_raw(node: *const Node) -> Piece {
+        // SAFETY: the caller's contract.
+        Piece(unsafe { Arc::from_raw(node) })
     }
 }
 

@@ -7,15 +7,15 @@ use std::ptr;
 use std::sync::Arc;
 
 use super::frame::FrameLinks;
-use super::node::{Node, Root};
+use super::node::{Piece, Root};
 use crate::runtime::scheduler::state::State;
 
-/// Puts `node` on `state`'s board, wakes the waiters it may be for (its ancestors') and an
+/// Puts `piece` on `state`'s board, wakes the waiters it may be for (its ancestors') and an
 /// idle worker.
-pub(crate) fn offer(state: &State, node: Arc<Node>) {
-    state.forkjoin.board.publish(Arc::clone(&node));
-    node.wake_ancestors();
-    if node.is_call() {
+pub(crate) fn offer(state: &State, piece: Piece) {
+    state.forkjoin.board.publish(piece.clone());
+    piece.wake_ancestors();
+    if piece.is_call() {
         // A whole call: a stand-in may take it too, while every worker is in a poll
         // (`runtime/scheduler/standin/serve.rs`).
         state.idle.notify_work();
@@ -36,11 +36,11 @@ pub(crate) fn wake_for_piece(state: &State) {
         .notify_work_for(|index| !standins.is_active(index));
 }
 
-/// Puts `node` in worker `index`'s mailbox of `state` (`mail.rs`), wakes the waiters it may
+/// Puts `piece` in worker `index`'s mailbox of `state` (`mail.rs`), wakes the waiters it may
 /// be for (its ancestors') and that worker if it sleeps.
-pub(crate) fn post(state: &State, index: usize, node: Arc<Node>) {
-    state.forkjoin.mail.post(index, Arc::clone(&node));
-    node.wake_ancestors();
+pub(crate) fn post(state: &State, index: usize, piece: Piece) {
+    state.forkjoin.mail.post(index, piece.clone());
+    piece.wake_ancestors();
     // Its SeqCst fence pairs with the parking worker's, whose re-check counts its mailbox
     // (`worker/mod.rs`), as after a push to its pinned queue.
     state.idle.notify_worker(index);
@@ -70,9 +70,9 @@ pub(crate) unsafe fn frame(state: &State, root: &Arc<Root>, frame: &FrameLinks) 
             Arc::from_raw(parent)
         }
     });
-    let node = Node::half(parent, Arc::clone(root), half);
-    frame.published.set(Arc::into_raw(Arc::clone(&node)));
-    super::publish::offer(state, node);
+    let piece = Piece::half(parent, Arc::clone(root), half);
+    frame.published.set(piece.clone().into_raw());
+    super::publish::offer(state, piece);
 }
 
 /// The ticker's look at each worker of `state` (`runtime/scheduler/standin/hand_over.rs`'s

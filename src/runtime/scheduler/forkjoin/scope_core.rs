@@ -18,7 +18,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::node::{Body, Node, Root};
+use super::node::{Body, Node, Piece, Root};
 use super::thread::{with_current, FjThread};
 use super::wait;
 use crate::runtime::scheduler::state::State;
@@ -52,7 +52,7 @@ impl ScopeCore {
     /// Publishes `body` as a closure of this scope. The body's lifetime was erased by the
     /// caller, who guarantees that the scope waits for it ([`ScopeCore::complete`]).
     pub(crate) fn spawn(&self, body: Body) {
-        let node = Node::spawned(Some(self.spawn_parent()), body, &self.node);
+        let node = Piece::spawned(Some(self.spawn_parent()), body, &self.node);
         super::publish::offer(&self.state, node);
     }
 
@@ -61,7 +61,7 @@ impl ScopeCore {
     pub(crate) fn spawn_broadcast(&self, body: impl Fn(usize) -> Body) {
         let parent = self.spawn_parent();
         for index in 0..self.state.num_workers() {
-            let node = Node::spawned(Some(Arc::clone(&parent)), body(index), &self.node);
+            let node = Piece::spawned(Some(Arc::clone(&parent)), body(index), &self.node);
             super::publish::post(&self.state, index, node);
         }
     }

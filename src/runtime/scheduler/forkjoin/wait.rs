@@ -18,7 +18,7 @@
 //! making a broadcast, would then wait for each other for ever (each worker waits for its
 //! part on the other). So once a worker's own thread has waited a tick with nothing of its
 //! own to run, it also runs the parts in its mailbox that belong to other work and that a
-//! caller waits for (a blocking broadcast's, a scope's; [`Node::is_awaited`]), oldest
+//! caller waits for (a blocking broadcast's, a scope's; [`Piece::is_awaited`]), oldest
 //! first, as rayon's waiting threads run any job. Such a part, like a rayon job, may take a
 //! lock its thread holds across the wait. A fire-and-forget `spawn_broadcast`'s part (nobody
 //! waits for it, so no cycle goes through it), an unrelated piece on the board and a task
@@ -27,7 +27,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::node::Node;
+use super::node::{Node, Piece};
 use super::thread::FjThread;
 use crate::runtime::scheduler::worker::context;
 #[cfg(not(loom))]
@@ -111,20 +111,20 @@ fn takes_mail(t: &FjThread) -> Option<usize> {
     })
 }
 
-/// Takes back the published half `node` of `t`'s frame, or waits until the thread that
+/// Takes back the published half `half` of `t`'s frame, or waits until the thread that
 /// claimed it finished it (running pieces that descend from it meanwhile). Returns whether
 /// another thread ran it.
-pub(crate) fn reclaim_or_wait(t: &FjThread, node: &Arc<Node>) -> bool {
-    if node.try_reclaim() {
-        t.state.forkjoin.board.remove_reclaimed(node);
+pub(crate) fn reclaim_or_wait(t: &FjThread, half: &Piece) -> bool {
+    if half.try_reclaim() {
+        t.state.forkjoin.board.remove_reclaimed(half);
         return false;
     }
-    until_finished(t, node, false);
+    until_finished(t, half, false);
     true
 }
 
 /// Runs `piece`, which this thread claimed, with it as the thread's lineage.
-pub(crate) fn run_claimed(t: &FjThread, piece: Arc<Node>) {
+pub(crate) fn run_claimed(t: &FjThread, piece: Piece) {
     t.with_lineage(Arc::clone(&piece), || {
         // SAFETY: this thread won the piece's claim, and runs it once.
         unsafe { piece.run(true) }
