@@ -197,3 +197,63 @@ fn par_extend_appends_in_order() {
     either.par_extend(indexed());
     assert_eq!(either.right().unwrap().len(), N as usize);
 }
+
+/// An item that counts its drops.
+struct Counted<'a>(u64, &'a std::sync::atomic::AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// An unindexed collect big enough that the workers append the pieces' vectors
+/// (`par/iter/collect/append.rs`, from 256 KiB): every item once, in order, after what the
+/// target held; on two workers and on one.
+#[test]
+fn a_big_unindexed_collect_keeps_every_item_once_in_order() {
+    const BIG: u64 = 300_000;
+    let keep = |x: &u64| x % 3 != 0;
+    let expected: Vec<u64> = (0..BIG).filter(keep).collect();
+    for workers in [2, 1] {
+        let pool = filch::par::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let collected: Vec<u64> = (0..BIG).into_par_iter().filter(keep).collect();
+            assert_eq!(collected, expected, "{workers} workers");
+            let mut extended = vec![u64::MAX; 3];
+            extended.par_extend((0..BIG).into_par_iter().filter(keep));
+            assert_eq!(extended[..3], [u64::MAX; 3], "{workers} workers");
+            assert_eq!(extended[3..], expected[..], "{workers} workers");
+        });
+    }
+}
+
+/// The items of a big unindexed collect are dropped exactly once: the filtered-out ones
+/// during the call, the kept ones with the vector (none twice through the append's
+/// copies, none lost).
+#[test]
+fn a_big_unindexed_collect_drops_every_item_exactly_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    const BIG: u64 = 100_000;
+    let pool = filch::par::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let drops = AtomicUsize::new(0);
+    let collected: Vec<Counted<'_>> = pool.install(|| {
+        (0..BIG)
+            .into_par_iter()
+            .map(|i| Counted(i, &drops))
+            .filter(|c| c.0 % 3 != 0)
+            .collect()
+    });
+    let kept = (0..BIG).filter(|x| x % 3 != 0).count();
+    assert_eq!(drops.load(Relaxed), BIG as usize - kept);
+    assert_eq!(collected.len(), kept);
+    assert!(collected.windows(2).all(|w| w[0].0 < w[1].0));
+    drop(collected);
+    assert_eq!(drops.load(Relaxed), BIG as usize);
+}

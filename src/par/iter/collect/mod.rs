@@ -1,7 +1,8 @@
 //! Collecting into vectors: straight into the slots of the target when the length is known
-//! (`consumer.rs`), else into a list of one vector per piece, appended once at the end
-//! (`list.rs`).
+//! (`consumer.rs`), else into a list of one vector per piece (`list.rs`), appended once at
+//! the end, by the workers when it is big (`append.rs`).
 
+mod append;
 mod consumer;
 mod list;
 
@@ -9,6 +10,7 @@ use std::collections::LinkedList;
 
 use super::{IndexedParallelIterator, ParallelIterator};
 
+use append::append_list;
 pub(crate) use consumer::{CollectConsumer, CollectResult};
 pub(super) use list::{ListConsumer, ListReducer, ListVecConsumer};
 
@@ -83,14 +85,6 @@ where
             let list = pi.drive_unindexed(ListVecConsumer);
             append_list(vec, list);
         }
-    }
-}
-
-/// Appends every vector of `list` to `vec`, reserving once.
-pub(super) fn append_list<T>(vec: &mut Vec<T>, list: LinkedList<Vec<T>>) {
-    vec.reserve(list.iter().map(Vec::len).sum());
-    for mut piece in list {
-        vec.append(&mut piece);
     }
 }
 
