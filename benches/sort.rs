@@ -11,7 +11,11 @@
 //! Rows (the targets of issue 35: filch <= 1.0x rayon):
 //! - unstable_u64: `par_sort_unstable` of 10^7 random `u64`;
 //! - stable_strings: `par_sort` of 10^6 random `String`s (8 to 24 lowercase letters);
-//! - stable_u64 and unstable_strings: the other sort on each input, for the record.
+//! - stable_u64 and unstable_strings: the other sort on each input, for the record;
+//! - demo_*: rayon-demo's `sort.rs` shapes, 50,000 `u64`s each, both sorts (`demo_unstable_*`,
+//!   `demo_stable_*`): `ascending`, `descending`, `mostly_ascending` and `mostly_descending`
+//!   (the sorted input with √n random pairs swapped), and `random`; small calls, so each
+//!   gets ten times the rounds.
 //!
 //! filch's sorts run inside `block_on` of a filch executor (the current executor of the
 //! calling thread), rayon's inside `install` of its pool.
@@ -41,6 +45,18 @@ impl Rng {
 fn random_u64s(len: usize) -> Vec<u64> {
     let mut rng = Rng(1);
     (0..len).map(|_| rng.next()).collect()
+}
+
+/// rayon-demo's `gen_mostly_ascending` / `gen_mostly_descending`: `sorted` with √len random
+/// pairs swapped.
+fn mostly(mut sorted: Vec<u64>) -> Vec<u64> {
+    let mut rng = Rng(3);
+    let len = sorted.len() as u64;
+    for _ in (0u64..).take_while(|x| x * x <= len) {
+        let (x, y) = (rng.next() % len, rng.next() % len);
+        sorted.swap(x as usize, y as usize);
+    }
+    sorted
 }
 
 fn random_strings(len: usize) -> Vec<String> {
@@ -179,7 +195,27 @@ fn main() {
     if wanted("unstable_strings") {
         report("unstable_strings", row(&ex, &pool, &strings, false), rounds);
     }
+    let ascending: Vec<u64> = (0..DEMO_LEN as u64).collect();
+    let descending: Vec<u64> = ascending.iter().rev().copied().collect();
+    let demo = [
+        ("ascending", ascending.clone()),
+        ("descending", descending.clone()),
+        ("mostly_ascending", mostly(ascending)),
+        ("mostly_descending", mostly(descending)),
+        ("random", random_u64s(DEMO_LEN)),
+    ];
+    for (stable, kind) in [(false, "unstable"), (true, "stable")] {
+        for (shape, input) in &demo {
+            let name = format!("demo_{kind}_{shape}");
+            if wanted(&name) {
+                report(&name, row(&ex, &pool, input, stable), rounds * 10);
+            }
+        }
+    }
 }
+
+/// The length of rayon-demo's sort inputs.
+const DEMO_LEN: usize = 50_000;
 
 /// Runs one row's warm-up round and `rounds` timed rounds, and prints its line.
 fn report(name: &str, mut contenders: [Contender<'_>; 3], rounds: usize) {
@@ -210,6 +246,8 @@ fn report(name: &str, mut contenders: [Contender<'_>; 3], rounds: usize) {
 fn fmt_time(s: f64) -> String {
     if s >= 1.0 {
         format!("{s:.3} s")
+    } else if s < 1e-3 {
+        format!("{:.1} µs", s * 1e6)
     } else {
         format!("{:.1} ms", s * 1e3)
     }

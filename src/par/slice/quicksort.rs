@@ -4,7 +4,9 @@
 //!
 //! A piece is partitioned around a median of three (from 50 elements on, a pseudo-median of
 //! nine: Tukey's ninther) without branches on the comparisons: elements of up to 16 bytes
-//! by a Lomuto partition, larger ones by a block partition. When the piece is longer than
+//! by a Lomuto partition, larger ones by a block partition, and any element by the block
+//! partition when the pivot's samples were in order (a nearly sorted piece: the block
+//! partition moves only the few misplaced elements, where Lomuto's moves every one). When the piece is longer than
 //! [`SEQUENTIAL_LEN`], its two sides are sorted as the two halves of a `join`, else one
 //! after the other; pieces of at most 20 elements are sorted by insertion.
 //!
@@ -124,7 +126,7 @@ fn recurse<'a, T, F>(
                 continue;
             }
         }
-        let (mid, partitioned) = partition(v, pivot, &is_less);
+        let (mid, partitioned) = partition_hinted(v, pivot, &is_less, likely_sorted);
         shape.balanced = mid.min(len - mid) >= len / 8;
         shape.partitioned = partitioned;
         let (left, rest) = mem::take(&mut v).split_at_mut(mid);
@@ -157,6 +159,18 @@ pub(super) fn partition<T>(
     pivot: usize,
     is_less: &impl Fn(&T, &T) -> bool,
 ) -> (usize, bool) {
+    partition_hinted(v, pivot, is_less, false)
+}
+
+/// [`partition`], told whether the pivot's sample was in order (`likely_sorted`): few
+/// elements are then on the wrong side, and [`block_partition`], which moves only those,
+/// partitions any size of element.
+fn partition_hinted<T>(
+    v: &mut [T],
+    pivot: usize,
+    is_less: &impl Fn(&T, &T) -> bool,
+    likely_sorted: bool,
+) -> (usize, bool) {
     v.swap(0, pivot);
     let (head, rest) = v.split_first_mut().expect("the pivot is in the slice");
     let pivot = &*head;
@@ -170,7 +184,7 @@ pub(super) fn partition<T>(
         r -= 1;
     }
     let rest = &mut rest[l..r];
-    let less = if size_of::<T>() <= LOMUTO_MAX_SIZE {
+    let less = if size_of::<T>() <= LOMUTO_MAX_SIZE && !likely_sorted {
         lomuto(rest, |x| is_less(x, pivot))
     } else {
         block_partition(rest, pivot, is_less)

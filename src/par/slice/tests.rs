@@ -33,6 +33,17 @@ fn random(seed: u64, len: usize, modulus: u64) -> Vec<u64> {
         .collect()
 }
 
+/// `v` with √len pseudo-random pairs swapped (rayon-demo's "mostly ascending" shape): the
+/// pivot's samples look sorted, and the partition is the block partition.
+fn mostly(mut v: Vec<u64>) -> Vec<u64> {
+    let len = v.len();
+    let picks = random(10, 2 * len.isqrt(), len as u64);
+    for pair in picks.chunks(2) {
+        v.swap(pair[0] as usize, pair[1] as usize);
+    }
+    v
+}
+
 fn is_less(a: &u64, b: &u64) -> bool {
     a < b
 }
@@ -197,6 +208,8 @@ fn quicksort_handles_patterns() {
             (0..n as u64).map(|i| i.min(n as u64 - i)).collect(),
         ),
         ("random", random(9, n, u64::MAX)),
+        ("mostly sorted", mostly((0..n as u64).collect())),
+        ("mostly reversed", mostly((0..n as u64).rev().collect())),
     ];
     for (name, input) in patterns {
         let mut v = input.clone();
