@@ -126,7 +126,7 @@ fn recurse<'a, T, F>(
                 continue;
             }
         }
-        let (mid, partitioned) = partition_hinted(v, pivot, &is_less, likely_sorted);
+        let (mid, partitioned) = partition(v, pivot, &is_less, likely_sorted);
         shape.balanced = mid.min(len - mid) >= len / 8;
         shape.partitioned = partitioned;
         let (left, rest) = mem::take(&mut v).split_at_mut(mid);
@@ -154,18 +154,11 @@ fn recurse<'a, T, F>(
 /// Moves the elements less than `v[pivot]` before it and the others after it; returns the
 /// pivot's new index and whether the slice was already partitioned (nothing had to move but
 /// the pivot).
+///
+/// `likely_sorted`: the pivot's samples were in order ([`choose_pivot`]), so few elements
+/// are on the wrong side, and [`block_partition`], which moves only those, partitions any
+/// size of element.
 pub(super) fn partition<T>(
-    v: &mut [T],
-    pivot: usize,
-    is_less: &impl Fn(&T, &T) -> bool,
-) -> (usize, bool) {
-    partition_hinted(v, pivot, is_less, false)
-}
-
-/// [`partition`], told whether the pivot's sample was in order (`likely_sorted`): few
-/// elements are then on the wrong side, and [`block_partition`], which moves only those,
-/// partitions any size of element.
-fn partition_hinted<T>(
     v: &mut [T],
     pivot: usize,
     is_less: &impl Fn(&T, &T) -> bool,

@@ -56,12 +56,16 @@ fn sorted(mut v: Vec<u64>) -> Vec<u64> {
 #[test]
 fn partition_splits_around_the_pivot() {
     for (seed, modulus) in [(1, 10), (2, 1000), (3, u64::MAX)] {
-        for len in [8, 9, 100, 1000] {
+        for len in [8, 9, 100, 1000, 5000] {
             let input = random(seed, len, modulus);
-            for pivot in [0, len / 2, len - 1] {
+            // Both partitions: Lomuto's, and the block partition of a likely sorted piece.
+            for (pivot, likely_sorted) in [0, len / 2, len - 1]
+                .into_iter()
+                .flat_map(|p| [(p, false), (p, true)])
+            {
                 let mut v = input.clone();
                 let value = v[pivot];
-                let (mid, _) = partition(&mut v, pivot, &is_less);
+                let (mid, _) = partition(&mut v, pivot, &is_less, likely_sorted);
                 assert_eq!(v[mid], value);
                 assert!(v[..mid].iter().all(|x| *x < value));
                 assert!(v[mid + 1..].iter().all(|x| *x >= value));
@@ -83,7 +87,7 @@ fn block_partition_splits_large_elements_around_the_pivot() {
             for pivot in [0, len / 3, len - 1] {
                 let mut v = input.clone();
                 let value = v[pivot];
-                let (mid, _) = partition(&mut v, pivot, &|a: &[u64; 3], b: &[u64; 3]| a < b);
+                let (mid, _) = partition(&mut v, pivot, &|a: &[u64; 3], b: &[u64; 3]| a < b, false);
                 assert_eq!(v[mid], value);
                 assert!(v[..mid].iter().all(|x| *x < value), "len {len}");
                 assert!(v[mid + 1..].iter().all(|x| *x >= value), "len {len}");
@@ -100,12 +104,12 @@ fn block_partition_splits_large_elements_around_the_pivot() {
 #[test]
 fn partition_reports_an_already_partitioned_slice() {
     let mut v: Vec<u64> = (0..100).collect();
-    assert_eq!(partition(&mut v, 0, &is_less), (0, true));
+    assert_eq!(partition(&mut v, 0, &is_less, false), (0, true));
     let mut v: Vec<u64> = vec![5, 1, 2, 3, 7, 8, 9];
-    assert_eq!(partition(&mut v, 0, &is_less), (3, true));
+    assert_eq!(partition(&mut v, 0, &is_less, false), (3, true));
     assert_eq!(v, [3, 1, 2, 5, 7, 8, 9]);
     let mut v: Vec<u64> = vec![5, 7, 1, 8];
-    assert_eq!(partition(&mut v, 0, &is_less), (1, false));
+    assert_eq!(partition(&mut v, 0, &is_less, false), (1, false));
 }
 
 #[test]
