@@ -100,6 +100,9 @@ pub(crate) struct FjThread {
     heartbeat_due: Cell<bool>,
     /// Checks left before the next look at the clock (`check_in`, sleepers).
     until_clock: Cell<u32>,
+    /// Checks between the last look at the clock and the next: 1 when the fork-join work
+    /// starts, doubled at each look up to [`CHECKS_PER_CLOCK`] (`clock_check`).
+    clock_every: Cell<u32>,
     /// When this thread last published a frame (or started): how long it has worked alone.
     last_share: Cell<Instant>,
     /// Set when the outermost join returns: the next clock check restarts `last_share`
@@ -170,7 +173,8 @@ impl FjThread {
             oldest_unpublished: Cell::new(ptr::null()),
             seen_epoch: Cell::new(seen),
             heartbeat_due: Cell::new(heartbeat && !cancelled),
-            until_clock: Cell::new(CHECKS_PER_CLOCK),
+            until_clock: Cell::new(1),
+            clock_every: Cell::new(1),
             last_share: Cell::new(Instant::now()),
             call_ended: Cell::new(false),
             split_due: Cell::new(false),
@@ -311,7 +315,7 @@ impl FjThread {
         false
     }
 
-    /// Every [`CHECKS_PER_CLOCK`] checks: a thread that has worked alone for
+    /// After 2, 4, 8 … checks, then every [`CHECKS_PER_CLOCK`]: a thread that has worked alone for
     /// [`SHARE_WITH_SLEEPERS_AFTER`] while a worker sleeps and nothing is on offer publishes
     /// its oldest frame, which wakes that worker. Between two heartbeats this is what brings a
     /// sleeping worker in for a call of a few dozen microseconds and more; a shorter call
@@ -319,7 +323,9 @@ impl FjThread {
     #[cold]
     #[inline(never)]
     fn clock_check(&self) {
-        self.until_clock.set(CHECKS_PER_CLOCK);
+        let every = (self.clock_every.get() * 2).min(CHECKS_PER_CLOCK);
+        self.clock_every.set(every);
+        self.until_clock.set(every);
         if self.oldest_unpublished.get().is_null() || !self.sleepers_idle() {
             return;
         }
@@ -444,10 +450,13 @@ impl Drop for FjThread {
     }
 }
 
-/// How many checks (`join`s, piece boundaries) pass between two looks at the clock for
-/// sleeping workers (`FjThread::clock_check`): a clock read costs about as much as a few
-/// dozen joins that nobody steals.
-const CHECKS_PER_CLOCK: u32 = 63;
+/// How many checks (`join`s, piece boundaries) pass at most between two looks at the clock
+/// for sleeping workers (`FjThread::clock_check`): a clock read costs about as much as a few
+/// dozen joins that nobody steals. The looks start after 1 check and double to this, so
+/// that fork-join work whose checks are far apart (a sort's joins, tens of microseconds
+/// each) looks within [`SHARE_WITH_SLEEPERS_AFTER`] or so, and work whose checks come every
+/// few nanoseconds reads the clock a handful of times more per start, not per check.
+const CHECKS_PER_CLOCK: u32 = 64;
 
 /// How long a thread works alone, with a worker asleep and nothing on offer, before it
 /// publishes a frame for that worker (waking it): long enough that a short call never pays
