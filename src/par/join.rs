@@ -11,7 +11,6 @@ use std::marker::PhantomData;
 
 use crate::executor::global::current_or_global_state;
 use crate::runtime::scheduler::forkjoin;
-use crate::util::run_once::RunOnce;
 
 /// What a closure of [`join_context`] learns about where it runs.
 ///
@@ -100,40 +99,4 @@ where
     let b = move |migrated| b(FnContext::new(migrated));
     let site = forkjoin::Site::here("par::join");
     forkjoin::join(a, b, current_or_global_state, site)
-}
-
-/// [`join_context`] for the splits of a parallel iterator's pieces
-/// (`iter/plumbing/bridge.rs`): each closure learns whether it migrated, and the two reach
-/// the core's join as `dyn FnMut`s (`util/run_once.rs`), so that the join is compiled once
-/// for all of them instead of once for every producer and consumer a program uses. A piece
-/// splits once per chunk boundary at most, so the two indirect calls cost nothing
-/// measurable; the public [`join`] keeps its closures generic, as its fast path is the whole
-/// cost of a small fork.
-pub(crate) fn join_pieces<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce(bool) -> RA + Send,
-    B: FnOnce(bool) -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    let mut a = RunOnce::new(a);
-    let mut b = RunOnce::new(b);
-    join_dyn(&mut |migrated| a.run(|a| a(migrated)), &mut |migrated| {
-        b.run(|b| b(migrated))
-    });
-    (a.result(), b.result())
-}
-
-/// [`join_pieces`]' join, not generic.
-#[inline(never)]
-fn join_dyn(a: &mut (dyn FnMut(bool) + Send), b: &mut (dyn FnMut(bool) + Send)) {
-    let site = forkjoin::Site::unknown("par_iter");
-    forkjoin::join(a, b, current_or_global_state, site);
-}
-
-/// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the workers
-/// of the current executor (else the global one): `forkjoin::on_the_workers`.
-#[inline]
-pub(crate) fn on_the_workers<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    forkjoin::on_the_workers(current_or_global_state, f)
 }

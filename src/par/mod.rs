@@ -58,4 +58,3 @@ pub use scope::{
 pub(crate) use crate::runtime::scheduler::forkjoin::{
     at_piece_boundary, offer_half_at_once, offer_to_sleepers, wants_split,
 };
-pub(crate) use join::{join_pieces, on_the_workers};

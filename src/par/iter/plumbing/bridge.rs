@@ -9,7 +9,7 @@
 //! in this order: the consumer is not full and the call is not stopping (else it ends with
 //! what it has); [`at_piece_boundary`] (which unwinds when the call was cancelled); and
 //! [`wants_split`]: when another worker wants work and the rest can be halved, the rest is
-//! split in half and the halves are joined (`par::join_pieces`, rayon's `join_context`
+//! split in half and the halves are joined ([`join_pieces`], rayon's `join_context`
 //! compiled once for all pieces), each a piece of its own. A piece that has run for a few
 //! chunks at the cap with no worker awake to want work offers its rest to a sleeping one
 //! instead ([`offer_to_sleepers`], `splitter.rs`'s `WAKE_AFTER_CHUNKS`),
@@ -48,8 +48,11 @@ use crate::util::sync::{AtomicBool, Ordering};
 use super::splitter::{eager_depth, Plan};
 use super::{Consumer, Folder, Producer, ProducerCallback, Reducer};
 use super::{UnindexedConsumer, UnindexedProducer};
+use crate::executor::global::current_or_global_state;
 use crate::par::iter::IndexedParallelIterator;
-use crate::par::{at_piece_boundary, join_pieces, offer_to_sleepers, on_the_workers, wants_split};
+use crate::par::{at_piece_boundary, offer_to_sleepers, wants_split};
+use crate::runtime::scheduler::forkjoin;
+use crate::util::run_once::RunOnce;
 
 /// Drives an indexed parallel iterator into `consumer`: [`bridge_producer_consumer`] with
 /// the iterator's producer and length.
@@ -409,4 +412,40 @@ impl<T, F: Folder<T>> Folder<T> for Leaf<'_, F> {
     fn full(&self) -> bool {
         self.base.full() || self.call.stopping()
     }
+}
+
+/// `par::join_context` for the splits of the pieces: each closure learns whether it
+/// migrated, and the two reach the core's join (through its door,
+/// `runtime/scheduler/forkjoin/mod.rs`) as `dyn FnMut`s (`util/run_once.rs`), so that the
+/// join is compiled once for all of them instead of once for every producer and consumer a
+/// program uses. A piece splits once per chunk boundary at most, so the two indirect calls
+/// cost nothing measurable; the public `par::join` keeps its closures generic, as its fast
+/// path is the whole cost of a small fork.
+fn join_pieces<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(bool) -> RA + Send,
+    B: FnOnce(bool) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let mut a = RunOnce::new(a);
+    let mut b = RunOnce::new(b);
+    join_dyn(&mut |migrated| a.run(|a| a(migrated)), &mut |migrated| {
+        b.run(|b| b(migrated))
+    });
+    (a.result(), b.result())
+}
+
+/// [`join_pieces`]' join, not generic.
+#[inline(never)]
+fn join_dyn(a: &mut (dyn FnMut(bool) + Send), b: &mut (dyn FnMut(bool) + Send)) {
+    let site = forkjoin::Site::unknown("par_iter");
+    forkjoin::join(a, b, current_or_global_state, site);
+}
+
+/// Runs `f`, a parallel iterator's whole call, where its pieces can spread over the workers
+/// of the current executor (else the global one): `forkjoin::on_the_workers`.
+#[inline]
+fn on_the_workers<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    forkjoin::on_the_workers(current_or_global_state, f)
 }
