@@ -257,3 +257,22 @@ fn a_big_unindexed_collect_drops_every_item_exactly_once() {
     drop(collected);
     assert_eq!(drops.load(Relaxed), BIG as usize);
 }
+
+/// `par_extend` of an unindexed chain keeps the capacity the target reserved, as std's
+/// `extend` does (a one-piece list is moved into a target only when it holds no buffer).
+#[test]
+fn par_extend_keeps_a_reserved_buffer() {
+    let pool = filch::par::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut v: Vec<u32> = Vec::with_capacity(1000);
+        let buffer = v.as_ptr();
+        // One piece (no split below ten items): a list of one vector.
+        v.par_extend((0..10u32).into_par_iter().with_min_len(10).filter(|_| true));
+        assert_eq!(v, (0..10).collect::<Vec<_>>());
+        assert!(v.capacity() >= 1000);
+        assert_eq!(v.as_ptr(), buffer, "the reserved buffer is kept");
+    });
+}

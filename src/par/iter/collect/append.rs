@@ -7,8 +7,9 @@
 //! time. Here a big list (at least [`PARALLEL_APPEND_BYTES`], in more than one vector) is
 //! copied by the workers instead: each vector's place in the target is known once the
 //! lengths are summed, so the copies are independent, and a parallel iterator over them
-//! spreads them over the workers like any other loop. A list of one vector into an empty
-//! target is moved, not copied.
+//! spreads them over the workers like any other loop. A list of one vector into a target
+//! that holds no allocation (a `collect`'s new `Vec`) is moved, not copied; a target with
+//! capacity keeps its buffer, as `Vec::append` would.
 //!
 //! **Invariant:** each item is owned by exactly one vector at every moment a panic could
 //! be seen. The copies are bitwise (`T: Send`: an item may move to another thread), into
@@ -29,7 +30,7 @@ pub(super) const PARALLEL_APPEND_BYTES: usize = 256 * 1024;
 
 /// Appends every vector of `list` to `vec`, in order, reserving once (module docs).
 pub(in crate::par) fn append_list<T: Send>(vec: &mut Vec<T>, mut list: LinkedList<Vec<T>>) {
-    if vec.is_empty() && list.len() == 1 {
+    if vec.capacity() == 0 && list.len() == 1 {
         if let Some(only) = list.pop_front() {
             *vec = only;
         }
