@@ -315,8 +315,9 @@ impl FjThread {
         false
     }
 
-    /// After 2, 4, 8 … checks, then every [`CHECKS_PER_CLOCK`]: a thread that has worked alone for
-    /// [`SHARE_WITH_SLEEPERS_AFTER`] while a worker sleeps and nothing is on offer publishes
+    /// At the second check, then after gaps of 2, 4, 8 … checks up to [`CHECKS_PER_CLOCK`]: a
+    /// thread that has worked alone for [`SHARE_WITH_SLEEPERS_AFTER`] while a worker sleeps
+    /// and nothing is on offer publishes
     /// its oldest frame, which wakes that worker. Between two heartbeats this is what brings a
     /// sleeping worker in for a call of a few dozen microseconds and more; a shorter call
     /// wakes nobody.
@@ -452,10 +453,11 @@ impl Drop for FjThread {
 
 /// How many checks (`join`s, piece boundaries) pass at most between two looks at the clock
 /// for sleeping workers (`FjThread::clock_check`): a clock read costs about as much as a few
-/// dozen joins that nobody steals. The looks start after 1 check and double to this, so
-/// that fork-join work whose checks are far apart (a sort's joins, tens of microseconds
-/// each) looks within [`SHARE_WITH_SLEEPERS_AFTER`] or so, and work whose checks come every
-/// few nanoseconds reads the clock a handful of times more per start, not per check.
+/// dozen joins that nobody steals. The first look comes at the second check of the work,
+/// and the gaps between looks double up to this, so that fork-join work whose checks are
+/// far apart (a sort's joins, tens of microseconds each) looks within
+/// [`SHARE_WITH_SLEEPERS_AFTER`] or so, and work whose checks come every few nanoseconds
+/// reads the clock a handful of times more per start, not per check.
 const CHECKS_PER_CLOCK: u32 = 64;
 
 /// How long a thread works alone, with a worker asleep and nothing on offer, before it
