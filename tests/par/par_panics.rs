@@ -5,7 +5,7 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, panic_any, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -137,6 +137,80 @@ fn items_not_started_are_skipped() {
         );
         assert_still_works(&ex, "a panic at the first item");
     });
+}
+
+/// After a panic, another worker in the middle of a chunk stops within a few items: the
+/// call's stop flag reaches the loops' block fold (`par/loops/watched.rs`), not only the
+/// bridge's chunk boundaries. The items are nanosecond ones until a thread turns them slow
+/// (1 ms), so each worker is inside a chunk sized for thousands of fast items; the first
+/// slow item panics. Items that start once the panic left the body are counted: without the
+/// look between blocks the other worker would run the rest of its chunk (hundreds or
+/// thousands of items).
+#[test]
+fn another_worker_stops_inside_its_chunk_after_a_panic() {
+    // Slow items a run makes at most (a failing run then ends in about this many ms).
+    const SLOW_LIMIT: usize = 400;
+    watchdog(
+        60,
+        "another_worker_stops_inside_its_chunk_after_a_panic",
+        || {
+            let ex = named_executor(2, "panic-chunk");
+            let slow = Arc::new(AtomicBool::new(false));
+            let panicked = Arc::new(AtomicBool::new(false));
+            let slow_started = Arc::new(AtomicUsize::new(0));
+            let after = Arc::new(AtomicUsize::new(0));
+            let turn_slow = {
+                let slow = Arc::clone(&slow);
+                thread::spawn(move || {
+                    thread::sleep(Duration::from_millis(20));
+                    slow.store(true, Ordering::SeqCst);
+                })
+            };
+            let (s, p, k, a) = (
+                Arc::clone(&slow),
+                Arc::clone(&panicked),
+                Arc::clone(&slow_started),
+                Arc::clone(&after),
+            );
+            let payload = panic_of("a panic at the first slow item", || {
+                ex.block_on(ex.par_range(0..usize::MAX / 2, move |i| {
+                    if !s.load(Ordering::Relaxed) {
+                        std::hint::black_box(i);
+                        return;
+                    }
+                    if p.load(Ordering::SeqCst) {
+                        a.fetch_add(1, Ordering::SeqCst);
+                    }
+                    let n = k.fetch_add(1, Ordering::SeqCst);
+                    if n == 0 {
+                        // Marks the unwinding once it leaves the body, after the panic hook
+                        // (which may take tens of ms to print a backtrace).
+                        struct Unwinding(Arc<AtomicBool>);
+                        impl Drop for Unwinding {
+                            fn drop(&mut self) {
+                                self.0.store(true, Ordering::SeqCst);
+                            }
+                        }
+                        let _unwinding = Unwinding(Arc::clone(&p));
+                        panic_any("first slow item");
+                    }
+                    if n < SLOW_LIMIT {
+                        busy(Duration::from_millis(1));
+                    }
+                }))
+            });
+            turn_slow.join().expect("the thread that turns items slow");
+            assert_eq!(payload.downcast_ref::<&str>(), Some(&"first slow item"));
+            let after = after.load(Ordering::SeqCst);
+            // With the look, a block at most, plus those that start while the panic unwinds from
+            // the body to its piece (µs); the bound leaves room for a preempted unwinding.
+            assert!(
+                after < 40,
+                "{after} items started after the panic (at most a few expected)"
+            );
+            assert_still_works(&ex, "a panic in the middle of a chunk");
+        },
+    );
 }
 
 /// Spins for `d`.

@@ -11,13 +11,15 @@
 //! loop's poll has held it for a tick, seen by the epoch ticker). So a watched iterator's pieces fold their
 //! chunks in blocks of [`BLOCK`] items, and between two blocks make one relaxed load of the
 //! epoch (`runtime/time/epoch.rs`): when it moved (every tick, and at once when
-//! a call is cancelled, an executor shuts down or a watched fold unwinds) they *look up*:
+//! a call is cancelled, an executor shuts down or a piece of a bridged call unwinds) they
+//! *look up*:
 //! - the fork-join heartbeat check ([`at_piece_boundary`]): it publishes the oldest frame for
 //!   idle workers, has the worker's stand-in take its place once the work has gone on for a
 //!   tick, and unwinds (with the private `Cancelled` payload) if the call was cancelled or the
 //!   executor shut down;
-//! - the call's stop flag, set when one of its watched folds unwinds (a panic of a closure):
-//!   the fold then takes no more items (those left are dropped with its iterator, which drops
+//! - the call's stop flag (the bridge's `CallStop`, the call's one, which the bridge hands to
+//!   the fold through `Producer::fold_with_stop`), set when one of its pieces unwinds (a
+//!   panic of a closure): the fold then takes no more items (those left are dropped with its iterator, which drops
 //!   what it owns), and the piece ends with what it made.
 //!
 //! A watched fold takes its items from its piece's sequential iterator four to a block,
@@ -38,12 +40,11 @@
 //! sees the bump sees the flag.
 
 use crate::par::iter::plumbing::{
-    bridge, Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer,
+    bridge, CallStop, Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer,
 };
 use crate::par::iter::{IndexedParallelIterator, ParallelIterator};
 use crate::par::{at_piece_boundary, offer_half_at_once};
 use crate::runtime::time::epoch;
-use crate::util::sync::{AtomicBool, Ordering};
 
 /// Items folded between two looks at the epoch.
 pub(crate) const BLOCK: usize = 4;
@@ -81,73 +82,34 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Watched<I> {
     }
 
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
-        struct WatchedCallback<'s, CB> {
+        struct WatchedCallback<CB> {
             callback: CB,
-            stop: &'s LoopStop,
         }
 
-        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for WatchedCallback<'_, CB> {
+        impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for WatchedCallback<CB> {
             type Output = CB::Output;
 
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(WatchedProducer {
-                    base,
-                    stop: self.stop,
-                })
+                self.callback.callback(WatchedProducer { base })
             }
         }
 
-        // The call's flag lives here, for as long as the bridge that runs its pieces.
-        let stop = LoopStop::default();
         // A loop spreads at once: its first piece offers half of its work before its first
         // chunk, whatever the other workers are doing now (a worker about to sleep would
         // otherwise get a share only at a later heartbeat of a thread that may be inside a
         // long item).
         offer_half_at_once();
-        self.base.with_producer(WatchedCallback {
-            callback,
-            stop: &stop,
-        })
+        self.base.with_producer(WatchedCallback { callback })
     }
 }
 
-/// A call's stop flag (module docs).
-#[derive(Default)]
-struct LoopStop {
-    set: AtomicBool,
-}
-
-impl LoopStop {
-    /// Whether the flag is set. Call after `epoch::now` (module invariant).
-    fn is_set(&self) -> bool {
-        // Relaxed: ordered by the epoch (module invariant).
-        self.set.load(Ordering::Relaxed)
-    }
-
-    /// Sets the flag and moves the epoch, so that every watched fold looks up.
-    fn set(&self) {
-        // Relaxed: the bump after it releases it (module invariant).
-        self.set.store(true, Ordering::Relaxed);
-        epoch::bump();
-    }
-}
-
-/// Sets the stop flag when dropped; only unwinding drops it (a fold that returns forgets it).
-struct LoopStopOnUnwind<'s>(&'s LoopStop);
-
-impl Drop for LoopStopOnUnwind<'_> {
-    fn drop(&mut self) {
-        self.0.set();
-    }
-}
-
-/// The producer of a [`Watched`]: the base's, its folds watched.
-struct WatchedProducer<'s, P> {
+/// The producer of a [`Watched`]: the base's, its folds watched when the bridge folds them
+/// ([`Producer::fold_with_stop`]).
+struct WatchedProducer<P> {
     base: P,
-    stop: &'s LoopStop,
 }
 
-impl<P: Producer> Producer for WatchedProducer<'_, P> {
+impl<P: Producer> Producer for WatchedProducer<P> {
     type Item = P::Item;
     /// Iterated on its own (by an adaptor above), a piece is not watched.
     type IntoIter = P::IntoIter;
@@ -166,25 +128,27 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
 
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
-        let stop = self.stop;
         (
-            WatchedProducer { base: left, stop },
-            WatchedProducer { base: right, stop },
+            WatchedProducer { base: left },
+            WatchedProducer { base: right },
         )
+    }
+
+    /// Folded outside a bridged call (no stop flag to look at), a piece is not watched.
+    fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
+        self.base.fold_with(folder)
     }
 
     /// Folds the base's items in blocks of [`BLOCK`] taken from its iterator, looking at
     /// the epoch between two blocks (module docs). Once stopped, the items left
     /// are dropped with the iterator, unfolded (a drain drops the items it still owns).
-    fn fold_with<F: Folder<P::Item>>(self, mut folder: F) -> F {
-        let WatchedProducer { base, stop } = self;
+    fn fold_with_stop<F: Folder<P::Item>>(self, mut folder: F, stop: &CallStop) -> F {
         // The epoch first, then the flag (module invariant).
         let mut seen = epoch::now();
         if stop.is_set() {
             return folder;
         }
-        let unwinding = LoopStopOnUnwind(stop);
-        let mut items = base.into_iter();
+        let mut items = self.base.into_iter();
         loop {
             if items.len() < BLOCK {
                 // The last block.
@@ -206,7 +170,6 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
                 }
             }
         }
-        std::mem::forget(unwinding);
         folder
     }
 }
@@ -215,7 +178,7 @@ impl<P: Producer> Producer for WatchedProducer<'_, P> {
 /// the executor shut down, then the stop flag; whether to stop.
 #[cold]
 #[inline(never)]
-fn look_up(stop: &LoopStop) -> bool {
+fn look_up(stop: &CallStop) -> bool {
     at_piece_boundary();
     stop.is_set()
 }

@@ -8,10 +8,10 @@
 //! load, a hit in the thread's cache until the next tick). When it has moved, the thread
 //! takes its heartbeat (`runtime/scheduler/forkjoin/thread.rs`: it publishes work for idle
 //! workers, has its worker's stand-in take its place, and unwinds if its call was cancelled
-//! or its executor shut down) and an awaited loop reads its stop flag (`par/loops/watched.rs`).
-//! [`bump`] moves the epoch at once: a cancelled call, an executor that shuts down and a
-//! loop that stops call it, after setting their flag, so every thread concerned looks up
-//! before its next piece or block of items.
+//! or its executor shut down) and an awaited loop reads its call's stop flag
+//! (`par/loops/watched.rs`). [`bump`] moves the epoch at once: a cancelled call, an executor
+//! that shuts down and a bridged call whose piece unwound call it, after setting their flag,
+//! so every thread concerned looks up before its next piece or block of items.
 //!
 //! Why a ticker, not the clock: an item's cost can jump at any moment (a million 1 ns items,
 //! then 1 ms ones), so a bound on the time a thread runs without looking up needs a check

@@ -37,8 +37,9 @@
 //! the caller sleeps.
 //!
 //! **Invariant:** once a closure of the call has panicked, no piece of the call starts a
-//! chunk or a split: a guard around each piece sets the call's `stopping` flag while the
-//! panic unwinds through it, and every piece checks the flag before each chunk. The pieces
+//! chunk or a split: a guard around each piece sets the call's stop flag ([`CallStop`], the
+//! call's one) while the panic unwinds through it, and every piece checks the flag before
+//! each chunk. The pieces
 //! already folding finish their chunk; the panic then reaches the caller through
 //! the join, which resumes the first one with its payload. A stopping piece completes
 //! an empty folder, whose result the unwinding drops.
@@ -52,6 +53,7 @@ use crate::executor::global::current_or_global_state;
 use crate::par::iter::IndexedParallelIterator;
 use crate::par::{at_piece_boundary, offer_to_sleepers, wants_split};
 use crate::runtime::scheduler::forkjoin;
+use crate::runtime::time::epoch;
 use crate::util::run_once::RunOnce;
 
 /// Drives an indexed parallel iterator into `consumer`: [`bridge_producer_consumer`] with
@@ -89,9 +91,9 @@ where
     C: Consumer<P::Item>,
 {
     on_the_workers(move || {
-        let call = BridgeCall::new();
+        let stop = CallStop::new();
         let plan = Plan::new(len, producer.min_len(), producer.max_len());
-        indexed_piece(&call, plan, len, producer, consumer)
+        indexed_piece(&stop, plan, len, producer, consumer)
     })
 }
 
@@ -104,43 +106,61 @@ where
     C: UnindexedConsumer<P::Item>,
 {
     on_the_workers(move || {
-        let call = BridgeCall::new();
+        let stop = CallStop::new();
         let eager = eager_depth();
         // With one worker (no eager halving) no other worker could take an offered half.
-        unindexed_piece(&call, eager, eager > 0, producer, consumer)
+        unindexed_piece(&stop, eager, eager > 0, producer, consumer)
     })
 }
 
-/// What the pieces of one bridged call share.
-struct BridgeCall {
-    /// Set when a piece unwinds; never cleared. Relaxed on both sides: it only stops work
-    /// early, and the panic itself travels to the caller through the pieces' joins, which
-    /// synchronises the pieces.
-    stopping: AtomicBool,
+/// A bridged call's stop flag, the one its pieces share: set when one of them unwinds
+/// (a closure panicked), never cleared. Its pieces look at it before each chunk and split,
+/// an unindexed leaf every [`LEAF_TICK`] items, and a producer that folds in blocks (the
+/// awaited loops' watch, `par/loops/watched.rs`) between two blocks: it reaches the fold
+/// through [`Producer::fold_with_stop`]. Not part of rayon's API.
+///
+/// Setting it moves the epoch (`runtime/time/epoch.rs`), so a block fold sees it at its
+/// next look at the epoch: the store is before the bump (Release), and a fold reads the
+/// flag after it read the epoch (Acquire) and saw it move. The pieces' own reads before a
+/// chunk are Relaxed: the flag only stops work early, and the panic itself travels to the
+/// caller through the pieces' joins, which synchronise the pieces.
+#[doc(hidden)]
+pub struct CallStop {
+    set: AtomicBool,
 }
 
-impl BridgeCall {
-    fn new() -> BridgeCall {
-        BridgeCall {
-            stopping: AtomicBool::new(false),
+impl CallStop {
+    fn new() -> CallStop {
+        CallStop {
+            set: AtomicBool::new(false),
         }
     }
 
+    /// Whether a piece of the call has unwound (type docs for the order with the epoch).
     #[inline]
-    fn stopping(&self) -> bool {
-        self.stopping.load(Ordering::Relaxed)
+    pub(crate) fn is_set(&self) -> bool {
+        // Relaxed: a block fold reads it after `epoch::now` (Acquire), which pairs with the
+        // bump in `set`; the pieces' chunk checks need no order (type docs).
+        self.set.load(Ordering::Relaxed)
     }
 
-    /// A guard that marks the call as stopping if dropped while unwinding; forgotten on the
-    /// way out of a piece that returned.
+    /// Sets the flag, then moves the epoch so that every block fold looks at it.
+    fn set(&self) {
+        // Relaxed: `epoch::bump` (Release) after it publishes it (type docs).
+        self.set.store(true, Ordering::Relaxed);
+        epoch::bump();
+    }
+
+    /// A guard that sets the flag if dropped while unwinding; disarmed on the way out of a
+    /// piece that returned.
     fn guard(&self) -> StopOnUnwind<'_> {
-        StopOnUnwind(&self.stopping)
+        StopOnUnwind(self)
     }
 }
 
-/// Sets the call's `stopping` flag when dropped (only unwinding drops it: a piece that
-/// returns disarms it).
-struct StopOnUnwind<'a>(&'a AtomicBool);
+/// Sets a call's [`CallStop`] when dropped (only unwinding drops it: a piece that returns
+/// disarms it).
+struct StopOnUnwind<'a>(&'a CallStop);
 
 impl StopOnUnwind<'_> {
     fn disarm(self) {
@@ -150,7 +170,7 @@ impl StopOnUnwind<'_> {
 
 impl Drop for StopOnUnwind<'_> {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.0.set();
     }
 }
 
@@ -179,7 +199,7 @@ impl<R, D: Reducer<R>> Reduced<R, D> {
 
 /// Folds one piece of an indexed call (see the module docs).
 fn indexed_piece<P, C>(
-    call: &BridgeCall,
+    stop: &CallStop,
     mut plan: Plan,
     len: usize,
     producer: P,
@@ -189,30 +209,34 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let guard = call.guard();
-    let result = if plan.split_eagerly(len) && !call.stopping() && !consumer.full() {
+    let guard = stop.guard();
+    let result = if plan.split_eagerly(len) && !stop.is_set() && !consumer.full() {
         at_piece_boundary();
         let fold =
-            |plan, len, producer, consumer| indexed_piece(call, plan, len, producer, consumer);
+            |plan, len, producer, consumer| indexed_piece(stop, plan, len, producer, consumer);
         super::parts::fold_in_parts(plan, len, producer, consumer, &fold)
     } else {
         let (mut len, mut producer, mut consumer) = (len, producer, consumer);
         let mut done = Reduced(None);
         let tail = loop {
-            if consumer.full() || call.stopping() {
+            if consumer.full() || stop.is_set() {
                 break consumer.into_folder().complete();
             }
             at_piece_boundary();
             if plan.may_split(len) && (wants_split() || (plan.is_long() && offer_to_sleepers())) {
-                break split_indexed(call, plan, len, producer, consumer);
+                break split_indexed(stop, plan, len, producer, consumer);
             }
             let (n, timer) = plan.chunk(len);
             if n == len {
-                break producer.fold_with(consumer.into_folder()).complete();
+                break producer
+                    .fold_with_stop(consumer.into_folder(), stop)
+                    .complete();
             }
             let (chunk, rest) = producer.split_at(n);
             let (chunk_consumer, rest_consumer, reducer) = consumer.split_at(n);
-            let result = chunk.fold_with(chunk_consumer.into_folder()).complete();
+            let result = chunk
+                .fold_with_stop(chunk_consumer.into_folder(), stop)
+                .complete();
             plan.folded(n, timer);
             done.push(result, reducer);
             (len, producer, consumer) = (len - n, rest, rest_consumer);
@@ -225,7 +249,7 @@ where
 
 /// Splits an indexed piece in half and runs the halves as two pieces, maybe in parallel.
 fn split_indexed<P, C>(
-    call: &BridgeCall,
+    stop: &CallStop,
     plan: Plan,
     len: usize,
     producer: P,
@@ -239,10 +263,10 @@ where
     let (left_producer, right_producer) = producer.split_at(mid);
     let (left_consumer, right_consumer, reducer) = consumer.split_at(mid);
     let (left, right) = join_pieces(
-        |_| indexed_piece(call, plan.for_half(), mid, left_producer, left_consumer),
+        |_| indexed_piece(stop, plan.for_half(), mid, left_producer, left_consumer),
         |_| {
             indexed_piece(
-                call,
+                stop,
                 plan.for_half(),
                 len - mid,
                 right_producer,
@@ -259,7 +283,7 @@ where
 /// left fold was long), else the left half and then the right one, one after the other,
 /// without a join.
 fn unindexed_piece<P, C>(
-    call: &BridgeCall,
+    stop: &CallStop,
     eager: u32,
     offer: bool,
     producer: P,
@@ -269,14 +293,14 @@ where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    let guard = call.guard();
-    let result = if consumer.full() || call.stopping() {
+    let guard = stop.guard();
+    let result = if consumer.full() || stop.is_set() {
         consumer.into_folder().complete()
     } else {
         at_piece_boundary();
         let wanted = eager > 0 || wants_split();
         match producer.split() {
-            (whole, None) => fold_leaf(call, whole, consumer).0,
+            (whole, None) => fold_leaf(stop, whole, consumer).0,
             (left, Some(right)) => {
                 let left_consumer = consumer.split_off_left();
                 let reducer = consumer.to_reducer();
@@ -284,8 +308,8 @@ where
                 let (l, r) = if wanted {
                     // Both halves are pieces that split again.
                     join_pieces(
-                        |_| unindexed_piece(call, depth, true, left, left_consumer),
-                        |_| unindexed_piece(call, depth, true, right, consumer),
+                        |_| unindexed_piece(stop, depth, true, left, left_consumer),
+                        |_| unindexed_piece(stop, depth, true, right, consumer),
                     )
                 } else if offer {
                     // The left half is folded whole here while the right half, a piece of
@@ -295,7 +319,7 @@ where
                     let long = AtomicBool::new(false);
                     join_pieces(
                         |_| {
-                            let (l, was_long) = unindexed_leaf(call, left, left_consumer);
+                            let (l, was_long) = unindexed_leaf(stop, left, left_consumer);
                             // Relaxed: read by the right half after this on the same thread,
                             // or by a thief, for which it does not matter (it offers anyway).
                             long.store(was_long, Ordering::Relaxed);
@@ -304,15 +328,15 @@ where
                         |migrated| {
                             // Relaxed: pairs with the left half's store above.
                             let offer = migrated || long.load(Ordering::Relaxed);
-                            unindexed_piece(call, depth, offer, right, consumer)
+                            unindexed_piece(stop, depth, offer, right, consumer)
                         },
                     )
                 } else {
                     // The left half is expected short (the last one was), so that no check
                     // could publish a join's frame while it folds: folded here, then the right
                     // half, which still splits at once when asked (`wants_split` above).
-                    let (l, was_long) = unindexed_leaf(call, left, left_consumer);
-                    (l, unindexed_piece(call, depth, was_long, right, consumer))
+                    let (l, was_long) = unindexed_leaf(stop, left, left_consumer);
+                    (l, unindexed_piece(stop, depth, was_long, right, consumer))
                 };
                 reducer.reduce(l, r)
             }
@@ -324,30 +348,30 @@ where
 
 /// Folds an unindexed producer whole (unless the call is stopping or the consumer full), and
 /// whether the fold was long: it reached a piece boundary.
-fn unindexed_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> (C::Result, bool)
+fn unindexed_leaf<P, C>(stop: &CallStop, producer: P, consumer: C) -> (C::Result, bool)
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
-    if consumer.full() || call.stopping() {
+    if consumer.full() || stop.is_set() {
         return (consumer.into_folder().complete(), false);
     }
-    let guard = call.guard();
-    let result = fold_leaf(call, producer, consumer);
+    let guard = stop.guard();
+    let result = fold_leaf(stop, producer, consumer);
     guard.disarm();
     result
 }
 
 /// Folds an unindexed producer whole through a [`Leaf`] folder, which reaches a piece
 /// boundary every [`LEAF_TICK`] items; whether it reached one.
-fn fold_leaf<P, C>(call: &BridgeCall, producer: P, consumer: C) -> (C::Result, bool)
+fn fold_leaf<P, C>(stop: &CallStop, producer: P, consumer: C) -> (C::Result, bool)
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
     let leaf = Leaf {
         base: consumer.into_folder(),
-        call,
+        stop,
         count: 0,
     };
     let leaf = producer.fold_with(leaf);
@@ -364,7 +388,7 @@ pub(super) const LEAF_TICK: u32 = 256;
 /// call is stopping.
 struct Leaf<'c, F> {
     base: F,
-    call: &'c BridgeCall,
+    stop: &'c CallStop,
     /// Items counted so far (a `u64`, so that it never wraps: a fold that reached
     /// [`LEAF_TICK`] items is long).
     count: u64,
@@ -372,13 +396,13 @@ struct Leaf<'c, F> {
 
 impl<F> Leaf<'_, F> {
     /// Counts an item; false when the fold should stop here.
-    fn tick(count: &mut u64, call: &BridgeCall) -> bool {
+    fn tick(count: &mut u64, stop: &CallStop) -> bool {
         *count += 1;
         if *count % u64::from(LEAF_TICK) != 0 {
             return true;
         }
         at_piece_boundary();
-        !call.stopping()
+        !stop.is_set()
     }
 }
 
@@ -386,7 +410,7 @@ impl<T, F: Folder<T>> Folder<T> for Leaf<'_, F> {
     type Result = F::Result;
 
     fn consume(mut self, item: T) -> Self {
-        if Self::tick(&mut self.count, self.call) {
+        if Self::tick(&mut self.count, self.stop) {
             self.base = self.base.consume(item);
         }
         self
@@ -395,14 +419,14 @@ impl<T, F: Folder<T>> Folder<T> for Leaf<'_, F> {
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
         let Leaf {
             base,
-            call,
+            stop,
             mut count,
         } = self;
         let items = iter
             .into_iter()
-            .take_while(|_| Self::tick(&mut count, call));
+            .take_while(|_| Self::tick(&mut count, stop));
         let base = base.consume_iter(items);
-        Leaf { base, call, count }
+        Leaf { base, stop, count }
     }
 
     fn complete(self) -> F::Result {
@@ -410,7 +434,7 @@ impl<T, F: Folder<T>> Folder<T> for Leaf<'_, F> {
     }
 
     fn full(&self) -> bool {
-        self.base.full() || self.call.stopping()
+        self.base.full() || self.stop.is_set()
     }
 }
 

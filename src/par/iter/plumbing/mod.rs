@@ -27,6 +27,8 @@ mod parts;
 mod splitter;
 mod steal_range;
 
+#[doc(hidden)]
+pub use bridge::CallStop;
 pub use bridge::{bridge, bridge_producer_consumer, bridge_unindexed};
 
 /// A generic closure over a [`Producer`]: what an adaptor hands to
@@ -84,6 +86,19 @@ pub trait Producer: Send + Sized {
         F: Folder<Self::Item>,
     {
         folder.consume_iter(self.into_iter())
+    }
+
+    /// [`fold_with`](Self::fold_with) as a piece of a bridged call whose stop flag is
+    /// `stop`: a producer that folds in blocks may look at the flag between two (the awaited
+    /// loops' watch does, `par/loops/watched.rs`). Not part of rayon's API: the bridge
+    /// calls it, and by default it is `fold_with`.
+    #[doc(hidden)]
+    fn fold_with_stop<F>(self, folder: F, stop: &CallStop) -> F
+    where
+        F: Folder<Self::Item>,
+    {
+        let _ = stop;
+        self.fold_with(folder)
     }
 }
 
