@@ -7,7 +7,12 @@
 //! [`TIMED_FROM`] items on): its time per item gives the items per target. A chunk is timed
 //! once the piece has none yet, and then every [`RETIME_EVERY`] chunks, so that a cost that
 //! changes along the items moves the cap; reading the clock costs about as much as folding
-//! a few dozen cheap items, so it is not read for every chunk. Chunks never hold fewer than
+//! a few dozen cheap items, so it is not read for every chunk, nor for a piece's last one
+//! (nothing is left to size). On one worker no other thread can take a split, so the short
+//! first chunks, which are there to keep a piece shareable early, would only add their
+//! per-chunk cost: there the first chunk holds [`FIRST_CHUNK_ALONE`] items, so a call of
+//! that many folds in one chunk (rayon's one-thread call is two folds), and that chunk is
+//! not timed. Chunks never hold fewer than
 //! `min_len` items (but the last) nor more than `max_len`. Between two chunks the bridge
 //! may split the rest in half for another worker, so a short chunk keeps a piece shareable
 //! and a long one keeps the per-chunk cost (a split of producer and consumer, a reduction)
@@ -23,6 +28,12 @@ use std::time::{Duration, Instant};
 
 /// The length of a piece's first chunk, in items (raised to `min_len`).
 pub(super) const FIRST_CHUNK: usize = 1;
+
+/// The length of a piece's first chunk when the call runs on one worker (module docs).
+/// That chunk is not timed (its clock reads would double the cost of a call of that many
+/// cheap items, or of one whose first item ends it, as a `find_first` at position 0); the
+/// next one, twice as long, is.
+pub(super) const FIRST_CHUNK_ALONE: usize = TIMED_FROM;
 
 /// The work a chunk aims at: the cap on chunk lengths is this much work, as last timed.
 pub(super) const CHUNK_TARGET: Duration = Duration::from_micros(16);
@@ -71,6 +82,8 @@ pub(super) struct Plan {
     cap: Option<usize>,
     /// Chunks folded since the last timed one.
     untimed: u32,
+    /// The next chunk is the first one of a call on one worker, which is not timed.
+    first_alone: bool,
     /// Chunks folded at the cap by this piece (not copied into the halves of a split).
     long: u32,
     /// The length of the whole call.
@@ -89,13 +102,20 @@ impl Plan {
         } else {
             usize::MAX
         };
+        let alone = workers <= 1;
+        let first = if alone {
+            FIRST_CHUNK_ALONE
+        } else {
+            FIRST_CHUNK
+        };
         Plan {
-            next: FIRST_CHUNK.clamp(min, max),
+            next: first.clamp(min, max),
             min,
             max,
             eager_above,
             cap: None,
             untimed: 0,
+            first_alone: alone,
             long: 0,
             call_len: len,
         }
@@ -160,16 +180,19 @@ impl Plan {
             let widest = self.max.max(self.min.saturating_mul(2) - 1);
             n = if len <= widest { len } else { len - self.min };
         }
-        let due = match self.cap {
-            None => n >= TIMED_FROM,
-            Some(_) => self.untimed + 1 >= RETIME_EVERY,
-        };
+        // The last chunk is not timed: nothing is left to size.
+        let due = n < len
+            && match self.cap {
+                None => n >= TIMED_FROM && !self.first_alone,
+                Some(_) => self.untimed + 1 >= RETIME_EVERY,
+            };
         (n, due.then(Instant::now))
     }
 
     /// Records that a chunk of `n` items was folded (timed by `timer`, when it was).
     #[inline]
     pub(super) fn folded(&mut self, n: usize, timer: Option<Instant>) {
+        self.first_alone = false;
         match timer {
             Some(start) => {
                 let took = start.elapsed().as_nanos().max(1);
@@ -215,6 +238,7 @@ mod tests {
             eager_above: usize::MAX,
             cap: None,
             untimed: 0,
+            first_alone: false,
             long: 0,
             call_len: 100,
         };
@@ -242,6 +266,7 @@ mod tests {
             eager_above: usize::MAX,
             cap: None,
             untimed: 0,
+            first_alone: false,
             long: 0,
             call_len: 100,
         };
@@ -266,5 +291,31 @@ mod tests {
             plan.folded(cap, None);
         }
         assert!(plan.chunk(1 << 20).1.is_some());
+    }
+
+    #[test]
+    fn a_call_alone_starts_with_an_untimed_chunk_and_no_last_chunk_is_timed() {
+        let mut plan = Plan {
+            next: FIRST_CHUNK_ALONE,
+            min: 1,
+            max: usize::MAX,
+            eager_above: usize::MAX,
+            cap: None,
+            untimed: 0,
+            first_alone: true,
+            long: 0,
+            call_len: 1000,
+        };
+        // The first chunk of a call on one worker: its length, untimed.
+        assert_eq!(plan.chunk(1000), (FIRST_CHUNK_ALONE, None));
+        // A call of that many items is one chunk.
+        assert_eq!(plan.chunk(FIRST_CHUNK_ALONE), (FIRST_CHUNK_ALONE, None));
+        plan.folded(FIRST_CHUNK_ALONE, None);
+        // The next one is twice as long, and timed.
+        let (n, timer) = plan.chunk(1000 - FIRST_CHUNK_ALONE);
+        assert_eq!(n, 2 * FIRST_CHUNK_ALONE);
+        assert!(timer.is_some());
+        // A chunk that is the rest of the piece is never timed.
+        assert_eq!(plan.chunk(n), (n, None));
     }
 }
