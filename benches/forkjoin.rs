@@ -18,7 +18,10 @@
 //!   down to 4,096 elements (the same code for each contender; the copy of the input into the
 //!   buffer is outside the timing);
 //! - `*_from_outside`: the tree rows again, each run a call from the bench's thread (outside
-//!   the pool: filch's `install`, rayon's `install`; chili has no such call).
+//!   the pool: filch's `install`, rayon's `install`; chili has no such call);
+//! - `scope_spawn_9841`: a `scope` whose closures each spawn three more, 8 levels deep
+//!   (9,841 spawns of about 50 multiply-adds each: the pattern of rayon-demo's `tsp`, whose
+//!   closures are that small above its sequential threshold); chili has no `scope`.
 //!
 //! Each contender runs its timing loop inside its pool (filch's and rayon's `install`,
 //! chili's scope), as a program that is already parallel would call `join`.
@@ -26,6 +29,7 @@
 mod common;
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::rounds::{fmt, median, ratio, time_iters};
@@ -214,6 +218,74 @@ fn tree_workload(layers: u32, from_outside: bool) -> Workload {
     })
 }
 
+/// Levels of spawns below the scope's body in `scope_spawn_9841`.
+const SPAWN_DEPTH: u32 = 8;
+
+/// A spawned closure's own work: about 50 dependent multiply-adds.
+fn spawn_work(seed: u64) -> u64 {
+    let mut x = seed;
+    for i in 0..50 {
+        x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+    }
+    x
+}
+
+fn spawn_seq(depth: u32, count: &AtomicU64) {
+    count.fetch_add(1, Ordering::Relaxed);
+    black_box(spawn_work(u64::from(depth)));
+    if depth > 0 {
+        for _ in 0..3 {
+            spawn_seq(depth - 1, count);
+        }
+    }
+}
+
+fn spawn_filch<'s>(s: &filch::par::Scope<'s>, depth: u32, count: &'s AtomicU64) {
+    count.fetch_add(1, Ordering::Relaxed);
+    black_box(spawn_work(u64::from(depth)));
+    if depth > 0 {
+        for _ in 0..3 {
+            s.spawn(move |s| spawn_filch(s, depth - 1, count));
+        }
+    }
+}
+
+fn spawn_rayon<'s>(s: &rayon::Scope<'s>, depth: u32, count: &'s AtomicU64) {
+    count.fetch_add(1, Ordering::Relaxed);
+    black_box(spawn_work(u64::from(depth)));
+    if depth > 0 {
+        for _ in 0..3 {
+            s.spawn(move |s| spawn_rayon(s, depth - 1, count));
+        }
+    }
+}
+
+fn spawn_workload() -> Workload {
+    // 3^0 + 3^1 + ... + 3^SPAWN_DEPTH closures.
+    let expect = (3u64.pow(SPAWN_DEPTH + 1) - 1) / 2;
+    Box::new(move |pools, who, iters| {
+        let run = |f: &dyn Fn(&AtomicU64)| {
+            let count = AtomicU64::new(0);
+            f(&count);
+            assert_eq!(count.load(Ordering::Relaxed), expect);
+        };
+        match who {
+            0 => Some(time_iters(iters, || run(&|c| spawn_seq(SPAWN_DEPTH, c)))),
+            1 => Some(pools.filch.install(|| {
+                time_iters(iters, || {
+                    run(&|c| filch::par::scope(|s| spawn_filch(s, SPAWN_DEPTH, c)))
+                })
+            })),
+            2 => Some(pools.rayon.install(|| {
+                time_iters(iters, || {
+                    run(&|c| rayon::scope(|s| spawn_rayon(s, SPAWN_DEPTH, c)))
+                })
+            })),
+            _ => None,
+        }
+    })
+}
+
 fn fib_workload(n: u32) -> Workload {
     let expect = fib_seq(n);
     Box::new(move |pools, who, iters| {
@@ -293,6 +365,7 @@ fn main() {
         ("tree_4m_from_outside", tree_workload(22, true), 5),
         ("fib_30", fib_workload(30), 5),
         ("quicksort_10m", sort_workload(10_000_000), 1),
+        ("scope_spawn_9841", spawn_workload(), 20),
     ];
     println!("fork-join, {workers} workers, {rounds} rounds (median of one run each)\n");
     println!(

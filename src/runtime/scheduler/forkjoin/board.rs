@@ -1,40 +1,162 @@
 //! [`Board`]: the pieces of fork-join work that an executor's threads offer for stealing.
 //!
-//! One board per executor. Pieces are published by the sharing triggers of `thread.rs` (a
-//! worker wants work, a heartbeat, sleepers, a stalled thread) and by whole calls
-//! (`inject.rs`), so the board holds few pieces and is touched rarely; a lock around a queue
-//! is enough. Pieces are kept in the order they were published:
-//! - an idle worker takes the *oldest* available piece (`take_oldest`): the biggest one, since
-//!   each thread publishes its oldest unpublished frame first (Cilk's steal-the-top);
+//! One board per executor, cut into one *shard* per worker: a queue of pieces under a lock
+//! of its own. A thread publishes onto its own worker's shard (a thread that is no worker,
+//! onto shard 0), and looks at its own shard first, then at the others in turn, so that the
+//! workers of a call that publishes a piece for each closure it spawns (a `scope` of many
+//! small closures) each mostly take their own lock, rather than all of them one. Pieces are
+//! published by the sharing triggers of `thread.rs` (a worker wants work, a heartbeat,
+//! sleepers, a stalled thread), by scopes (each spawned closure, `scope_core.rs`) and by
+//! whole calls (`inject.rs`). A shard keeps its pieces in the order they were published:
+//! - an idle worker takes the *oldest* available piece of the first shard that has one
+//!   (`take_oldest`): the biggest one there, since each thread publishes its oldest
+//!   unpublished frame first (Cilk's steal-the-top);
 //! - a thread waiting for a node takes a piece that *descends* from it (`take_descendant`):
 //!   the oldest for a join's owner (it acts as a thief of its own thief's work), the newest
 //!   for a scope's owner (its own closures, last spawned first: rayon's order on one thread);
-//! - an owner that takes its piece back removes it (`remove`);
+//! - an owner that takes its piece back removes it (`remove_reclaimed`);
 //! - a stand-in whose workers are all in polls takes the oldest whole call
 //!   (`take_oldest_call`: `par::run`, a call from outside the workers), so such a call never
 //!   waits for a worker that a blocking poll holds.
 //!
-//! **Invariants:** `available` is the number of pieces on the board whose claim word is still
-//! `AVAILABLE`, changed only under the lock: incremented by `publish`, decremented by whoever
-//! moves a piece out of `AVAILABLE` (a claim in `take_*`, or the owner's reclaim through
-//! `remove_reclaimed`). A piece leaves the queue when it is claimed or reclaimed; a piece whose
-//! claim lost a race is dropped from the queue by whoever finds it.
+//! A look that spans shards takes one shard's lock at a time, never two, so the locks have
+//! no order to keep; a re-check before a sleep (`has_descendant`, `has_call`) takes each
+//! shard's lock in turn, which orders it against a publication on that shard as the one
+//! lock did against any.
+//!
+//! **Invariants:** `available` is the number of pieces on the board (all shards) whose claim
+//! word is still `AVAILABLE`, changed only under the lock of a shard: incremented by
+//! `publish` under the lock of the shard it pushes to, decremented by whoever moves a piece
+//! out of `AVAILABLE` (a claim in `take_*` under the lock of the piece's shard, or the
+//! owner's reclaim through `remove_reclaimed`). A piece leaves its shard when it is claimed
+//! or reclaimed; a piece whose claim lost a race is dropped from its shard by whoever finds
+//! it.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::node::{Node, Piece};
-use crate::util::sync::{AtomicUsize, Mutex, Ordering};
+use crate::util::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
+
+thread_local! {
+    /// The calling thread's worker index, for its home shard ([`set_home`]); 0 on a thread
+    /// that is no worker.
+    static HOME: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Makes shard `index` the calling thread's own on every board: a worker thread calls it
+/// with its index when it starts.
+pub(crate) fn set_home(index: usize) {
+    HOME.with(|home| home.set(index));
+}
 
 /// The pieces on offer (module docs).
-#[derive(Default)]
 pub(crate) struct Board {
-    pieces: Mutex<VecDeque<Piece>>,
-    /// Pieces still `AVAILABLE` (module invariants); read without the lock as a hint.
+    /// One queue per worker, each under its own lock (module docs).
+    shards: Box<[BoardShard]>,
+    /// Pieces still `AVAILABLE`, over all shards (module invariants); read without a lock
+    /// as a hint.
     available: AtomicUsize,
 }
 
+/// One worker's queue of pieces, on a cache line pair of its own so that two workers'
+/// locks never share a line.
+#[derive(Default)]
+#[repr(align(128))]
+struct BoardShard {
+    pieces: Mutex<VecDeque<Piece>>,
+    /// The queue's length when its lock was last released: a taker passes over a shard
+    /// that had none without taking its lock (a hint; `Board::for_takers`).
+    queued: AtomicUsize,
+}
+
+/// A shard's queue, locked; it records the queue's length in `queued` before it unlocks.
+struct Locked<'a> {
+    shard: &'a BoardShard,
+    pieces: MutexGuard<'a, VecDeque<Piece>>,
+}
+
+impl<'a> Locked<'a> {
+    fn new(shard: &'a BoardShard) -> Locked<'a> {
+        Locked {
+            shard,
+            pieces: shard.pieces.lock(),
+        }
+    }
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = VecDeque<Piece>;
+
+    fn deref(&self) -> &VecDeque<Piece> {
+        &self.pieces
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut VecDeque<Piece> {
+        &mut self.pieces
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        // Relaxed: a hint for takers, who lock the shard before they trust what they find;
+        // stored under the lock (the guard field drops after this).
+        self.shard
+            .queued
+            .store(self.pieces.len(), Ordering::Relaxed);
+    }
+}
+
+impl Default for Board {
+    /// A board of one shard.
+    fn default() -> Board {
+        Board::new(1)
+    }
+}
+
 impl Board {
+    /// A board for an executor of `workers` workers: a shard each (one at least).
+    pub(crate) fn new(workers: usize) -> Board {
+        Board {
+            shards: (0..workers.max(1)).map(|_| BoardShard::default()).collect(),
+            available: AtomicUsize::new(0),
+        }
+    }
+
+    /// The calling thread's own shard: its worker's ([`set_home`]), if it is a worker (of
+    /// any executor: the index only spreads the threads over the shards); shard 0 for any
+    /// other thread.
+    fn home(&self) -> usize {
+        HOME.with(Cell::get) % self.shards.len()
+    }
+
+    /// The shards, the calling thread's own first, then the next ones in turn.
+    fn shards_from_home(&self) -> impl Iterator<Item = &BoardShard> {
+        let n = self.shards.len();
+        let home = self.home();
+        (0..n).map(move |k| &self.shards[(home + k) % n])
+    }
+
+    /// Every shard's queue, locked one at a time in `shards_from_home`'s order: for a
+    /// re-check, which must see every publication made before it.
+    fn every_shard(&self) -> impl Iterator<Item = Locked<'_>> {
+        self.shards_from_home().map(Locked::new)
+    }
+
+    /// The queues of the shards that held pieces when last unlocked, locked one at a time in
+    /// `shards_from_home`'s order: for a taker, which may miss a piece published a moment
+    /// ago (it comes back, or the re-check before a sleep finds it), and so no taker locks
+    /// the empty shards of a wide executor.
+    fn for_takers(&self) -> impl Iterator<Item = Locked<'_>> {
+        self.shards_from_home()
+            // Relaxed: a hint (see `BoardShard::queued`).
+            .filter(|shard| shard.queued.load(Ordering::Relaxed) != 0)
+            .map(Locked::new)
+    }
+
     /// How many pieces are on offer (a hint: one relaxed load).
     #[inline]
     pub(crate) fn available(&self) -> usize {
@@ -44,103 +166,119 @@ impl Board {
         self.available.load(Ordering::Relaxed)
     }
 
-    /// Offers `piece`; the caller then wakes its ancestors' waiters and an idle worker.
+    /// Offers `piece` on the calling thread's own shard; the caller then wakes its
+    /// ancestors' waiters and an idle worker.
     pub(crate) fn publish(&self, piece: Piece) {
-        let mut pieces = self.pieces.lock();
+        let mut pieces = Locked::new(&self.shards[self.home()]);
         pieces.push_back(piece);
-        // Relaxed: under the lock (module invariants); see `available` for the readers.
+        // Relaxed: under the shard's lock (module invariants); see `available` for the
+        // readers.
         self.available.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Claims the oldest piece on offer, for a worker with nothing else to do.
+    /// Claims the oldest piece of the first shard that has one, the calling thread's own
+    /// first, for a worker with nothing else to do.
     pub(crate) fn take_oldest(&self) -> Option<Piece> {
         if self.available() == 0 {
             return None;
         }
-        let mut pieces = self.pieces.lock();
-        while let Some(piece) = pieces.pop_front() {
-            if piece.try_claim() {
-                // Relaxed: under the lock.
-                self.available.fetch_sub(1, Ordering::Relaxed);
-                return Some(piece);
+        for mut pieces in self.for_takers() {
+            while let Some(piece) = pieces.pop_front() {
+                if piece.try_claim() {
+                    // Relaxed: under the shard's lock.
+                    self.available.fetch_sub(1, Ordering::Relaxed);
+                    return Some(piece);
+                }
             }
         }
         None
     }
 
-    /// Claims the oldest whole call on offer (`Piece::call`), for a stand-in whose workers are
-    /// all in polls (`runtime/scheduler/standin/serve.rs`).
+    /// Claims the oldest whole call on offer (`Piece::call`) of the first shard that has
+    /// one, for a stand-in whose workers are all in polls
+    /// (`runtime/scheduler/standin/serve.rs`).
     pub(crate) fn take_oldest_call(&self) -> Option<Piece> {
         if self.available() == 0 {
             return None;
         }
-        let mut pieces = self.pieces.lock();
-        loop {
-            let found = pieces
-                .iter()
-                .position(|p| p.is_call() && p.is_available())?;
-            let piece = pieces.remove(found)?;
-            if piece.try_claim() {
-                // Relaxed: under the lock.
-                self.available.fetch_sub(1, Ordering::Relaxed);
-                return Some(piece);
+        for mut pieces in self.for_takers() {
+            while let Some(found) = pieces.iter().position(|p| p.is_call() && p.is_available()) {
+                let piece = pieces.remove(found)?;
+                if piece.try_claim() {
+                    // Relaxed: under the shard's lock.
+                    self.available.fetch_sub(1, Ordering::Relaxed);
+                    return Some(piece);
+                }
             }
         }
+        None
     }
 
-    /// Whether a whole call is on offer (a stand-in's re-check before it parks: it takes the
-    /// lock, which orders it against a publication).
+    /// Whether a whole call is on offer (a stand-in's re-check before it parks: it takes
+    /// every shard's lock in turn, which orders it against a publication on that shard).
     pub(crate) fn has_call(&self) -> bool {
         self.available() != 0
             && self
-                .pieces
-                .lock()
-                .iter()
-                .any(|p| p.is_call() && p.is_available())
+                .every_shard()
+                .any(|pieces| pieces.iter().any(|p| p.is_call() && p.is_available()))
     }
 
     /// Claims a piece on offer that descends from `ancestor`: the newest if `newest`, else
-    /// the oldest.
+    /// the oldest, of the first shard that has one, the calling thread's own first.
     pub(crate) fn take_descendant(&self, ancestor: &Node, newest: bool) -> Option<Piece> {
         if self.available() == 0 {
             return None;
         }
-        let mut pieces = self.pieces.lock();
-        loop {
-            let found = if newest {
-                pieces
-                    .iter()
-                    .rposition(|p| p.is_available() && p.descends_from(ancestor))
-            } else {
-                pieces
-                    .iter()
-                    .position(|p| p.is_available() && p.descends_from(ancestor))
-            }?;
-            let piece = pieces.remove(found)?;
-            if piece.try_claim() {
-                // Relaxed: under the lock.
-                self.available.fetch_sub(1, Ordering::Relaxed);
-                return Some(piece);
+        for mut pieces in self.for_takers() {
+            loop {
+                let found = if newest {
+                    pieces
+                        .iter()
+                        .rposition(|p| p.is_available() && p.descends_from(ancestor))
+                } else {
+                    pieces
+                        .iter()
+                        .position(|p| p.is_available() && p.descends_from(ancestor))
+                };
+                let Some(piece) = found.and_then(|at| pieces.remove(at)) else {
+                    break;
+                };
+                if piece.try_claim() {
+                    // Relaxed: under the shard's lock.
+                    self.available.fetch_sub(1, Ordering::Relaxed);
+                    return Some(piece);
+                }
             }
         }
+        None
     }
 
     /// Whether a piece that descends from `ancestor` is on offer (a waiter's re-check: it
-    /// takes the lock, which orders it against a publication; `node.rs`).
+    /// takes every shard's lock in turn, which orders it against a publication on that
+    /// shard; `node.rs`).
     pub(crate) fn has_descendant(&self, ancestor: &Node) -> bool {
-        self.pieces
-            .lock()
-            .iter()
-            .any(|p| p.is_available() && p.descends_from(ancestor))
+        self.every_shard().any(|pieces| {
+            pieces
+                .iter()
+                .any(|p| p.is_available() && p.descends_from(ancestor))
+        })
     }
 
-    /// Removes `piece`, which its owner just reclaimed.
+    /// Removes `piece`, which its owner just reclaimed (from its own shard, where it
+    /// published it, unless the ticker published it in its place: then from another).
     pub(crate) fn remove_reclaimed(&self, piece: &Piece) {
-        let mut pieces = self.pieces.lock();
-        // Relaxed: under the lock; the reclaim moved it out of `AVAILABLE`.
-        self.available.fetch_sub(1, Ordering::Relaxed);
-        if let Some(at) = pieces.iter().rposition(|p| Arc::ptr_eq(p, piece)) {
-            pieces.remove(at);
+        // Relaxed: under a shard's lock (the first one's, taken below before the count
+        // changes); the reclaim moved it out of `AVAILABLE`.
+        let mut counted = false;
+        for mut pieces in self.every_shard() {
+            if !counted {
+                self.available.fetch_sub(1, Ordering::Relaxed);
+                counted = true;
+            }
+            if let Some(at) = pieces.iter().rposition(|p| Arc::ptr_eq(p, piece)) {
+                pieces.remove(at);
+                return;
+            }
         }
     }
 
@@ -148,11 +286,14 @@ impl Board {
     /// caller drops them, which tells their callers. Pieces of calls in progress stay: their
     /// owners settle them.
     pub(crate) fn take_calls(&self) -> Vec<Piece> {
-        let mut pieces = self.pieces.lock();
         let mut calls = Vec::new();
-        claim_calls(&mut pieces, &mut calls);
-        // Relaxed: under the lock.
-        self.available.fetch_sub(calls.len(), Ordering::Relaxed);
+        for mut pieces in self.every_shard() {
+            let before = calls.len();
+            claim_calls(&mut pieces, &mut calls);
+            // Relaxed: under the shard's lock.
+            self.available
+                .fetch_sub(calls.len() - before, Ordering::Relaxed);
+        }
         calls
     }
 }
@@ -168,4 +309,74 @@ pub(crate) fn claim_calls(pieces: &mut VecDeque<Piece>, calls: &mut Vec<Piece>) 
             true
         }
     });
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::runtime::scheduler::forkjoin::node::Root;
+
+    /// A closure of `scope`, counted in it, that does nothing.
+    fn closure(scope: &Arc<Node>) -> Piece {
+        Piece::spawned(Some(Arc::clone(scope)), Box::new(|| {}), scope)
+    }
+
+    #[test]
+    fn a_piece_on_any_shard_is_found_from_every_shard() {
+        let board = Board::new(3);
+        let scope = Node::scope(None, Root::new());
+        for publisher in 0..3 {
+            for taker in 0..3 {
+                set_home(publisher);
+                board.publish(closure(&scope));
+                set_home(taker);
+                assert_eq!(board.available(), 1);
+                assert!(board.has_descendant(&scope), "{publisher} -> {taker}");
+                let piece = board
+                    .take_descendant(&scope, taker % 2 == 0)
+                    .unwrap_or_else(|| panic!("{publisher} -> {taker}: not found"));
+                assert_eq!(board.available(), 0);
+                assert!(!board.has_descendant(&scope));
+                // SAFETY: `take_descendant` won the claim.
+                unsafe { piece.run(false) };
+
+                set_home(publisher);
+                board.publish(closure(&scope));
+                set_home(taker);
+                let piece = board.take_oldest().expect("an idle worker finds it");
+                assert_eq!(board.available(), 0);
+                // SAFETY: `take_oldest` won the claim.
+                unsafe { piece.run(false) };
+            }
+        }
+        assert!(scope.is_finished());
+        set_home(0);
+    }
+
+    #[test]
+    fn a_worker_takes_from_its_own_shard_first_and_each_shard_oldest_first() {
+        let board = Board::new(2);
+        let scope = Node::scope(None, Root::new());
+        set_home(1);
+        let first_of_1 = closure(&scope);
+        board.publish(first_of_1.clone());
+        board.publish(closure(&scope));
+        set_home(0);
+        let first_of_0 = closure(&scope);
+        board.publish(first_of_0.clone());
+        board.publish(closure(&scope));
+        // Its own shard's oldest first, then the other shard's oldest.
+        let mut taken = Vec::new();
+        while let Some(piece) = board.take_oldest() {
+            taken.push(piece);
+        }
+        assert_eq!(taken.len(), 4);
+        assert!(Arc::ptr_eq(&taken[0], &first_of_0));
+        assert!(Arc::ptr_eq(&taken[2], &first_of_1));
+        for piece in taken {
+            // SAFETY: `take_oldest` won the claim.
+            unsafe { piece.run(false) };
+        }
+        assert!(scope.is_finished());
+    }
 }

@@ -159,6 +159,48 @@ fn a_waiter_is_woken_by_a_descendant() {
     });
 }
 
+/// As [`a_waiter_is_woken_by_a_descendant`], with the piece published from inside another
+/// closure of the scope (`mid`, run by the publishing thread): the publisher's walk up the
+/// lineage passes over `mid`'s node, which has no waiter, and wakes the scope's owner with
+/// the one fence the walk makes (`Node::wake_ancestors`).
+#[test]
+fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
+    loom::model(|| {
+        let board = Arc::new(Board::default());
+        let scope = Node::scope(None, Root::new());
+        let ran = Arc::new(AtomicUsize::new(0));
+        let mid = Piece::spawned(Some(Arc::clone(&scope)), Box::new(|| {}), &scope);
+        let body = {
+            let ran = Arc::clone(&ran);
+            Box::new(move || {
+                ran.fetch_add(1, Ordering::Relaxed);
+            })
+        };
+        let piece = Piece::spawned(Some(Arc::clone(&mid)), body, &scope);
+        let publisher = {
+            let board = Arc::clone(&board);
+            thread::spawn(move || {
+                // This thread runs `mid`, which spawns `piece` while it runs.
+                assert!(mid.try_claim());
+                board.publish(piece.clone());
+                piece.wake_ancestors();
+                // SAFETY: won the claim above.
+                unsafe { mid.run(true) };
+            })
+        };
+        while !scope.is_finished() {
+            if let Some(piece) = board.take_descendant(&scope, true) {
+                // SAFETY: won the claim.
+                unsafe { piece.run(false) };
+                continue;
+            }
+            scope.sleep(|| board.has_descendant(&scope));
+        }
+        assert_eq!(ran.load(Ordering::Relaxed), 1);
+        publisher.join().unwrap();
+    });
+}
+
 /// A join frame in the exposure models: its links first (`#[repr(C)]`, as a real frame), who
 /// published it, and whether it is still on its owner's "stack".
 #[repr(C)]

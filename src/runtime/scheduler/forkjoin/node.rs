@@ -307,11 +307,25 @@ impl Node {
     }
 
     /// Unparks every sleeping waiter in this node's lineage above it: a piece they may run
-    /// was just published. The caller pushed it to the board under the board's lock first.
+    /// was just published. The caller pushed it to the board under its shard's lock first.
+    /// A node without a waiter (a spawned closure's: nobody waits for one alone) is passed
+    /// over, and one fence serves the whole walk: it orders the caller's push before every
+    /// load below, each of which pairs with its waiter's fence as in `wake_waiter`. So a
+    /// closure spawned deep in a scope's tree costs one fence, not one per level.
     pub(crate) fn wake_ancestors(&self) {
+        let mut fenced = false;
         let mut node = self.parent.as_deref();
         while let Some(n) = node {
-            n.wake_waiter();
+            if let Some(waiter) = &n.waiter {
+                if !fenced {
+                    // Pairs with the waiters' fences after their registration (module docs).
+                    fence(Ordering::SeqCst);
+                    fenced = true;
+                }
+                if n.sleeping.load(Ordering::SeqCst) {
+                    waiter.unpark();
+                }
+            }
             node = n.parent.as_deref();
         }
     }
@@ -399,7 +413,7 @@ impl Piece {
     /// Takes it for a thread other than the owner; `true` if this call won it.
     pub(crate) fn try_claim(&self) -> bool {
         // AcqRel: the winner sees what the publisher wrote before publishing (the frame,
-        // the body); pairs with the publisher's release through the board's lock too.
+        // the body); pairs with the publisher's release through the board shard's lock too.
         let won = self
             .claim
             .compare_exchange(AVAILABLE, CLAIMED, Ordering::AcqRel, Ordering::Acquire)

@@ -26,7 +26,7 @@ impl ForkJoin {
     /// For an executor of `workers` workers.
     pub(crate) fn new(workers: usize) -> ForkJoin {
         ForkJoin {
-            board: Board::default(),
+            board: Board::new(workers),
             mail: Mail::new(workers),
             waiting: AtomicUsize::new(0),
             occupied: AtomicUsize::new(0),

@@ -207,6 +207,8 @@ pub(crate) fn run(state: Arc<State>, index: usize, deque: Worker<Runnable>) {
         watch.worker_started(index);
     }
     state.workers[index].hold.set_thread();
+    // Its pieces go to its own shard of the fork-join board.
+    crate::runtime::scheduler::forkjoin::board::set_home(index);
     let parker = Parker::with_reactor(Arc::clone(&state.driver));
     let worker = WorkerLocal::new(state, index, deque);
     let mut st = LoopState {
