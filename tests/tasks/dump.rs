@@ -273,8 +273,21 @@ fn a_pinned_task_s_state_and_stamps_follow_its_wakes() {
 
 #[test]
 fn busy_time_counts_long_polls() {
-    watchdog(60, "dump busy time", || {
-        let ex = executor(2);
+    busy_time_of_a_long_poll(2);
+}
+
+/// With one worker, the task that ends the long poll runs on the worker's stand-in: the
+/// stand-in's first poll moves the coarse clock as a worker's does.
+#[test]
+fn busy_time_counts_long_polls_when_a_stand_in_ends_them() {
+    busy_time_of_a_long_poll(1);
+}
+
+/// A task whose one poll sleeps 200 ms, and ends only after another task ran; its busy
+/// time, in whole milliseconds of the coarse clock.
+fn busy_time_of_a_long_poll(workers: usize) {
+    watchdog(60, "dump busy time", move || {
+        let ex = executor(workers);
         let (go, gate) = async_channel::bounded::<()>(1);
         let (slept_tx, slept_rx) = mpsc::channel::<()>();
         let moved = Arc::new(AtomicBool::new(false));
@@ -282,9 +295,10 @@ fn busy_time_counts_long_polls() {
         let polled_at = std::time::Instant::now();
         let (task, _) = named(&ex, "worker-bee", async move {
             std::thread::sleep(Duration::from_millis(200));
-            // The poll ends only once the other worker has started a stretch of polls
-            // (which sets the coarse clock to the real one) after the sleep: its end stamp
-            // is then at least 200 ms after its start, however late the ticker is.
+            // The poll ends only once the other worker, or this worker's stand-in, has
+            // started a stretch of polls (which sets the coarse clock to the real one) after
+            // the sleep: its end stamp is then at least 200 ms after its start, however
+            // late the ticker is.
             slept_tx.send(()).unwrap();
             while !seen.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(1));

@@ -3,8 +3,8 @@
 //!
 //! [`coarse_now`] is the milliseconds since the process's first use of it, as last written
 //! by the observer's tick (`super::on_tick`, which the epoch ticker's thread calls every
-//! tick while a worker is busy or a loop runs: `runtime/time/epoch.rs`) or by a worker when
-//! it starts a stretch of polls (it reads the real clock then anyway). It lags the real
+//! tick while a worker is busy or a loop runs: `runtime/time/epoch.rs`) or by a worker or a
+//! stand-in when it starts a stretch of polls (a worker reads the real clock then anyway). It lags the real
 //! clock by at most about one tick (1 ms plus the OS's wake-up delay) while the ticker runs.
 //! When the ticker parks (no worker busy for a while) the clock is marked stale
 //! ([`mark_stale`]), and until someone writes it again [`coarse_now`] reads the real clock

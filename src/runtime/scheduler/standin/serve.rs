@@ -103,6 +103,10 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
     hold.set_thread();
     let mut booked = None;
     let mut rng = 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) << 17);
+    // Whether a stretch of polls is going on: the first poll after an activation or a park
+    // moves the coarse clock of task stamps to the real one, as a worker's does
+    // (`runtime/observe/coarse_clock.rs`).
+    let mut in_stretch = false;
     loop {
         if !standins.is_active(index) || state.is_shut_down() {
             return true;
@@ -112,6 +116,10 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         #[cfg(feature = "test-util")]
         let busy = state.driver.clock().activity().busy();
         if let Some(task) = find_task(state, index, &mut rng) {
+            if !in_stretch {
+                in_stretch = true;
+                crate::runtime::observe::coarse_clock::refresh(std::time::Instant::now());
+            }
             hold.begin();
             poll(task);
             let held = hold.end();
@@ -141,6 +149,7 @@ fn serve(state: &Arc<State>, index: usize, parker: &Parker<Driver>) -> bool {
         if !standins.begin_park(index) {
             return true;
         }
+        in_stretch = false;
         // The re-check half of the release's pairing (`slots.rs`): tasks, and a whole call
         // it would take (`run_a_call`), the only fork-join work a stand-in runs.
         let recheck = || {
