@@ -20,6 +20,7 @@
 //! the positions only let pieces stop early.
 
 use std::cell::Cell;
+use std::sync::Arc;
 
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::ParallelIterator;
@@ -69,31 +70,23 @@ enum Side {
 }
 
 /// Where a consumer's items are in the order of all items: a path of `(slot, offset)`
-/// levels, compared lexicographically (see the module docs). Held inline up to
-/// [`INLINE_WORDS`] words (three levels), on the heap beyond: a position is made at each
-/// split and published with each match, and a short call never nests deeper.
-#[derive(Clone, Debug)]
-struct Position(Path);
-
-/// The words of a position held inline, before it moves to the heap.
-const INLINE_WORDS: usize = 6;
-
-/// A position's words: the first `len` of an inline array, or a vector.
-#[derive(Clone, Debug)]
-enum Path {
-    Inline(u8, [u64; INLINE_WORDS]),
-    Heap(Vec<u64>),
-}
-
-impl Default for Position {
-    fn default() -> Position {
-        Position(Path::Inline(0, [0; INLINE_WORDS]))
-    }
+/// levels, compared lexicographically (see the module docs). The last level is held
+/// inline and the levels above it, which only unindexed splits make and never change, in a
+/// shared slice: an indexed call's positions are all one level deep, and a split or a
+/// copy of one is two words, with no allocation.
+#[derive(Clone, Debug, Default)]
+struct Position {
+    /// The levels above the last one, two words each; `None` when the last is the first.
+    above: Option<Arc<[u64]>>,
+    /// The last level's slot.
+    slot: u64,
+    /// The last level's offset.
+    offset: u64,
 }
 
 impl PartialEq for Position {
     fn eq(&self, other: &Position) -> bool {
-        self.words() == other.words()
+        self.cmp(other) == std::cmp::Ordering::Equal
     }
 }
 
@@ -107,92 +100,129 @@ impl PartialOrd for Position {
 
 impl Ord for Position {
     fn cmp(&self, other: &Position) -> std::cmp::Ordering {
-        self.words().cmp(other.words())
+        match (&self.above, &other.above) {
+            (None, None) => (self.slot, self.offset).cmp(&(other.slot, other.offset)),
+            _ => self.words().cmp(other.words()),
+        }
     }
 }
 
 impl Position {
     fn root() -> Position {
-        Position(Path::Inline(2, [0; INLINE_WORDS]))
+        Position::default()
     }
 
     /// The words of the path, two a level.
-    fn words(&self) -> &[u64] {
-        match &self.0 {
-            Path::Inline(len, words) => &words[..usize::from(*len)],
-            Path::Heap(words) => words,
-        }
+    fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        let above = self.above.as_deref().unwrap_or(&[]);
+        above.iter().copied().chain([self.slot, self.offset])
     }
 
     /// The number of words of the path.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.words().len()
-    }
-
-    /// A copy of this position with its words changed by `change`.
-    fn changed(&self, change: impl FnOnce(&mut [u64])) -> Position {
-        let mut path = self.0.clone();
-        match &mut path {
-            Path::Inline(len, words) => change(&mut words[..usize::from(*len)]),
-            Path::Heap(words) => change(words),
-        }
-        Position(path)
+        self.words().count()
     }
 
     /// The same path, `by` items further at the last level.
     fn advanced(&self, by: usize) -> Position {
-        self.changed(|path| {
-            let last = path.last_mut().expect("a position has a level");
-            *last = last.saturating_add(by as u64);
-        })
+        Position {
+            offset: self.offset.saturating_add(by as u64),
+            ..self.clone()
+        }
     }
 
     /// The next slot of the last level, at its start.
     fn next_slot(&self) -> Position {
-        self.changed(|path| {
-            let n = path.len();
-            path[n - 2] = path[n - 2].saturating_add(1);
-            path[n - 1] = 0;
-        })
+        Position {
+            above: self.above.clone(),
+            slot: self.slot.saturating_add(1),
+            offset: 0,
+        }
     }
 
     /// A level below this one, at slot `slot`.
     fn below(&self, slot: u64) -> Position {
-        let words = self.words();
-        let n = words.len();
-        if n + 2 <= INLINE_WORDS {
-            let mut inline = [0; INLINE_WORDS];
-            inline[..n].copy_from_slice(words);
-            inline[n] = slot;
-            // `n + 2` fits in a `u8`: it is at most `INLINE_WORDS`.
-            return Position(Path::Inline((n + 2) as u8, inline));
+        Position {
+            above: Some(self.words().collect()),
+            slot,
+            offset: 0,
         }
-        let mut path = Vec::with_capacity(n + 2);
-        path.extend_from_slice(words);
-        path.extend([slot, 0]);
-        Position(Path::Heap(path))
+    }
+
+    /// The position as one number that orders one-level positions as their paths do:
+    /// `slot` in the top [`SLOT_BITS`] bits below the highest, `offset` in the low
+    /// [`OFFSET_BITS`]; `None` for a deeper position or one whose numbers do not fit.
+    fn key(&self) -> Option<u64> {
+        (self.above.is_none() && self.slot < 1 << SLOT_BITS && self.offset < 1 << OFFSET_BITS)
+            .then_some(self.slot << OFFSET_BITS | self.offset)
+    }
+
+    /// The one-level position of `key` (the inverse of [`Position::key`]).
+    fn from_key(key: u64) -> Position {
+        Position {
+            above: None,
+            slot: key >> OFFSET_BITS,
+            offset: key & ((1 << OFFSET_BITS) - 1),
+        }
     }
 }
 
+/// The bits of a key's offset ([`Position::key`]).
+const OFFSET_BITS: u32 = 44;
+
+/// The bits of a key's slot: the key's highest bit stays clear ([`Best::rank`]).
+const SLOT_BITS: u32 = 63 - OFFSET_BITS;
+
 /// The best position with a match so far, shared by the pieces of one call.
 ///
-/// `epoch` counts the improvements (0: no match yet), so that a piece looks at the position
-/// itself, under the lock, only when it changed. Relaxed: the lock orders the position;
-/// the epoch only says whether to look, and a stale one only delays a stop.
+/// One-level positions that fit a key ([`Position::key`], all of an indexed call's) are
+/// kept in `flat` as a rank, lower for a better match, with one `fetch_min` to publish and
+/// one load to look. Deeper ones are kept under the lock, with `epoch` counting its
+/// improvements (0: none yet), so that a piece looks at it, under the lock, only when it
+/// changed. The best match is the better of the two.
+///
+/// Relaxed throughout: no item travels through `Best` (the reducer carries them, through
+/// the joins), only whether to stop; the lock orders the deep position, and a stale look
+/// only delays a stop. A folder drops its match only when it saw a strictly better one
+/// recorded, whose folder keeps its own: the best match recorded is always kept.
 struct Best {
     side: Side,
+    /// The rank of the best one-level match ([`Best::rank`]); [`NO_RANK`] while none.
+    flat: AtomicU64,
     epoch: AtomicU64,
     position: Mutex<Option<Position>>,
 }
+
+/// `Best::flat` while it holds no match.
+const NO_RANK: u64 = u64::MAX;
 
 impl Best {
     fn new(side: Side) -> Best {
         Best {
             side,
+            flat: AtomicU64::new(NO_RANK),
             epoch: AtomicU64::new(0),
             position: Mutex::new(None),
         }
+    }
+
+    /// The rank of a one-level position: its key for `find_first`, the key reversed for
+    /// `find_last` (keys are below 2^63, so no rank is [`NO_RANK`]).
+    fn rank(&self, at: &Position) -> Option<u64> {
+        let key = at.key()?;
+        Some(match self.side {
+            Side::First => key,
+            Side::Last => NO_RANK - 1 - key,
+        })
+    }
+
+    /// The position of rank `rank` (the inverse of [`Best::rank`]).
+    fn at_rank(&self, rank: u64) -> Position {
+        Position::from_key(match self.side {
+            Side::First => rank,
+            Side::Last => NO_RANK - 1 - rank,
+        })
     }
 
     /// Whether a match at `a` beats one at `b`.
@@ -203,12 +233,34 @@ impl Best {
         }
     }
 
+    /// Whether the best one-level match beats one at `at` (of rank `rank`, if it has one).
+    fn flat_beats(&self, at: &Position, rank: Option<u64>) -> bool {
+        let flat = self.flat.load(Ordering::Relaxed);
+        match rank {
+            Some(rank) => flat < rank,
+            None => flat != NO_RANK && self.better(&self.at_rank(flat), at),
+        }
+    }
+
     /// Records a match at `at`; whether it is (or ties) the best, so worth keeping.
     fn publish(&self, at: &Position) -> bool {
+        let rank = self.rank(at);
+        let beaten = match rank {
+            Some(rank) => self.flat.fetch_min(rank, Ordering::Relaxed) < rank,
+            None => self.flat_beats(at, None),
+        };
+        if beaten {
+            return false;
+        }
+        if rank.is_some() && self.epoch.load(Ordering::Relaxed) == 0 {
+            // No deep match recorded.
+            return true;
+        }
         let mut best = self.position.lock();
         match best.as_ref() {
             Some(current) if self.better(current, at) => false,
-            Some(current) if current == at => true,
+            _ if rank.is_some() => true,
+            Some(current) if *current == *at => true,
             _ => {
                 *best = Some(at.clone());
                 self.epoch.fetch_add(1, Ordering::Relaxed);
@@ -218,8 +270,11 @@ impl Best {
     }
 
     /// Whether a match elsewhere beats any match at or after (before) `at`. `seen` caches
-    /// the answer for the epoch it was computed at.
+    /// the deep match's answer for the epoch it was computed at.
     fn beats(&self, at: &Position, seen: &Cell<(u64, bool)>) -> bool {
+        if self.flat_beats(at, self.rank(at)) {
+            return true;
+        }
         let epoch = self.epoch.load(Ordering::Relaxed);
         if epoch == 0 {
             return false;

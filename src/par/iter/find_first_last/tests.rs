@@ -84,3 +84,59 @@ fn find_last_folder_yields_last_match() {
     let f = f.consume(0_i32).consume(1_i32).consume(2_i32);
     assert_eq!(f.complete(), Some(2_i32));
 }
+
+/// A one-level position `(slot, offset)`, and one a level below it.
+fn flat(slot: u64, offset: u64) -> Position {
+    Position {
+        above: None,
+        slot,
+        offset,
+    }
+}
+
+fn deep(slot: u64, offset: u64, below: u64) -> Position {
+    flat(slot, offset).below(below)
+}
+
+#[test]
+fn one_level_and_deeper_matches_compete_as_their_paths_order() {
+    let no = Cell::new((0, false));
+    let best = Best::new(Side::First);
+    assert!(best.publish(&flat(0, 5)));
+    // [0, 3, 1, 0] comes before [0, 5]: it is kept, and beats what comes after it.
+    assert!(best.publish(&deep(0, 3, 1)));
+    assert!(best.beats(&flat(0, 4), &no));
+    assert!(best.beats(&deep(0, 3, 2), &Cell::new((0, false))));
+    assert!(!best.beats(&flat(0, 2), &Cell::new((0, false))));
+    assert!(!best.beats(&deep(0, 3, 0), &Cell::new((0, false))));
+    // Beaten by the deeper match, or by the one-level one.
+    assert!(!best.publish(&flat(0, 4)));
+    assert!(!best.publish(&deep(0, 7, 0)));
+    // A one-level match before both wins, and a tie is kept.
+    assert!(best.publish(&flat(0, 1)));
+    assert!(best.publish(&flat(0, 1)));
+    assert!(best.beats(&deep(0, 2, 0), &Cell::new((0, false))));
+
+    let best = Best::new(Side::Last);
+    assert!(best.publish(&flat(0, 5)));
+    assert!(best.publish(&deep(0, 5, 1)));
+    assert!(best.beats(&flat(0, 5), &Cell::new((0, false))));
+    assert!(!best.beats(&flat(0, 6), &Cell::new((0, false))));
+    assert!(!best.publish(&flat(0, 4)));
+    assert!(best.publish(&flat(1, 0)));
+    assert!(best.beats(&deep(0, 9, 9), &Cell::new((0, false))));
+    assert!(!best.publish(&deep(0, 9, 9)));
+}
+
+#[test]
+fn positions_too_far_for_a_key_are_kept_as_deep_ones() {
+    let best = Best::new(Side::First);
+    let far = flat(0, 1 << OFFSET_BITS);
+    assert!(far.key().is_none());
+    assert!(best.publish(&far));
+    assert!(best.beats(&flat(1, 0), &Cell::new((0, false))));
+    assert!(!best.beats(&flat(0, 7), &Cell::new((0, false))));
+    assert!(best.publish(&flat(0, 7)));
+    assert!(best.beats(&far, &Cell::new((0, false))));
+    assert_eq!(Position::from_key(flat(3, 9).key().unwrap()), flat(3, 9));
+}
