@@ -212,9 +212,39 @@ where
     let guard = stop.guard();
     let result = if plan.split_eagerly(len) && !stop.is_set() && !consumer.full() {
         at_piece_boundary();
-        let fold =
-            |plan, len, producer, consumer| indexed_piece(stop, plan, len, producer, consumer);
-        super::parts::fold_in_parts(plan, len, producer, consumer, &fold)
+        // The first chunk in a join whose other side is the cut of the rest: a thief that
+        // takes the rest as soon as the join is offered cuts it and starts on its upper half
+        // (`parts.rs`, `work_from_top`), and a call that its first items end (a
+        // `find_first` whose answer is at position 0) takes its rest back stopped, and cuts
+        // no parts.
+        // (A first chunk of a call on several workers is too short to be timed.)
+        let (n, _) = plan.chunk(len);
+        let (chunk, rest) = producer.split_at(n);
+        let (chunk_consumer, rest_consumer, reducer) = consumer.split_at(n);
+        let (first, rest) = join_pieces(
+            |_| {
+                // A panic of the chunk stops the rest at once, not when the join returns.
+                let guard = stop.guard();
+                let first = chunk
+                    .fold_with_stop(chunk_consumer.into_folder(), stop)
+                    .complete();
+                guard.disarm();
+                first
+            },
+            |stolen| {
+                let len = len - n;
+                if plan.split_eagerly(len) && !stop.is_set() && !rest_consumer.full() {
+                    let fold = |plan, len, producer, consumer| {
+                        indexed_piece(stop, plan, len, producer, consumer)
+                    };
+                    super::parts::fold_in_parts(plan, len, rest, rest_consumer, &fold, stolen, n)
+                } else {
+                    // Stopped (it folds nothing), or too short now to cut.
+                    indexed_piece(stop, plan, len, rest, rest_consumer)
+                }
+            },
+        );
+        reducer.reduce(first, rest)
     } else {
         let (mut len, mut producer, mut consumer) = (len, producer, consumer);
         let mut done = Reduced(None);

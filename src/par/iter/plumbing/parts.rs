@@ -19,6 +19,13 @@
 //! done so far, with one compare-and-swap, and the owner never stops for it: a late thief
 //! of a skewed call gets half of the rest, not a half fixed at the start.
 //!
+//! The cut waits for the call's first chunk (`bridge.rs`): the chunk is folded in a join
+//! whose other side cuts the rest, so a call that its first items end (a `find_first` at
+//! position 0) takes that side back stopped and cuts nothing. A thief that takes the rest
+//! while the owner is still inside the chunk cuts it as the whole call would be cut (the
+//! first part shorter by the chunk) and starts from the top, as a thief of the range would
+//! (`work_from_top`): it gets the upper half at once.
+//!
 //! The results are reduced in index order once the join returned, right to left with the
 //! reducers of the cuts (the last cut's reducer joins the last two parts first), as the
 //! nested joins of a recursive halving would.
@@ -90,25 +97,41 @@ impl<P, C, R> PartSlot<P, C, R> {
 /// Cuts a piece of `len` items into parts, folds each with `fold` (the bridge's indexed
 /// piece, given the part's plan, length, producer and consumer) through a steal range, and
 /// reduces their results in index order (module docs). `plan.parts(len)` is at least 2.
+/// The piece is the rest of a call whose first `before` items (its first chunk) are
+/// folded elsewhere (`bridge.rs`): the parts are cut as those of the whole call would be,
+/// the first one `before` items shorter, so that the halves a thief takes end where the
+/// halves of the whole call would. `stolen`: a thief took the piece while the call's owner
+/// folds that chunk; it starts as a thief of the range would, from the top.
 pub(super) fn fold_in_parts<P, C, F>(
     plan: Plan,
     len: usize,
     producer: P,
     consumer: C,
     fold: &F,
+    stolen: bool,
+    before: usize,
 ) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
     F: Fn(Plan, usize, P, C) -> C::Result + Sync,
 {
-    let count = plan.parts(len);
+    let whole = len + before;
+    let mut count = plan.parts(whole);
+    let mut part_len = whole / count;
+    let mut first_len = part_len.saturating_sub(before);
+    if first_len < plan.min_len().max(1) {
+        // The first chunk was as long as a part: cut the rest alone.
+        count = plan.parts(len);
+        part_len = len / count;
+        first_len = part_len;
+    }
     debug_assert!((2..=super::steal_range::MAX_LEN).contains(&count));
-    let part_len = len / count;
     let mut parts = Vec::with_capacity(count);
     let mut reducers = Vec::with_capacity(count - 1);
     let (mut producer, mut consumer, mut left) = (producer, consumer, len);
-    for _ in 1..count {
+    for cut in 1..count {
+        let part_len = if cut == 1 { first_len } else { part_len };
         let (part, rest) = producer.split_at(part_len);
         let (part_consumer, rest_consumer, reducer) = consumer.split_at(part_len);
         parts.push(PartSlot(UnsafeCell::new(PartState::Input(
@@ -134,7 +157,12 @@ where
         // SAFETY: as above.
         unsafe { slot.put(result) };
     };
-    work(&fold_part, &StealRange::new(0, count as u32));
+    let range = StealRange::new(0, count as u32);
+    if stolen {
+        work_from_top(&fold_part, &range);
+    } else {
+        work(&fold_part, &range);
+    }
     // Right to left: the last cut's reducer joins the last two parts first.
     let mut acc = None;
     while let Some(slot) = parts.pop() {
@@ -168,4 +196,69 @@ fn work(fold_part: &(dyn Fn(usize) + Sync), range: &StealRange) {
             }
         },
     );
+}
+
+/// [`work`] for a thread that stole a whole range (the rest of a call whose owner is still
+/// folding the call's first chunk): it steals the upper half first, as a thief of the range
+/// would, and leaves the low end on offer as the range owner's side, for whoever comes (the
+/// call's owner once its chunk is done, or this thread once its halves ran out). A thief
+/// that comes while the owner is inside a long first item so gets half of the call at
+/// once, as with a call that was cut before its first chunk.
+fn work_from_top(fold_part: &(dyn Fn(usize) + Sync), range: &StealRange) {
+    join_context(
+        |_| {
+            while let Some((start, end)) = range.steal() {
+                work(fold_part, &StealRange::new(start, end));
+            }
+        },
+        |_| {
+            while let Some(index) = range.take() {
+                fold_part(index as usize);
+            }
+        },
+    );
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::par::prelude::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A long call on two workers whose first item ends it (a `find_first` at position 0)
+    /// makes one folder for its first chunk and one for its stopped rest: it cuts no parts.
+    /// The other worker spins meanwhile, so no thief takes the rest.
+    #[test]
+    fn a_call_that_its_first_chunk_ends_cuts_no_parts() {
+        let pool = crate::par::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let spinning = Arc::new(AtomicBool::new(false));
+        let release = Arc::new(AtomicBool::new(false));
+        let (s, r) = (Arc::clone(&spinning), Arc::clone(&release));
+        pool.spawn(move || {
+            s.store(true, Ordering::SeqCst);
+            while !r.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
+        });
+        while !spinning.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        let folders = AtomicUsize::new(0);
+        let found = pool.install(|| {
+            (0..1_000_000_u32)
+                .into_par_iter()
+                .map_init(|| folders.fetch_add(1, Ordering::Relaxed), |_, x| x)
+                .find_first(|&x| x == 0)
+        });
+        release.store(true, Ordering::SeqCst);
+        assert_eq!(found, Some(0));
+        let folders = folders.load(Ordering::Relaxed);
+        assert!(
+            folders <= 2,
+            "{folders} folders for a call its first item ended"
+        );
+    }
 }

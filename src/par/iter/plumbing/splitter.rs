@@ -135,6 +135,12 @@ impl Plan {
         (len / share).clamp(2, MAX_PARTS).min(len / self.min).max(2)
     }
 
+    /// The least number of items a piece folds (`with_min_len`).
+    #[inline]
+    pub(super) fn min_len(&self) -> usize {
+        self.min
+    }
+
     /// The plan of one part of a piece cut into parts: it folds in chunks and splits on
     /// demand, never eagerly (the parts are the eager split).
     #[inline]
