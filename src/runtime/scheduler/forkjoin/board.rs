@@ -24,19 +24,20 @@
 //! shard's lock in turn, which orders it against a publication on that shard as the one
 //! lock did against any.
 //!
-//! **Invariants:** `available` is the number of pieces on the board (all shards) whose claim
-//! word is still `AVAILABLE`, changed only under the lock of a shard: incremented by
-//! `publish` under the lock of the shard it pushes to, decremented by whoever moves a piece
-//! out of `AVAILABLE` (a claim in `take_*` under the lock of the piece's shard, or the
-//! owner's reclaim through `remove_reclaimed`). A piece leaves its shard when it is claimed
-//! or reclaimed; a piece whose claim lost a race is dropped from its shard by whoever finds
-//! it.
+//! **Invariants:** a piece leaves its shard when it is claimed or reclaimed: a claim in
+//! `take_*` removes it under its shard's lock, an owner's reclaim is followed at once by
+//! `remove_reclaimed`, and a piece whose claim lost a race is dropped from its shard by
+//! whoever finds it first. So a shard's queue holds its available pieces, and for a moment
+//! the pieces whose owners are removing them. Each shard's `queued` is its queue's length as
+//! of its last unlock (stored under the lock), and [`Board::available`] is their sum: no
+//! count that every worker writes, so that a publication or a take touches no line but its
+//! shard's.
 
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::node::{Node, Piece};
+use super::node::{Node, Piece, Root};
 use crate::util::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
 
 thread_local! {
@@ -55,9 +56,6 @@ pub(crate) fn set_home(index: usize) {
 pub(crate) struct Board {
     /// One queue per worker, each under its own lock (module docs).
     shards: Box<[BoardShard]>,
-    /// Pieces still `AVAILABLE`, over all shards (module invariants); read without a lock
-    /// as a hint.
-    available: AtomicUsize,
 }
 
 /// One worker's queue of pieces, on a cache line pair of its own so that two workers'
@@ -67,7 +65,8 @@ pub(crate) struct Board {
 struct BoardShard {
     pieces: Mutex<VecDeque<Piece>>,
     /// The queue's length when its lock was last released: a taker passes over a shard
-    /// that had none without taking its lock (a hint; `Board::for_takers`).
+    /// that had none without taking its lock (`Board::for_takers`), and the board's count
+    /// of pieces on offer is the sum over its shards (`Board::available`).
     queued: AtomicUsize,
 }
 
@@ -122,7 +121,6 @@ impl Board {
     pub(crate) fn new(workers: usize) -> Board {
         Board {
             shards: (0..workers.max(1)).map(|_| BoardShard::default()).collect(),
-            available: AtomicUsize::new(0),
         }
     }
 
@@ -157,23 +155,24 @@ impl Board {
             .map(Locked::new)
     }
 
-    /// How many pieces are on offer (a hint: one relaxed load).
+    /// How many pieces are on offer (a hint: one relaxed load per shard, module
+    /// invariants).
     #[inline]
     pub(crate) fn available(&self) -> usize {
         // Relaxed: a hint. The worker's re-check before a park reads it after its SeqCst
-        // fence, and the publisher fences before it looks for sleepers (`publish`'s caller
-        // notifies), so a publication is never missed by a worker about to sleep.
-        self.available.load(Ordering::Relaxed)
+        // fence, and the publisher stores its shard's length (at the unlock) before it
+        // fences and looks for sleepers (`publish`'s caller notifies), so a publication is
+        // never missed by a worker about to sleep.
+        self.shards
+            .iter()
+            .map(|shard| shard.queued.load(Ordering::Relaxed))
+            .sum()
     }
 
     /// Offers `piece` on the calling thread's own shard; the caller then wakes its
     /// ancestors' waiters and an idle worker.
     pub(crate) fn publish(&self, piece: Piece) {
-        let mut pieces = Locked::new(&self.shards[self.home()]);
-        pieces.push_back(piece);
-        // Relaxed: under the shard's lock (module invariants); see `available` for the
-        // readers.
-        self.available.fetch_add(1, Ordering::Relaxed);
+        Locked::new(&self.shards[self.home()]).push_back(piece);
     }
 
     /// Claims the oldest piece of the first shard that has one, the calling thread's own
@@ -185,8 +184,29 @@ impl Board {
         for mut pieces in self.for_takers() {
             while let Some(piece) = pieces.pop_front() {
                 if piece.try_claim() {
-                    // Relaxed: under the shard's lock.
-                    self.available.fetch_sub(1, Ordering::Relaxed);
+                    return Some(piece);
+                }
+            }
+        }
+        None
+    }
+
+    /// Claims the oldest piece of call `root` of the first shard that has one, the calling
+    /// thread's own first: for a worker that just ran a piece of that call and goes on with
+    /// the same fork-join state (`occupy.rs`).
+    pub(crate) fn take_oldest_of(&self, root: &Arc<Root>) -> Option<Piece> {
+        if self.available() == 0 {
+            return None;
+        }
+        for mut pieces in self.for_takers() {
+            loop {
+                let found = pieces
+                    .iter()
+                    .position(|p| p.is_available() && Arc::ptr_eq(p.root(), root));
+                let Some(piece) = found.and_then(|at| pieces.remove(at)) else {
+                    break;
+                };
+                if piece.try_claim() {
                     return Some(piece);
                 }
             }
@@ -205,8 +225,6 @@ impl Board {
             while let Some(found) = pieces.iter().position(|p| p.is_call() && p.is_available()) {
                 let piece = pieces.remove(found)?;
                 if piece.try_claim() {
-                    // Relaxed: under the shard's lock.
-                    self.available.fetch_sub(1, Ordering::Relaxed);
                     return Some(piece);
                 }
             }
@@ -244,8 +262,6 @@ impl Board {
                     break;
                 };
                 if piece.try_claim() {
-                    // Relaxed: under the shard's lock.
-                    self.available.fetch_sub(1, Ordering::Relaxed);
                     return Some(piece);
                 }
             }
@@ -267,14 +283,8 @@ impl Board {
     /// Removes `piece`, which its owner just reclaimed (from its own shard, where it
     /// published it, unless the ticker published it in its place: then from another).
     pub(crate) fn remove_reclaimed(&self, piece: &Piece) {
-        // Relaxed: under a shard's lock (the first one's, taken below before the count
-        // changes); the reclaim moved it out of `AVAILABLE`.
-        let mut counted = false;
+        // Not found: a taker whose claim lost the race dropped it.
         for mut pieces in self.every_shard() {
-            if !counted {
-                self.available.fetch_sub(1, Ordering::Relaxed);
-                counted = true;
-            }
             if let Some(at) = pieces.iter().rposition(|p| Arc::ptr_eq(p, piece)) {
                 pieces.remove(at);
                 return;
@@ -288,11 +298,7 @@ impl Board {
     pub(crate) fn take_calls(&self) -> Vec<Piece> {
         let mut calls = Vec::new();
         for mut pieces in self.every_shard() {
-            let before = calls.len();
             claim_calls(&mut pieces, &mut calls);
-            // Relaxed: under the shard's lock.
-            self.available
-                .fetch_sub(calls.len() - before, Ordering::Relaxed);
         }
         calls
     }
@@ -378,5 +384,41 @@ mod tests {
             unsafe { piece.run(false) };
         }
         assert!(scope.is_finished());
+    }
+
+    #[test]
+    fn a_worker_going_on_with_a_call_takes_only_that_calls_pieces_oldest_first() {
+        let board = Board::new(2);
+        let ours = Node::scope(None, Root::new());
+        let theirs = Node::scope(None, Root::new());
+        set_home(1);
+        let their_first = closure(&theirs);
+        board.publish(their_first.clone());
+        let our_first = closure(&ours);
+        board.publish(our_first.clone());
+        set_home(0);
+        board.publish(closure(&theirs));
+        board.publish(closure(&ours));
+        // Its own shard first: the one piece of its call there, then the other shard's.
+        let root = Arc::clone(ours.root());
+        let a = board.take_oldest_of(&root).expect("a piece of the call");
+        assert!(Arc::ptr_eq(a.root(), &root));
+        let b = board
+            .take_oldest_of(&root)
+            .expect("the other piece of the call");
+        assert!(Arc::ptr_eq(&b, &our_first));
+        assert!(board.take_oldest_of(&root).is_none());
+        // The other call's pieces stay on offer, in order.
+        assert_eq!(board.available(), 2);
+        set_home(1);
+        let c = board.take_oldest().expect("the other call's oldest");
+        assert!(Arc::ptr_eq(&c, &their_first));
+        let d = board.take_oldest().expect("the other call's other piece");
+        for piece in [a, b, c, d] {
+            // SAFETY: each was claimed by a take above.
+            unsafe { piece.run(false) };
+        }
+        assert!(ours.is_finished() && theirs.is_finished());
+        set_home(0);
     }
 }

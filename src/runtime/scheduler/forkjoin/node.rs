@@ -147,7 +147,10 @@ pub(crate) struct Node {
     /// The nearest published node whose run this one was made inside; `None` at the top of
     /// its call.
     parent: Option<Arc<Node>>,
-    root: Arc<Root>,
+    /// The call it is part of; `None` for a spawned closure, which reaches its call through
+    /// its scope (it holds the scope, and a scope's call is its closures'): one count less
+    /// to take and give back on a line that every worker of the call shares, per closure.
+    root: Option<Arc<Root>>,
     /// `AVAILABLE`, `CLAIMED` or `RECLAIMED` (module docs); a scope stays `CLAIMED`.
     claim: AtomicU8,
     work: Work,
@@ -172,7 +175,7 @@ impl Node {
     pub(crate) fn scope(parent: Option<Arc<Node>>, root: Arc<Root>) -> Arc<Node> {
         Arc::new(Node {
             parent,
-            root,
+            root: Some(root),
             claim: AtomicU8::new(CLAIMED),
             work: Work::Scope {
                 panic: Mutex::new(None),
@@ -196,7 +199,7 @@ impl Node {
     pub(crate) fn parts(parent: Option<Arc<Node>>, parts: usize) -> Arc<Node> {
         Arc::new(Node {
             parent,
-            root: Root::new(),
+            root: Some(Root::new()),
             claim: AtomicU8::new(CLAIMED),
             work: Work::Scope {
                 panic: Mutex::new(None),
@@ -214,7 +217,13 @@ impl Node {
     }
 
     pub(crate) fn root(&self) -> &Arc<Root> {
-        &self.root
+        match (&self.root, &self.work) {
+            (Some(root), _) => root,
+            (None, Work::Spawned { scope, .. }) => scope.root(),
+            (None, _) => {
+                unreachable!("filch: only a spawned closure reaches its call through its scope")
+            }
+        }
     }
 
     /// Whether `ancestor` is in this node's lineage (this node included).
@@ -352,7 +361,7 @@ impl Piece {
     pub(crate) fn half(parent: Option<Arc<Node>>, root: Arc<Root>, half: Half) -> Piece {
         Piece(Arc::new(Node {
             parent,
-            root,
+            root: Some(root),
             claim: AtomicU8::new(AVAILABLE),
             work: Work::Half(half),
             pending: AtomicUsize::new(0),
@@ -370,7 +379,7 @@ impl Piece {
         scope.pending.fetch_add(1, Ordering::Relaxed);
         Piece(Arc::new(Node {
             parent,
-            root: Arc::clone(&scope.root),
+            root: None,
             claim: AtomicU8::new(AVAILABLE),
             work: Work::Spawned {
                 body: UnsafeCell::new(Some(body)),
@@ -387,7 +396,7 @@ impl Piece {
     pub(crate) fn call(parent: Option<Arc<Node>>, root: Arc<Root>, body: Body) -> Piece {
         Piece(Arc::new(Node {
             parent,
-            root,
+            root: Some(root),
             claim: AtomicU8::new(AVAILABLE),
             work: Work::Call {
                 body: UnsafeCell::new(Some(body)),
@@ -420,7 +429,7 @@ impl Piece {
             .is_ok();
         #[cfg(feature = "console")]
         if won && !self.is_call() {
-            self.root.piece_taken();
+            self.root().piece_taken();
         }
         won
     }
@@ -450,14 +459,14 @@ impl Piece {
             Work::Half(half) => {
                 // SAFETY: the claim hands the frame to this thread until `finish` (module
                 // docs); `run` catches the closure's panic into the frame.
-                unsafe { (half.run)(half.frame, migrated, self.root.is_cancelled()) };
+                unsafe { (half.run)(half.frame, migrated, self.root().is_cancelled()) };
                 self.finish_half();
             }
             Work::Spawned { body, scope } => {
                 // SAFETY: the claim hands the body to this thread, once.
                 let body = unsafe { (*body.get()).take() };
                 if let Some(body) = body {
-                    if self.root.is_cancelled() {
+                    if self.root().is_cancelled() {
                         // A cancelled call starts nothing new.
                         drop_quietly(body);
                         scope.keep_panic(Box::new(Cancelled));
@@ -471,7 +480,7 @@ impl Piece {
                 // SAFETY: the claim hands the body to this thread, once. The body catches
                 // its own panics and reports them to whoever waits for the call.
                 if let Some(body) = unsafe { (*body.get()).take() } {
-                    if self.root.is_cancelled() {
+                    if self.root().is_cancelled() {
                         drop_quietly(body);
                     } else {
                         body();

@@ -153,6 +153,11 @@ pub(crate) fn on_worker<R>(
 /// The worker loop's step: takes the oldest piece of `worker`'s mail (`mail.rs`), else the
 /// oldest piece on the board, if any, and runs it on `worker` (this thread's). Returns
 /// whether it ran one.
+///
+/// Then it goes on with the oldest pieces of the same call, with the same fork-join state,
+/// while no task and no mail waits for the worker, within the tick it started in and at
+/// most [`PIECES_PER_TURN`] in all: a call that spawns many small closures (a `scope`) costs
+/// the worker one trip through its loop per batch of pieces, not per piece.
 pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
     let fj = &worker.state.forkjoin;
     let Some(piece) = fj
@@ -162,7 +167,28 @@ pub(crate) fn run_from_board(worker: &WorkerLocal) -> bool {
     else {
         return false;
     };
+    let started = crate::runtime::time::epoch::now();
     let root = Arc::clone(piece.root());
-    on_worker(worker, root, |t| super::wait::run_claimed(t, piece));
+    on_worker(worker, root, |t| {
+        let mut piece = piece;
+        for _ in 1..PIECES_PER_TURN {
+            super::wait::run_claimed(t, piece);
+            if crate::runtime::time::epoch::moved(started)
+                || worker.has_own_tasks()
+                || worker.state.has_tasks()
+                || fj.mail.has(worker.index)
+            {
+                return;
+            }
+            match fj.board.take_oldest_of(&t.root) {
+                Some(next) => piece = next,
+                None => return,
+            }
+        }
+        super::wait::run_claimed(t, piece);
+    });
     true
 }
+
+/// The most pieces a worker runs in one step of its loop ([`run_from_board`]).
+const PIECES_PER_TURN: usize = 64;

@@ -252,6 +252,14 @@ impl WorkerLocal {
     }
 
     /// Takes the task in the LIFO slot.
+    /// Whether a task waits in this worker's own deque or LIFO slot.
+    pub(crate) fn has_own_tasks(&self) -> bool {
+        let lifo = self.lifo.take();
+        let some = lifo.is_some();
+        self.lifo.set(lifo);
+        some || !self.deque.is_empty()
+    }
+
     pub(crate) fn take_lifo(&self) -> Option<Runnable> {
         self.lifo.take()
     }
