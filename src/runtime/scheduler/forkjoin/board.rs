@@ -38,7 +38,9 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::node::{Node, Piece, Root};
-use crate::util::sync::{AtomicUsize, Mutex, MutexGuard, Ordering};
+use crossbeam_utils::CachePadded;
+
+use crate::util::sync::{fence, AtomicUsize, Mutex, MutexGuard, Ordering};
 
 thread_local! {
     /// The calling thread's worker index, for its home shard ([`set_home`]); 0 on a thread
@@ -56,6 +58,11 @@ pub(crate) fn set_home(index: usize) {
 pub(crate) struct Board {
     /// One queue per worker, each under its own lock (module docs).
     shards: Box<[BoardShard]>,
+    /// The threads asleep, or about to sleep, until a piece that descends from the node they
+    /// wait for is published ([`Board::sleep_for_descendant`]): while there are none, a
+    /// publication walks no lineage ([`Board::wake_waiters_above`]). On a line of its own:
+    /// written at each such sleep, read at each publication.
+    waiters: CachePadded<AtomicUsize>,
 }
 
 /// One worker's queue of pieces, on a cache line pair of its own so that two workers'
@@ -121,6 +128,7 @@ impl Board {
     pub(crate) fn new(workers: usize) -> Board {
         Board {
             shards: (0..workers.max(1)).map(|_| BoardShard::default()).collect(),
+            waiters: CachePadded::new(AtomicUsize::new(0)),
         }
     }
 
@@ -167,6 +175,30 @@ impl Board {
             .iter()
             .map(|shard| shard.queued.load(Ordering::Relaxed))
             .sum()
+    }
+
+    /// Parks the calling thread, `node`'s waiter, as [`Node::sleep`] does, counted as a
+    /// thread that a publication of a descendant of `node` must wake (`work_in_sight` looks
+    /// for one on this board or in the mail, after the registration).
+    pub(crate) fn sleep_for_descendant(&self, node: &Node, work_in_sight: impl FnOnce() -> bool) {
+        // SeqCst: the count comes before the sleep's fence and re-check (`Node::sleep`);
+        // it pairs with the fence of `wake_waiters_above`: either the re-check sees the
+        // publication, or the publisher sees the count and walks the lineage.
+        self.waiters.fetch_add(1, Ordering::SeqCst);
+        node.sleep(work_in_sight);
+        // Relaxed: a count left high for a moment only makes a publisher walk.
+        self.waiters.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Wakes the sleeping waiters of `piece`'s ancestors, which the caller just published
+    /// (on this board, or in the mail of this board's executor): none to wake, and no walk,
+    /// while no thread sleeps in [`Board::sleep_for_descendant`].
+    pub(crate) fn wake_waiters_above(&self, piece: &Node) {
+        // Pairs with the sleeper's registration (`sleep_for_descendant`).
+        fence(Ordering::SeqCst);
+        if self.waiters.load(Ordering::SeqCst) != 0 {
+            piece.wake_ancestors();
+        }
     }
 
     /// Offers `piece` on the calling thread's own shard; the caller then wakes its

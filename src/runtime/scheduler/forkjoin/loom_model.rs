@@ -142,7 +142,7 @@ fn a_waiter_is_woken_by_a_descendant() {
             let board = Arc::clone(&board);
             thread::spawn(move || {
                 board.publish(piece.clone());
-                piece.wake_ancestors();
+                board.wake_waiters_above(&piece);
             })
         };
         // The owner, finding nothing on the board, sleeps until it can run the closure.
@@ -152,7 +152,7 @@ fn a_waiter_is_woken_by_a_descendant() {
                 unsafe { piece.run(false) };
                 continue;
             }
-            scope.sleep(|| board.has_descendant(&scope));
+            board.sleep_for_descendant(&scope, || board.has_descendant(&scope));
         }
         assert_eq!(ran.load(Ordering::Relaxed), 1);
         publisher.join().unwrap();
@@ -162,7 +162,7 @@ fn a_waiter_is_woken_by_a_descendant() {
 /// As [`a_waiter_is_woken_by_a_descendant`], with the piece published from inside another
 /// closure of the scope (`mid`, run by the publishing thread): the publisher's walk up the
 /// lineage passes over `mid`'s node, which has no waiter, and wakes the scope's owner with
-/// the one fence the walk makes (`Node::wake_ancestors`).
+/// the one fence the walk makes (`Board::wake_waiters_above`, `Node::wake_ancestors`).
 #[test]
 fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
     loom::model(|| {
@@ -183,7 +183,7 @@ fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
                 // This thread runs `mid`, which spawns `piece` while it runs.
                 assert!(mid.try_claim());
                 board.publish(piece.clone());
-                piece.wake_ancestors();
+                board.wake_waiters_above(&piece);
                 // SAFETY: won the claim above.
                 unsafe { mid.run(true) };
             })
@@ -194,7 +194,7 @@ fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
                 unsafe { piece.run(false) };
                 continue;
             }
-            scope.sleep(|| board.has_descendant(&scope));
+            board.sleep_for_descendant(&scope, || board.has_descendant(&scope));
         }
         assert_eq!(ran.load(Ordering::Relaxed), 1);
         publisher.join().unwrap();

@@ -45,7 +45,9 @@
 //! (SeqCst), then re-checks that the node is not finished and that no descendant waits on
 //! the board, then parks. The finisher sets `pending`, fences, then reads `sleeping`; a
 //! publisher pushes to the board under its lock, then fences and reads `sleeping` of every
-//! ancestor of the new node. Of the two fences one comes first, so either the owner's
+//! ancestor of the new node, unless the board counts no thread asleep for a descendant
+//! (`board.rs`, `Board::sleep_for_descendant`: such a sleeper counts itself before its own
+//! fence, and a publisher reads the count after its fence, so the same argument covers it). Of the two fences one comes first, so either the owner's
 //! re-check sees the change, or the other side sees it registered and unparks it (std's and
 //! loom's `unpark` before a `park` is kept). Parks may end spuriously (a left-over unpark, a
 //! timeout); the owner loops.

@@ -14,7 +14,7 @@ use crate::runtime::scheduler::state::State;
 /// idle worker.
 pub(crate) fn offer(state: &State, piece: Piece) {
     state.forkjoin.board.publish(piece.clone());
-    piece.wake_ancestors();
+    state.forkjoin.board.wake_waiters_above(&piece);
     if piece.is_call() {
         // A whole call: a stand-in may take it too, while every worker is in a poll
         // (`runtime/scheduler/standin/serve.rs`).
@@ -40,7 +40,7 @@ pub(crate) fn wake_for_piece(state: &State) {
 /// be for (its ancestors') and that worker if it sleeps.
 pub(crate) fn post(state: &State, index: usize, piece: Piece) {
     state.forkjoin.mail.post(index, piece.clone());
-    piece.wake_ancestors();
+    state.forkjoin.board.wake_waiters_above(&piece);
     // Its SeqCst fence pairs with the parking worker's, whose re-check counts its mailbox
     // (`worker/mod.rs`), as after a push to its pinned queue.
     state.idle.notify_worker(index);

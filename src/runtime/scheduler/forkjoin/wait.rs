@@ -78,7 +78,7 @@ pub(crate) fn until_finished(t: &FjThread, node: &Arc<Node>, newest: bool) {
             spins += 1;
         }
         if spins == SPINS {
-            node.sleep(|| {
+            fj.board.sleep_for_descendant(node, || {
                 fj.board.has_descendant(node)
                     || takes_mail(t).is_some_and(|index| {
                         fj.mail.has_descendant(index, node)
