@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::common::{executor, watchdog};
+use crate::common::{executor, wait_until, watchdog};
 
 /// Joins until `stop` is set, counting leaves.
 fn busy(stop: &AtomicBool, leaves: &AtomicU64, depth: u32) {
@@ -64,4 +64,78 @@ fn a_timer_and_a_tcp_echo_are_served_while_every_worker_joins() {
             move || check(workers),
         );
     }
+}
+
+/// What a worker did, in the order it did it (`a_task_spawned_by_a_closure_runs_before_its_worker_takes_more_closures`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Event {
+    Closure(std::thread::ThreadId),
+    TaskSpawned(std::thread::ThreadId),
+    TaskRan,
+}
+
+/// A worker that takes a scope's closures from the board goes on with more of them without
+/// a trip through its loop, but not while a task waits: the task a closure spawns runs on
+/// that worker before it takes another closure. The scope's owner waits in a task's poll
+/// and runs no tasks, so only the other worker can run the task. The check is of order.
+#[test]
+fn a_task_spawned_by_a_closure_runs_before_its_worker_takes_more_closures() {
+    watchdog(60, "a task between a scope's closures", || {
+        let ex = executor(2);
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let spawned = Arc::new(AtomicBool::new(false));
+        let (log2, spawned2) = (Arc::clone(&log), Arc::clone(&spawned));
+        ex.block_on(ex.spawn(async move {
+            let owner = std::thread::current().id();
+            let (log, spawned) = (&log2, &spawned2);
+            filch::par::scope(|s| {
+                for _ in 0..2_000 {
+                    s.spawn(move |_| {
+                        let me = std::thread::current().id();
+                        log.lock().unwrap().push(Event::Closure(me));
+                        if me != owner && !spawned.swap(true, Ordering::SeqCst) {
+                            let log = Arc::clone(log);
+                            log.lock().unwrap().push(Event::TaskSpawned(me));
+                            drop(filch::spawn(async move {
+                                log.lock().unwrap().push(Event::TaskRan);
+                            }));
+                        }
+                        // A closure of a few microseconds.
+                        let mut x = 0u64;
+                        for i in 0..1_000u64 {
+                            x = x.wrapping_mul(31).wrapping_add(i);
+                        }
+                        std::hint::black_box(x);
+                    });
+                }
+            });
+        }))
+        .unwrap();
+        if spawned.load(Ordering::SeqCst) {
+            wait_until(10, "the task a closure spawned to run", || {
+                log.lock().unwrap().contains(&Event::TaskRan)
+            });
+        }
+        let log = log.lock().unwrap().clone();
+        let Some(at) = log.iter().position(|e| matches!(e, Event::TaskSpawned(_))) else {
+            // The owner ran every closure: the scenario did not happen (rare; nothing to check).
+            return;
+        };
+        let Event::TaskSpawned(worker) = log[at] else {
+            unreachable!()
+        };
+        let ran = log
+            .iter()
+            .position(|e| *e == Event::TaskRan)
+            .expect("the task ran");
+        assert!(ran > at);
+        let taken_meanwhile = log[at..ran]
+            .iter()
+            .filter(|e| **e == Event::Closure(worker))
+            .count();
+        assert_eq!(
+            taken_meanwhile, 0,
+            "the worker took {taken_meanwhile} more closures before the task it spawned ran"
+        );
+    });
 }
