@@ -235,6 +235,13 @@ impl Node {
             if std::ptr::eq(n, ancestor) {
                 return true;
             }
+            // A spawned closure descends from its scope (`scope_core.rs`): a scope's owner
+            // looking for its closures needs no walk up a deep tree of them.
+            if let Work::Spawned { scope, .. } = &n.work {
+                if std::ptr::eq(&**scope, ancestor) {
+                    return true;
+                }
+            }
             node = n.parent.as_deref();
         }
         false
