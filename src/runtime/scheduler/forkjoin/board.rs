@@ -356,7 +356,8 @@ mod tests {
 
     /// A closure of `scope`, counted in it, that does nothing.
     fn closure(scope: &Arc<Node>) -> Piece {
-        Piece::spawned(Some(Arc::clone(scope)), Box::new(|| {}), scope)
+        // SAFETY: the parent is the scope.
+        unsafe { Piece::spawned(Arc::clone(scope), Box::new(|| {}), scope) }
     }
 
     #[test]

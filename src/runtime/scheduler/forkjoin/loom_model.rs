@@ -95,7 +95,8 @@ fn scope_owner_is_woken_by_the_last_closure() {
             let body = Box::new(move || {
                 ran.fetch_add(1, Ordering::Relaxed);
             });
-            board.publish(Piece::spawned(Some(Arc::clone(&scope)), body, &scope));
+            // SAFETY: the parent is the scope.
+            board.publish(unsafe { Piece::spawned(Arc::clone(&scope), body, &scope) });
         }
         let thieves: Vec<_> = (0..2)
             .map(|_| {
@@ -137,7 +138,8 @@ fn a_waiter_is_woken_by_a_descendant() {
                 ran.fetch_add(1, Ordering::Relaxed);
             })
         };
-        let piece = Piece::spawned(Some(Arc::clone(&scope)), body, &scope);
+        // SAFETY: the parent is the scope.
+        let piece = unsafe { Piece::spawned(Arc::clone(&scope), body, &scope) };
         let publisher = {
             let board = Arc::clone(&board);
             thread::spawn(move || {
@@ -169,14 +171,16 @@ fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
         let board = Arc::new(Board::default());
         let scope = Node::scope(None, Root::new());
         let ran = Arc::new(AtomicUsize::new(0));
-        let mid = Piece::spawned(Some(Arc::clone(&scope)), Box::new(|| {}), &scope);
+        // SAFETY: the parent is the scope.
+        let mid = unsafe { Piece::spawned(Arc::clone(&scope), Box::new(|| {}), &scope) };
         let body = {
             let ran = Arc::clone(&ran);
             Box::new(move || {
                 ran.fetch_add(1, Ordering::Relaxed);
             })
         };
-        let piece = Piece::spawned(Some(Arc::clone(&mid)), body, &scope);
+        // SAFETY: the parent, `mid`, is a closure of the scope.
+        let piece = unsafe { Piece::spawned(Arc::clone(&mid), body, &scope) };
         let publisher = {
             let board = Arc::clone(&board);
             thread::spawn(move || {

@@ -129,7 +129,7 @@ enum Work {
     Spawned {
         body: UnsafeCell<Option<Body>>,
         /// The scope it counts against.
-        scope: Arc<Node>,
+        scope: ScopeOf,
     },
     /// A scope; also the wait node of a call into another executor (`inject.rs`), which
     /// counts the call as its one pending piece and keeps no panic (the call reports its own).
@@ -142,6 +142,34 @@ enum Work {
     Call {
         body: UnsafeCell<Option<Body>>,
     },
+}
+
+/// Whether `node`'s chain of parents reaches `ancestor` (`node` included), by the parent
+/// links alone (`Piece::spawned`'s check in debug builds).
+fn lineage_reaches(node: &Node, ancestor: &Node) -> bool {
+    let mut node = Some(node);
+    while let Some(n) = node {
+        if std::ptr::eq(n, ancestor) {
+            return true;
+        }
+        node = n.parent.as_deref();
+    }
+    false
+}
+
+/// The scope of a spawned closure's node, without a reference count of its own: the
+/// node's lineage holds the scope (`Piece::spawned` takes a parent whose lineage reaches
+/// it), so the scope lives as long as the node does. One shared count less to take and give
+/// back per closure, on the line of a node that every worker of the scope touches.
+struct ScopeOf(std::ptr::NonNull<Node>);
+
+impl ScopeOf {
+    fn get(&self) -> &Node {
+        // SAFETY: the node holding this lives, and its lineage, which reaches the scope,
+        // holds a strong count of the scope's `Arc` (`Piece::spawned`'s contract), so the
+        // scope's node is alive; a node is only ever shared (`&`).
+        unsafe { self.0.as_ref() }
+    }
 }
 
 /// A published piece, or a scope (module docs).
@@ -167,7 +195,9 @@ pub(crate) struct Node {
 // SAFETY: a node crosses threads by design. Its raw frame pointer is dereferenced only by
 // the thread that claimed it, while the owner waits (module docs); the spawned body is taken
 // only by the thread that claimed it (the claim word hands it over exactly once, AcqRel);
-// everything else is atomics, a lock, `Arc`s and a `Thread`.
+// a spawned node's scope pointer is only read through (`ScopeOf`: a node is shared as `&`,
+// and kept alive by the lineage); everything else is atomics, a lock, `Arc`s and a
+// `Thread`.
 unsafe impl Send for Node {}
 // SAFETY: as for `Send`: shared access goes through the claim word and atomics.
 unsafe impl Sync for Node {}
@@ -221,7 +251,7 @@ impl Node {
     pub(crate) fn root(&self) -> &Arc<Root> {
         match (&self.root, &self.work) {
             (Some(root), _) => root,
-            (None, Work::Spawned { scope, .. }) => scope.root(),
+            (None, Work::Spawned { scope, .. }) => scope.get().root(),
             (None, _) => {
                 unreachable!("filch: only a spawned closure reaches its call through its scope")
             }
@@ -238,7 +268,7 @@ impl Node {
             // A spawned closure descends from its scope (`scope_core.rs`): a scope's owner
             // looking for its closures needs no walk up a deep tree of them.
             if let Work::Spawned { scope, .. } = &n.work {
-                if std::ptr::eq(&**scope, ancestor) {
+                if std::ptr::eq(scope.0.as_ptr(), ancestor) {
                     return true;
                 }
             }
@@ -380,19 +410,25 @@ impl Piece {
     }
 
     /// The piece of `body`, spawned into `scope`; counted in the scope at once.
-    pub(crate) fn spawned(parent: Option<Arc<Node>>, body: Body, scope: &Arc<Node>) -> Piece {
+    ///
+    /// # Safety
+    ///
+    /// `parent`'s lineage reaches `scope` (it is the scope, or a node made inside it): the
+    /// piece keeps the scope alive through it, holding no count of its own (`ScopeOf`).
+    pub(crate) unsafe fn spawned(parent: Arc<Node>, body: Body, scope: &Arc<Node>) -> Piece {
         debug_assert!(matches!(scope.work, Work::Scope { .. }));
+        debug_assert!(lineage_reaches(&parent, scope));
         // Relaxed: the count is read by the scope's owner only after the closures that
         // spawn (its body, or a spawned closure still counted) have finished, which the
         // finishers' SeqCst decrements order.
         scope.pending.fetch_add(1, Ordering::Relaxed);
         Piece(Arc::new(Node {
-            parent,
+            parent: Some(parent),
             root: None,
             claim: AtomicU8::new(AVAILABLE),
             work: Work::Spawned {
                 body: UnsafeCell::new(Some(body)),
-                scope: Arc::clone(scope),
+                scope: ScopeOf(std::ptr::NonNull::from(&**scope)),
             },
             pending: AtomicUsize::new(0),
             waiter: None,
@@ -472,6 +508,7 @@ impl Piece {
                 self.finish_half();
             }
             Work::Spawned { body, scope } => {
+                let scope = scope.get();
                 // SAFETY: the claim hands the body to this thread, once.
                 let body = unsafe { (*body.get()).take() };
                 if let Some(body) = body {

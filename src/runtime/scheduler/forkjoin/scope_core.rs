@@ -52,7 +52,8 @@ impl ScopeCore {
     /// Publishes `body` as a closure of this scope. The body's lifetime was erased by the
     /// caller, who guarantees that the scope waits for it ([`ScopeCore::complete`]).
     pub(crate) fn spawn(&self, body: Body) {
-        let node = Piece::spawned(Some(self.spawn_parent()), body, &self.node);
+        // SAFETY: `spawn_parent` is the scope or a node whose lineage reaches it.
+        let node = unsafe { Piece::spawned(self.spawn_parent(), body, &self.node) };
         super::publish::offer(&self.state, node);
     }
 
@@ -61,13 +62,15 @@ impl ScopeCore {
     pub(crate) fn spawn_broadcast(&self, body: impl Fn(usize) -> Body) {
         let parent = self.spawn_parent();
         for index in 0..self.state.num_workers() {
-            let node = Piece::spawned(Some(Arc::clone(&parent)), body(index), &self.node);
+            // SAFETY: as in `spawn`.
+            let node = unsafe { Piece::spawned(Arc::clone(&parent), body(index), &self.node) };
             super::publish::post(&self.state, index, node);
         }
     }
 
     /// The parent of a closure spawned now: the thread's lineage if it descends from the
-    /// scope, else the scope (module docs).
+    /// scope, else the scope (module docs). Either way its lineage reaches the scope, which
+    /// is what keeps the scope alive for the closure's node (`Piece::spawned`).
     fn spawn_parent(&self) -> Arc<Node> {
         with_current(|t| t.and_then(FjThread::lineage))
             .filter(|lineage| lineage.descends_from(&self.node))
