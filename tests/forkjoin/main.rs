@@ -10,6 +10,7 @@ mod cancel;
 mod held_polls;
 mod idle;
 mod join_basics;
+mod late_thief;
 mod lineage;
 mod lock_across_join;
 mod nesting;

@@ -1,16 +1,21 @@
 //! [`Board`]: the pieces of fork-join work that an executor's threads offer for stealing.
 //!
 //! One board per executor, cut into one *shard* per worker: a queue of pieces under a lock
-//! of its own. A thread publishes onto its own worker's shard (a thread that is no worker,
-//! onto shard 0), and looks at its own shard first, then at the others in turn, so that the
+//! of its own. A join frame's half goes onto the shard of the worker whose frame it is,
+//! whoever publishes it (that worker's thread, or the ticker in its place, `publish.rs`);
+//! any other piece onto the publishing thread's own worker's shard (shard 0 for a thread
+//! that is no worker). A thread looks at its own shard first, then at the others in turn, so that the
 //! workers of a call that publishes a piece for each closure it spawns (a `scope` of many
 //! small closures) each mostly take their own lock, rather than all of them one. Pieces are
 //! published by the sharing triggers of `thread.rs` (a worker wants work, a heartbeat,
 //! sleepers, a stalled thread), by scopes (each spawned closure, `scope_core.rs`) and by
 //! whole calls (`inject.rs`). A shard keeps its pieces in the order they were published:
 //! - an idle worker takes the *oldest* available piece of the first shard that has one
-//!   (`take_oldest`): the biggest one there, since each thread publishes its oldest
-//!   unpublished frame first (Cilk's steal-the-top);
+//!   (`take_oldest`): the biggest one there, since each worker's frames are published
+//!   oldest first and all onto its shard (Cilk's steal-the-top). A frame the ticker
+//!   published onto another shard than the worker's earlier ones would be taken before
+//!   them by that shard's worker: a younger, smaller half, and for a search whose answer
+//!   is in the oldest half (rayon's octillion tests), a search that never ends;
 //! - a thread waiting for a node takes a piece that *descends* from it (`take_descendant`):
 //!   the oldest for a join's owner (it acts as a thief of its own thief's work), the newest
 //!   for a scope's owner (its own closures, last spawned first: rayon's order on one thread);
@@ -204,7 +209,13 @@ impl Board {
     /// Offers `piece` on the calling thread's own shard; the caller then wakes its
     /// ancestors' waiters and an idle worker.
     pub(crate) fn publish(&self, piece: Piece) {
-        Locked::new(&self.shards[self.home()]).push_back(piece);
+        self.publish_on(self.home(), piece);
+    }
+
+    /// Offers `piece` on worker `shard`'s shard (module docs: a join frame's half goes to
+    /// its worker's shard, whoever publishes it).
+    pub(crate) fn publish_on(&self, shard: usize, piece: Piece) {
+        Locked::new(&self.shards[shard % self.shards.len()]).push_back(piece);
     }
 
     /// Claims the oldest piece of the first shard that has one, the calling thread's own

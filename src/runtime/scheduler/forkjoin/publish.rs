@@ -10,10 +10,21 @@ use super::frame::FrameLinks;
 use super::node::{Piece, Root};
 use crate::runtime::scheduler::state::State;
 
-/// Puts `piece` on `state`'s board, wakes the waiters it may be for (its ancestors') and an
-/// idle worker.
+/// Puts `piece` on `state`'s board (on the calling thread's own shard), wakes the waiters it
+/// may be for (its ancestors') and an idle worker.
 pub(crate) fn offer(state: &State, piece: Piece) {
-    state.forkjoin.board.publish(piece.clone());
+    offer_on(state, None, piece);
+}
+
+/// As [`offer`], on worker `shard`'s shard of the board if given: a join frame's half goes
+/// to the shard of the worker whose frame it is, whoever publishes it (that thread, or the
+/// ticker in its place), so that each shard holds one thread's frames in the order they
+/// were published, oldest (biggest) first (`board.rs`).
+fn offer_on(state: &State, shard: Option<usize>, piece: Piece) {
+    match shard {
+        Some(shard) => state.forkjoin.board.publish_on(shard, piece.clone()),
+        None => state.forkjoin.board.publish(piece.clone()),
+    }
     state.forkjoin.board.wake_waiters_above(&piece);
     if piece.is_call() {
         // A whole call: a stand-in may take it too, while every worker is in a poll
@@ -48,14 +59,16 @@ pub(crate) fn post(state: &State, index: usize, piece: Piece) {
     crate::runtime::scheduler::worker::schedule::after_shared_push(state);
 }
 
-/// Publishes `frame`'s half as a node of call `root` on `state`'s board: its `published`
-/// holds the node (one count, which the frame's join takes back) and the node is offered.
+/// Publishes `frame`'s half as a node of call `root` on `state`'s board, on the shard of
+/// `worker`, the worker whose fork-join state linked the frame (`offer_on`): its
+/// `published` holds the node (one count, which the frame's join takes back) and the node
+/// is offered.
 ///
 /// # Safety
 ///
 /// `frame` is linked and unpublished, and the caller is the one thread that publishes it:
 /// its owner, or the ticker holding its claim (`exposed.rs`).
-pub(crate) unsafe fn frame(state: &State, root: &Arc<Root>, frame: &FrameLinks) {
+pub(crate) unsafe fn frame(state: &State, worker: usize, root: &Arc<Root>, frame: &FrameLinks) {
     let half = super::node::Half {
         frame: ptr::from_ref(frame).cast(),
         run: frame.run,
@@ -72,18 +85,18 @@ pub(crate) unsafe fn frame(state: &State, root: &Arc<Root>, frame: &FrameLinks) 
     });
     let piece = Piece::half(parent, Arc::clone(root), half);
     frame.published.set(piece.clone().into_raw());
-    super::publish::offer(state, piece);
+    offer_on(state, Some(worker), piece);
 }
 
 /// The ticker's look at each worker of `state` (`runtime/scheduler/standin/hand_over.rs`'s
 /// scan): publishes each frame exposed since the last tick, in its stalled thread's place
 /// (`exposed.rs`).
 pub(crate) fn stalled_frames(state: &State) {
-    for worker in state.workers.iter() {
+    for (index, worker) in state.workers.iter().enumerate() {
         worker.exposed.publish_if_stalled(|frame, root| {
             // SAFETY: the ticker holds the frame's claim: it is linked and unpublished, and
             // nothing else publishes it.
-            unsafe { self::frame(state, &root, frame) }
+            unsafe { self::frame(state, index, &root, frame) }
         });
     }
 }

@@ -429,7 +429,7 @@ impl FjThread {
         let publish = || {
             // SAFETY: the frame is linked and unpublished, and no other thread publishes it:
             // it is not exposed, or `advance` took it back from the ticker before this runs.
-            unsafe { super::publish::frame(&self.state, &self.root, frame) }
+            unsafe { super::publish::frame(&self.state, self.index, &self.root, frame) }
         };
         match self.exposed() {
             // Unless the ticker published it, for this thread: the share is made either way.
