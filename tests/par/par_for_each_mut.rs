@@ -139,7 +139,9 @@ fn dropping_the_future_drops_every_element_once() {
             let mut fut = Box::pin(ex.par_for_each_mut(v, move |_, e| {
                 e.visits += 1;
                 seen.fetch_add(1, Ordering::SeqCst);
-                std::hint::black_box((0..200u64).sum::<u64>());
+                // Long enough on any build that the loop is far from its end when dropped
+                // (a sum, which a release build folds away, would let it end first).
+                std::thread::sleep(std::time::Duration::from_micros(20));
             }));
             let mut cx = Context::from_waker(Waker::noop());
             assert!(fut.as_mut().poll(&mut cx).is_pending(), "{what}");
