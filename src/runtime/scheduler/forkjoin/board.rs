@@ -186,18 +186,20 @@ impl Board {
     /// thread that a publication of a descendant of `node` must wake (`work_in_sight` looks
     /// for one on this board or in the mail, after the registration).
     pub(crate) fn sleep_for_descendant(&self, node: &Node, work_in_sight: impl FnOnce() -> bool) {
-        // SeqCst: the count comes before the sleep's fence and re-check (`Node::sleep`);
-        // it pairs with the fence of `wake_waiters_above`: either the re-check sees the
-        // publication, or the publisher sees the count and walks the lineage.
+        // The count comes before the sleep's fence and re-check (`Node::sleep`), which takes
+        // every shard's lock: either the re-check sees a publication on the board, or the
+        // publisher, under the same lock after it, sees the count (`publish_on`). SeqCst:
+        // for a publication into the mail, it pairs with the fence of `wake_waiters_above`.
         self.waiters.fetch_add(1, Ordering::SeqCst);
         node.sleep(work_in_sight);
         // Relaxed: a count left high for a moment only makes a publisher walk.
         self.waiters.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Wakes the sleeping waiters of `piece`'s ancestors, which the caller just published
-    /// (on this board, or in the mail of this board's executor): none to wake, and no walk,
-    /// while no thread sleeps in [`Board::sleep_for_descendant`].
+    /// Wakes the sleeping waiters of `piece`'s ancestors, which the caller just posted in
+    /// the mail of this board's executor (a publication on the board wakes them itself,
+    /// `publish_on`): none to wake, and no walk, while no thread sleeps in
+    /// [`Board::sleep_for_descendant`].
     pub(crate) fn wake_waiters_above(&self, piece: &Node) {
         // Pairs with the sleeper's registration (`sleep_for_descendant`).
         fence(Ordering::SeqCst);
@@ -206,16 +208,33 @@ impl Board {
         }
     }
 
-    /// Offers `piece` on the calling thread's own shard; the caller then wakes its
-    /// ancestors' waiters and an idle worker.
+    /// Offers `piece` on the calling thread's own shard, as [`publish_on`](Board::publish_on).
     pub(crate) fn publish(&self, piece: Piece) {
         self.publish_on(self.home(), piece);
     }
 
     /// Offers `piece` on worker `shard`'s shard (module docs: a join frame's half goes to
-    /// its worker's shard, whoever publishes it).
+    /// its worker's shard, whoever publishes it) and wakes the sleeping waiters of its
+    /// ancestors; the caller then wakes an idle worker.
+    ///
+    /// The waiters are looked for under the shard's lock, with no fence: a waiter counts
+    /// itself (`sleep_for_descendant`) before its re-check takes each shard's lock in turn.
+    /// If that re-check holds this shard's lock after this publication, it sees the piece
+    /// and does not sleep; if before, the count (and the waiter's `sleeping` flag, set
+    /// before the re-check) happens-before this load, through the lock, and the walk wakes
+    /// it.
     pub(crate) fn publish_on(&self, shard: usize, piece: Piece) {
-        Locked::new(&self.shards[shard % self.shards.len()]).push_back(piece);
+        let to_wake = {
+            let mut pieces = Locked::new(&self.shards[shard % self.shards.len()]);
+            // Relaxed: ordered by the shard's lock (above).
+            let waiting = self.waiters.load(Ordering::Relaxed) != 0;
+            let to_wake = waiting.then(|| piece.clone());
+            pieces.push_back(piece);
+            to_wake
+        };
+        if let Some(piece) = to_wake {
+            piece.wake_ancestors();
+        }
     }
 
     /// Claims the oldest piece of the first shard that has one, the calling thread's own

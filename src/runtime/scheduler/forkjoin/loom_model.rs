@@ -143,8 +143,7 @@ fn a_waiter_is_woken_by_a_descendant() {
         let publisher = {
             let board = Arc::clone(&board);
             thread::spawn(move || {
-                board.publish(piece.clone());
-                board.wake_waiters_above(&piece);
+                board.publish(piece);
             })
         };
         // The owner, finding nothing on the board, sleeps until it can run the closure.
@@ -164,7 +163,7 @@ fn a_waiter_is_woken_by_a_descendant() {
 /// As [`a_waiter_is_woken_by_a_descendant`], with the piece published from inside another
 /// closure of the scope (`mid`, run by the publishing thread): the publisher's walk up the
 /// lineage passes over `mid`'s node, which has no waiter, and wakes the scope's owner with
-/// the one fence the walk makes (`Board::wake_waiters_above`, `Node::wake_ancestors`).
+/// the walk it makes under the shard's lock (`Board::publish_on`, `Node::wake_ancestors`).
 #[test]
 fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
     loom::model(|| {
@@ -186,8 +185,7 @@ fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
             thread::spawn(move || {
                 // This thread runs `mid`, which spawns `piece` while it runs.
                 assert!(mid.try_claim());
-                board.publish(piece.clone());
-                board.wake_waiters_above(&piece);
+                board.publish(piece);
                 // SAFETY: won the claim above.
                 unsafe { mid.run(true) };
             })

@@ -10,8 +10,8 @@ use super::frame::FrameLinks;
 use super::node::{Piece, Root};
 use crate::runtime::scheduler::state::State;
 
-/// Puts `piece` on `state`'s board (on the calling thread's own shard), wakes the waiters it
-/// may be for (its ancestors') and an idle worker.
+/// Puts `piece` on `state`'s board (on the calling thread's own shard), which wakes the
+/// waiters it may be for (its ancestors', `Board::publish_on`), and wakes an idle worker.
 pub(crate) fn offer(state: &State, piece: Piece) {
     offer_on(state, None, piece);
 }
@@ -21,12 +21,12 @@ pub(crate) fn offer(state: &State, piece: Piece) {
 /// ticker in its place), so that each shard holds one thread's frames in the order they
 /// were published, oldest (biggest) first (`board.rs`).
 fn offer_on(state: &State, shard: Option<usize>, piece: Piece) {
+    let is_call = piece.is_call();
     match shard {
-        Some(shard) => state.forkjoin.board.publish_on(shard, piece.clone()),
-        None => state.forkjoin.board.publish(piece.clone()),
+        Some(shard) => state.forkjoin.board.publish_on(shard, piece),
+        None => state.forkjoin.board.publish(piece),
     }
-    state.forkjoin.board.wake_waiters_above(&piece);
-    if piece.is_call() {
+    if is_call {
         // A whole call: a stand-in may take it too, while every worker is in a poll
         // (`runtime/scheduler/standin/serve.rs`).
         state.idle.notify_work();
