@@ -240,58 +240,25 @@ impl Board {
     /// Claims the oldest piece of the first shard that has one, the calling thread's own
     /// first, for a worker with nothing else to do.
     pub(crate) fn take_oldest(&self) -> Option<Piece> {
-        if self.available() == 0 {
-            return None;
-        }
-        for mut pieces in self.for_takers() {
-            while let Some(piece) = pieces.pop_front() {
-                if piece.try_claim() {
-                    return Some(piece);
-                }
-            }
-        }
-        None
+        self.claim_first(|pieces| (!pieces.is_empty()).then_some(0))
     }
 
     /// Claims the oldest piece of call `root` of the first shard that has one, the calling
     /// thread's own first: for a worker that just ran a piece of that call and goes on with
     /// the same fork-join state (`occupy.rs`).
     pub(crate) fn take_oldest_of(&self, root: &Arc<Root>) -> Option<Piece> {
-        if self.available() == 0 {
-            return None;
-        }
-        for mut pieces in self.for_takers() {
-            loop {
-                let found = pieces
-                    .iter()
-                    .position(|p| p.is_available() && Arc::ptr_eq(p.root(), root));
-                let Some(piece) = found.and_then(|at| pieces.remove(at)) else {
-                    break;
-                };
-                if piece.try_claim() {
-                    return Some(piece);
-                }
-            }
-        }
-        None
+        self.claim_first(|pieces| {
+            pieces
+                .iter()
+                .position(|p| p.is_available() && Arc::ptr_eq(p.root(), root))
+        })
     }
 
     /// Claims the oldest whole call on offer (`Piece::call`) of the first shard that has
     /// one, for a stand-in whose workers are all in polls
     /// (`runtime/scheduler/standin/serve.rs`).
     pub(crate) fn take_oldest_call(&self) -> Option<Piece> {
-        if self.available() == 0 {
-            return None;
-        }
-        for mut pieces in self.for_takers() {
-            while let Some(found) = pieces.iter().position(|p| p.is_call() && p.is_available()) {
-                let piece = pieces.remove(found)?;
-                if piece.try_claim() {
-                    return Some(piece);
-                }
-            }
-        }
-        None
+        self.claim_first(|pieces| pieces.iter().position(|p| p.is_call() && p.is_available()))
     }
 
     /// Whether a whole call is on offer (a stand-in's re-check before it parks: it takes
@@ -306,23 +273,28 @@ impl Board {
     /// Claims a piece on offer that descends from `ancestor`: the newest if `newest`, else
     /// the oldest, of the first shard that has one, the calling thread's own first.
     pub(crate) fn take_descendant(&self, ancestor: &Node, newest: bool) -> Option<Piece> {
+        let wanted = |p: &Piece| p.is_available() && p.descends_from(ancestor);
+        self.claim_first(|pieces| {
+            if newest {
+                pieces.iter().rposition(wanted)
+            } else {
+                pieces.iter().position(wanted)
+            }
+        })
+    }
+
+    /// Claims the piece that `find` picks in the first shard, the calling thread's own
+    /// first, where it picks one whose claim succeeds: a picked piece leaves its shard
+    /// either way (one whose claim lost a race is its claimer's, or its owner's reclaim).
+    fn claim_first(
+        &self,
+        mut find: impl FnMut(&VecDeque<Piece>) -> Option<usize>,
+    ) -> Option<Piece> {
         if self.available() == 0 {
             return None;
         }
         for mut pieces in self.for_takers() {
-            loop {
-                let found = if newest {
-                    pieces
-                        .iter()
-                        .rposition(|p| p.is_available() && p.descends_from(ancestor))
-                } else {
-                    pieces
-                        .iter()
-                        .position(|p| p.is_available() && p.descends_from(ancestor))
-                };
-                let Some(piece) = found.and_then(|at| pieces.remove(at)) else {
-                    break;
-                };
+            while let Some(piece) = find(&pieces).and_then(|at| pieces.remove(at)) {
                 if piece.try_claim() {
                     return Some(piece);
                 }
