@@ -314,8 +314,9 @@ impl Board {
         })
     }
 
-    /// Removes `piece`, which its owner just reclaimed (from its own shard, where it
-    /// published it, unless the ticker published it in its place: then from another).
+    /// Removes `piece`, which its owner just reclaimed: from its worker's shard, where it or
+    /// the ticker published it, which is the owner's own shard unless the owner is a
+    /// stand-in (the search starts at the calling thread's own shard and goes round).
     pub(crate) fn remove_reclaimed(&self, piece: &Piece) {
         // Not found: a taker whose claim lost the race dropped it.
         for mut pieces in self.every_shard() {
