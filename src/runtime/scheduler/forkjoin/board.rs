@@ -4,9 +4,10 @@
 //! of its own. A join frame's half goes onto the shard of the worker whose frame it is,
 //! whoever publishes it (that worker's thread, or the ticker in its place, `publish.rs`);
 //! any other piece onto the publishing thread's own worker's shard (shard 0 for a thread
-//! that is no worker). A thread looks at its own shard first, then at the others in turn, so that the
-//! workers of a call that publishes a piece for each closure it spawns (a `scope` of many
-//! small closures) each mostly take their own lock, rather than all of them one. Pieces are
+//! that is no worker). A thread looks at its own shard first, then at the others in turn,
+//! so that the workers of a call that publishes a piece for each closure it spawns (a
+//! `scope` of many small closures) each mostly take their own lock, rather than all of
+//! them one. Pieces are
 //! published by the sharing triggers of `thread.rs` (a worker wants work, a heartbeat,
 //! sleepers, a stalled thread), by scopes (each spawned closure, `scope_core.rs`) and by
 //! whole calls (`inject.rs`). A shard keeps its pieces in the order they were published:
@@ -226,7 +227,8 @@ impl Board {
     pub(crate) fn publish_on(&self, shard: usize, piece: Piece) {
         let to_wake = {
             let mut pieces = Locked::new(&self.shards[shard % self.shards.len()]);
-            // Relaxed: ordered by the shard's lock (above).
+            // Relaxed: pairs with the waiter's count through this shard's lock, which its
+            // re-check takes after the count (above).
             let waiting = self.waiters.load(Ordering::Relaxed) != 0;
             let to_wake = waiting.then(|| piece.clone());
             pieces.push_back(piece);
