@@ -256,8 +256,9 @@ fn dropping_the_future_with<R: Made>(layout: &str, f: fn(Item) -> R) {
         let s = Arc::clone(&started);
         let mut fut = Box::pin(ex.par_map_vec(ledger.items(), move |item| {
             s.store(true, Ordering::SeqCst);
-            // Slow enough that the drop lands in the middle.
-            std::hint::black_box((0..200u64).sum::<u64>());
+            // Slow enough on any build that the drop lands in the middle (a sum, which a
+            // release build folds away, would let the loop end first).
+            std::thread::sleep(std::time::Duration::from_micros(20));
             f(item)
         }));
         let mut cx = Context::from_waker(Waker::noop());
