@@ -149,7 +149,11 @@ impl Board {
     fn shards_from_home(&self) -> impl Iterator<Item = &BoardShard> {
         let n = self.shards.len();
         let home = self.home();
-        (0..n).map(move |k| &self.shards[(home + k) % n])
+        // `home + k` is below `2n`: one subtraction wraps it, no division per shard.
+        (0..n).map(move |k| {
+            let at = home + k;
+            &self.shards[if at < n { at } else { at - n }]
+        })
     }
 
     /// Every shard's queue, locked one at a time in `shards_from_home`'s order: for a
@@ -292,9 +296,6 @@ impl Board {
         &self,
         mut find: impl FnMut(&VecDeque<Piece>) -> Option<usize>,
     ) -> Option<Piece> {
-        if self.available() == 0 {
-            return None;
-        }
         for mut pieces in self.for_takers() {
             while let Some(piece) = find(&pieces).and_then(|at| pieces.remove(at)) {
                 if piece.try_claim() {

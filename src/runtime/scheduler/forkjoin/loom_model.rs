@@ -3,7 +3,8 @@
 //!   (after a claim), and an owner whose half was claimed sees its outcome in the frame, and
 //!   is woken, before it leaves the frame (`join_half_runs_once_and_the_owner_sees_it`);
 //! - a scope's owner sleeps until its spawned closures finished and is never left asleep
-//!   (`scope_owner_is_woken_by_the_last_closure`);
+//!   (`scope_owner_is_woken_by_the_last_closure`), also when a closure is counted in
+//!   another (`a_closure_counted_in_its_parent_finishes_the_scope_after_both`);
 //! - a waiter is woken by the publication of a piece that descends from what it waits for
 //!   (`a_waiter_is_woken_by_a_descendant`);
 //! - a frame exposed to the ticker (`exposed.rs`) is published exactly once, by its owner or
@@ -121,6 +122,66 @@ fn scope_owner_is_woken_by_the_last_closure() {
         for thief in thieves {
             thief.join().unwrap();
         }
+    });
+}
+
+/// A cell that one closure writes and the scope's owner reads once the scope finished:
+/// loom checks that the write happens before the read.
+struct Written(UnsafeCell<u32>);
+
+// SAFETY: the model's accesses are checked by loom's `UnsafeCell`.
+unsafe impl Sync for Written {}
+
+impl Written {
+    fn write(&self) {
+        // SAFETY: loom checks that no other access races with this one.
+        self.0.with_mut(|v| unsafe { *v = 1 });
+    }
+
+    fn read(&self) -> u32 {
+        // SAFETY: as in `write`.
+        self.0.with(|v| unsafe { *v })
+    }
+}
+
+/// A closure counted in its parent, another closure of the scope (`Node::pending`): the
+/// scope finishes only once both did, in either order, on any threads, and its owner sees
+/// what both wrote (the count chain releases the child's writes through the parent's count
+/// into the scope's).
+#[test]
+fn a_closure_counted_in_its_parent_finishes_the_scope_after_both() {
+    loom::model(|| {
+        let board = Arc::new(Board::default());
+        let scope = Node::scope(None, Root::new());
+        let cells = Arc::new([Written(UnsafeCell::new(0)), Written(UnsafeCell::new(0))]);
+        let body = |i: usize| {
+            let cells = Arc::clone(&cells);
+            Box::new(move || cells[i].write())
+        };
+        // SAFETY: the parent is the scope.
+        let parent = unsafe { Piece::spawned(Arc::clone(&scope), body(0), &scope) };
+        // SAFETY: the parent, a closure of the scope, has not run: counted in it.
+        let child = unsafe { Piece::spawned(Arc::clone(&parent), body(1), &scope) };
+        board.publish(parent);
+        board.publish(child);
+        let thief = {
+            let board = Arc::clone(&board);
+            thread::spawn(move || {
+                if let Some(piece) = board.take_oldest() {
+                    // SAFETY: won the claim.
+                    unsafe { piece.run(true) };
+                }
+            })
+        };
+        while let Some(piece) = board.take_descendant(&scope, true) {
+            // SAFETY: won the claim.
+            unsafe { piece.run(false) };
+        }
+        while !scope.is_finished() {
+            scope.sleep(|| false);
+        }
+        assert_eq!(cells[0].read() + cells[1].read(), 2);
+        thief.join().unwrap();
     });
 }
 

@@ -128,8 +128,11 @@ enum Work {
     Half(Half),
     Spawned {
         body: UnsafeCell<Option<Body>>,
-        /// The scope it counts against.
+        /// The scope it belongs to.
         scope: ScopeOf,
+        /// Whether it is counted in its parent, a closure of the same scope that spawned it,
+        /// rather than in the scope (`Piece::spawned`).
+        in_parent: bool,
     },
     /// A scope; also the wait node of a call into another executor (`inject.rs`), which
     /// counts the call as its one pending piece and keeps no panic (the call reports its own).
@@ -184,7 +187,16 @@ pub(crate) struct Node {
     /// `AVAILABLE`, `CLAIMED` or `RECLAIMED` (module docs); a scope stays `CLAIMED`.
     claim: AtomicU8,
     work: Work,
-    /// A half: 0 until it finished, then 1. A scope: its spawned closures not finished yet.
+    /// A half: 0 until it finished, then 1. A scope: the closures counted in it (below) not
+    /// finished yet. A spawned closure: 1 until its body returned, plus the closures counted
+    /// in it not finished yet.
+    ///
+    /// A closure spawned from inside the body of another closure of the same scope is
+    /// counted in that closure, any other in the scope: a closure's count reaches zero once
+    /// it and every closure counted in it finished, and only then gives back its one count
+    /// where it is counted itself. So the scope finishes when every closure did, and the
+    /// scope's count, which its owner waits on, is touched by the closures at the top of the
+    /// tree only, not by every closure of every worker.
     pending: AtomicUsize,
     /// The thread that waits for this node: the half's owner, the scope's owner.
     waiter: Option<Thread>,
@@ -291,6 +303,36 @@ impl Node {
         // protocol with the load in `wake_waiter`.
         if self.pending.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.wake_waiter();
+        }
+    }
+
+    /// A spawned closure's body returned: gives back its own count, and where that was the
+    /// last, its one count where it is counted, and so on up (`Node::pending`). The scope's
+    /// owner is woken by the last count of the scope.
+    fn finish_closure(&self) {
+        let mut node = self;
+        loop {
+            let Work::Spawned {
+                scope, in_parent, ..
+            } = &node.work
+            else {
+                unreachable!("filch: only a spawned closure is counted in another node")
+            };
+            // AcqRel: releases what the closure (and, through earlier decrements, every
+            // closure counted in it) did; the decrement that reaches zero acquires them all
+            // and releases them on to the next count, up to the scope's SeqCst one.
+            if node.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return;
+            }
+            if !*in_parent {
+                scope.get().finish_spawned();
+                return;
+            }
+            // The parent lives: `self` holds its lineage, which holds it.
+            node = node
+                .parent
+                .as_deref()
+                .expect("filch: a closure counted in its parent has one");
         }
     }
 
@@ -409,19 +451,29 @@ impl Piece {
         }))
     }
 
-    /// The piece of `body`, spawned into `scope`; counted in the scope at once.
+    /// The piece of `body`, spawned into `scope`; counted at once in `parent` if that is a
+    /// closure of `scope`, else in the scope (`Node::pending`).
     ///
     /// # Safety
     ///
     /// `parent`'s lineage reaches `scope` (it is the scope, or a node made inside it): the
-    /// piece keeps the scope alive through it, holding no count of its own (`ScopeOf`).
+    /// piece keeps the scope alive through it, holding no count of its own (`ScopeOf`). If
+    /// `parent` is a closure of `scope`, its body has not returned yet (the calling thread
+    /// runs it, or nobody has): its count is not zero, so it cannot have finished.
     pub(crate) unsafe fn spawned(parent: Arc<Node>, body: Body, scope: &Arc<Node>) -> Piece {
         debug_assert!(matches!(scope.work, Work::Scope { .. }));
         debug_assert!(lineage_reaches(&parent, scope));
-        // Relaxed: the count is read by the scope's owner only after the closures that
-        // spawn (its body, or a spawned closure still counted) have finished, which the
-        // finishers' SeqCst decrements order.
-        scope.pending.fetch_add(1, Ordering::Relaxed);
+        let in_parent = matches!(
+            &parent.work,
+            Work::Spawned { scope: of, .. } if std::ptr::eq(of.0.as_ptr(), &**scope)
+        );
+        let counted_in = if in_parent { &*parent } else { &**scope };
+        debug_assert!(!in_parent || counted_in.pending.load(Ordering::Relaxed) > 0);
+        // Relaxed: the count reaches zero only after the closure that spawns (the scope's
+        // body, or `parent`, whose own count is still held) gave its own count back, which
+        // comes after this increment in the count's order (same thread); every decrement
+        // is an AcqRel or SeqCst read-modify-write after it.
+        counted_in.pending.fetch_add(1, Ordering::Relaxed);
         Piece(Arc::new(Node {
             parent: Some(parent),
             root: None,
@@ -429,8 +481,9 @@ impl Piece {
             work: Work::Spawned {
                 body: UnsafeCell::new(Some(body)),
                 scope: ScopeOf(std::ptr::NonNull::from(&**scope)),
+                in_parent,
             },
-            pending: AtomicUsize::new(0),
+            pending: AtomicUsize::new(1),
             waiter: None,
             sleeping: AtomicBool::new(false),
         }))
@@ -507,7 +560,7 @@ impl Piece {
                 unsafe { (half.run)(half.frame, migrated, self.root().is_cancelled()) };
                 self.finish_half();
             }
-            Work::Spawned { body, scope } => {
+            Work::Spawned { body, scope, .. } => {
                 let scope = scope.get();
                 // SAFETY: the claim hands the body to this thread, once.
                 let body = unsafe { (*body.get()).take() };
@@ -520,7 +573,7 @@ impl Piece {
                         scope.keep_panic(payload);
                     }
                 }
-                scope.finish_spawned();
+                self.finish_closure();
             }
             Work::Call { body } => {
                 // SAFETY: the claim hands the body to this thread, once. The body catches
