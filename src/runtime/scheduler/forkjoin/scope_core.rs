@@ -1,7 +1,9 @@
 //! A scope's core ([`ScopeCore`]): spawning closures into it and waiting for them.
 //!
 //! A scope is a [`Node`] its owner waits for: the count of its spawned closures not finished
-//! yet. A spawned closure is published at once (a scope spawns because it wants the closure
+//! yet, where a closure spawned from inside another closure of the scope is counted in that
+//! closure, which counts once in the scope until it and all it counts finished
+//! (`Node::pending`: the scope's count is touched by the top of the tree only). A spawned closure is published at once (a scope spawns because it wants the closure
 //! run elsewhere), as a node whose lineage is the thread's (a closure spawned by the scope's
 //! body or by another of its closures descends from the scope), or the scope itself when the
 //! thread's lineage does not reach the scope (a thread that got the scope through a std
