@@ -619,14 +619,16 @@ impl WorkerLocal {
     /// Step 5: steal from the other workers, as a searcher.
     fn search(&self, st: &mut LoopState) -> Option<Runnable> {
         let n = self.state.num_workers();
-        if n == 1 {
-            return None;
-        }
         if !st.searching {
             if !self.state.idle.try_start_search() {
                 return None;
             }
             st.searching = true;
+        }
+        if n == 1 {
+            // Nobody to steal from; a searcher still, so that it spins for work handed
+            // over from outside the pool (`find_task_or_spin`) as any searcher does.
+            return None;
         }
         let mut attempts = 0;
         let mut found = None;
