@@ -22,6 +22,7 @@ mod rayon_join;
 mod rayon_scope;
 mod rayon_spawn;
 mod rayon_thread_pool;
+mod scope_tree;
 mod served_while_joining;
 mod shutdown;
 mod tokio_block_in_place;
