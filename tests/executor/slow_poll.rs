@@ -254,10 +254,28 @@ fn first_allowed_cpu() -> usize {
     }
 }
 
+/// The longest a thread of ordinary priority, free to run on any CPU, waited beyond its 1 ms
+/// sleeps until `stop`: how long the watcher (the epoch ticker's thread, such a thread too)
+/// may have been kept from sampling.
+fn longest_starvation(stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Duration> {
+    std::thread::spawn(move || {
+        let mut longest = Duration::ZERO;
+        while !stop.load(SeqCst) {
+            let before = Instant::now();
+            std::thread::sleep(Duration::from_millis(1));
+            longest = longest.max(before.elapsed().saturating_sub(Duration::from_millis(1)));
+        }
+        longest
+    })
+}
+
 // A worker preempted in the middle of short polls (its thread made to wait for a CPU that a
 // busy thread holds) is not taken for a stuck one: what counts is the time a poll holds its
 // worker, not the wall clock's. The test goes on until a poll has spanned a wait for the
-// CPU longer than twice the threshold, so the case it is about did happen.
+// CPU longer than twice the threshold, so the case it is about did happen. A poll that the
+// watcher never got to sample goes by the wall clock (`runtime/observe/poll_watch.rs`): on a
+// machine so loaded that a free thread of ordinary priority waited as long as the reported
+// poll, such a report is the documented fallback, not a poll taken for stuck.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_preempted_worker_is_not_taken_for_a_stuck_poll() {
@@ -265,6 +283,7 @@ fn a_preempted_worker_is_not_taken_for_a_stuck_poll() {
         let (ex, reports) = watched(1);
         let cpu = first_allowed_cpu();
         let stop = Arc::new(AtomicBool::new(false));
+        let starvation = longest_starvation(Arc::clone(&stop));
         let hog = {
             let stop = Arc::clone(&stop);
             std::thread::spawn(move || {
@@ -292,15 +311,20 @@ fn a_preempted_worker_is_not_taken_for_a_stuck_poll() {
             .unwrap();
         stop.store(true, SeqCst);
         hog.join().unwrap();
-        let reports = reports.received.lock().unwrap();
+        let starved = starvation.join().unwrap();
+        let mut reports = reports.received.lock().unwrap();
+        if reports.is_empty() {
+            assert_eq!(ex.stats().total().slow_polls, 0);
+        }
+        // The watcher could not have sampled a poll no longer than the longest starvation.
+        reports.retain(|r| r.report.duration > starved);
         assert!(
             reports.is_empty(),
             "a poll of 100 µs of work, preempted (its longest took {longest:?} on the wall \
-             clock): {} reports, first: {}",
+             clock; a free thread waited {starved:?} at most): {} reports, first: {}",
             reports.len(),
             reports[0].report
         );
-        assert_eq!(ex.stats().total().slow_polls, 0);
     });
 }
 
