@@ -17,18 +17,19 @@
 //! (`WAKE_FOR_CALL_TARGETS`), as soon as that chunk is timed.
 //!
 //! An unindexed piece ([`bridge_unindexed`]) halves its producer and joins the halves: both
-//! halves are pieces that split again while the call splits eagerly (a few levels) or
-//! [`wants_split`] says so; otherwise the left half is folded whole and the right half is a
-//! piece of its own, on offer in the join while the left one folds. So a long piece offers
-//! work at each halving, and its right part can be taken while its left part folds. Such a
-//! join pays only if a check can publish its frame during the left fold: a piece's first
-//! left half is folded in one (its length is unknown; an endless fold, as `find_last` over
-//! an octillion, must leave its right half to the others), and so is each left half after
-//! a long fold (one that reached a piece boundary), but after a short fold the next left
-//! half is folded without a join, then the right half, which still splits at once when
-//! [`wants_split`] says so. So a tiny call (rayon-demo's `split` of a few items) joins for
-//! its eager halvings and once a piece, not once a halving. With one worker nothing joins
-//! unasked (no other worker could take the half). A producer that cannot split is folded
+//! halves are pieces that split again while the call splits eagerly (`log2(workers) + 1`
+//! levels, as rayon's splitter starts) or [`wants_split`] says so; otherwise the left half
+//! is folded whole and the right half is a piece of its own, on offer in the join while the
+//! left one folds. Such a join pays only if a check can publish its frame during the left
+//! fold, so only a long fold earns one: a piece's first left half is folded in a join (its
+//! length is unknown; an endless fold, as `find_last` over an octillion, must leave its
+//! right half to the others), and so is each left half after a long fold (one that reached
+//! a piece boundary, or lasted over a tick of the epoch). After a short fold, unless a
+//! worker wants work then, the right half, that fold's sibling and most likely as short, is
+//! folded whole, as rayon folds a half nobody stole. So a tiny call
+//! (rayon-demo's `split` of a few items) joins for its eager halvings and once a piece,
+//! and folds a few items. With one worker nothing joins unasked (no other worker could
+//! take the half) and a call is folded whole. A producer that cannot split is folded
 //! whole. An unindexed fold cannot be cut into chunks, so its folder (`Leaf`) reaches a
 //! piece boundary every [`LEAF_TICK`] items and stops there if the call is stopping.
 //!
@@ -310,8 +311,7 @@ where
 /// Runs one piece of an unindexed call (see the module docs); `eager` is how many more
 /// times it halves without being asked, and `offer` whether, unasked, it folds its left half
 /// inside a join that offers the right half meanwhile (the piece's first fold, or the last
-/// left fold was long), else the left half and then the right one, one after the other,
-/// without a join.
+/// left fold was long), else the whole piece, unsplit.
 fn unindexed_piece<P, C>(
     stop: &CallStop,
     eager: u32,
@@ -329,7 +329,14 @@ where
     } else {
         at_piece_boundary();
         let wanted = eager > 0 || wants_split();
-        match producer.split() {
+        let halves = if wanted || offer {
+            producer.split()
+        } else {
+            // Nobody asked for work and the last fold was short, as this piece most likely
+            // is (it is that fold's sibling): folded whole, as rayon's unstolen half is.
+            (producer, None)
+        };
+        match halves {
             (whole, None) => fold_leaf(stop, whole, consumer).0,
             (left, Some(right)) => {
                 let left_consumer = consumer.split_off_left();
@@ -341,7 +348,7 @@ where
                         |_| unindexed_piece(stop, depth, true, left, left_consumer),
                         |_| unindexed_piece(stop, depth, true, right, consumer),
                     )
-                } else if offer {
+                } else {
                     // The left half is folded whole here while the right half, a piece of
                     // its own, waits in the join where an idle worker can take it. The right
                     // half offers its own right half the same way only if this fold was
@@ -361,12 +368,6 @@ where
                             unindexed_piece(stop, depth, offer, right, consumer)
                         },
                     )
-                } else {
-                    // The left half is expected short (the last one was), so that no check
-                    // could publish a join's frame while it folds: folded here, then the right
-                    // half, which still splits at once when asked (`wants_split` above).
-                    let (l, was_long) = unindexed_leaf(stop, left, left_consumer);
-                    (l, unindexed_piece(stop, depth, was_long, right, consumer))
                 };
                 reducer.reduce(l, r)
             }
@@ -393,19 +394,21 @@ where
 }
 
 /// Folds an unindexed producer whole through a [`Leaf`] folder, which reaches a piece
-/// boundary every [`LEAF_TICK`] items; whether it reached one.
+/// boundary every [`LEAF_TICK`] items; whether the fold was long: it reached one, or it
+/// lasted over a tick of the epoch (a few costly items, as `split`'s one item per piece).
 fn fold_leaf<P, C>(stop: &CallStop, producer: P, consumer: C) -> (C::Result, bool)
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
 {
+    let seen = epoch::now();
     let leaf = Leaf {
         base: consumer.into_folder(),
         stop,
         count: 0,
     };
     let leaf = producer.fold_with(leaf);
-    let long = leaf.count >= u64::from(LEAF_TICK);
+    let long = leaf.count >= u64::from(LEAF_TICK) || epoch::moved(seen);
     (leaf.base.complete(), long)
 }
 

@@ -21,8 +21,8 @@
 //! A call also splits at once, before any chunk, when there are several workers and it is
 //! long: it is cut into parts of a `1 / (EAGER_PIECES_PER_THREAD × workers)` share of the
 //! call (at least [`EAGER_MIN_PIECE`] items each), handed out through a work-stealing range
-//! (`parts.rs`), so every worker can take a share without waiting for a chunk boundary. Unindexed iterators, whose length is unknown, are
-//! halved [`eager_depth`] times instead.
+//! (`parts.rs`), so every worker can take a share without waiting for a chunk boundary.
+//! Unindexed iterators, whose length is unknown, are halved [`eager_depth`] times instead.
 
 use std::time::{Duration, Instant};
 
@@ -57,7 +57,8 @@ pub(super) const WAKE_AFTER_CHUNKS: u32 = 2;
 /// overlaps the call's first chunks instead of following them.
 pub(super) const WAKE_FOR_CALL_TARGETS: usize = 3;
 
-/// A call on `n` workers is split at once into about `EAGER_PIECES_PER_THREAD × n` pieces.
+/// A long indexed call on `n` workers is split at once into about
+/// `EAGER_PIECES_PER_THREAD × n` parts.
 pub(super) const EAGER_PIECES_PER_THREAD: usize = 4;
 
 /// No piece is split eagerly below this many items (splitting later, on demand, still is).
@@ -217,15 +218,13 @@ impl Plan {
 }
 
 /// How many times an unindexed call halves its producer before folding (when several
-/// workers can take the halves): enough for about `EAGER_PIECES_PER_THREAD` pieces per
-/// worker.
+/// workers can take the halves): `log2(workers) + 1` levels, rounded down, so 2 to 4 pieces
+/// per worker, as rayon's splitter starts a call. More cost a join each on every call,
+/// however short; a long piece offers more halves anyway, one per long fold.
 pub(super) fn eager_depth() -> u32 {
     let workers = crate::par::current_num_threads();
     if workers > 1 {
-        EAGER_PIECES_PER_THREAD
-            .saturating_mul(workers)
-            .next_power_of_two()
-            .trailing_zeros()
+        workers.ilog2() + 1
     } else {
         0
     }
