@@ -136,7 +136,7 @@ where
                 let node = Piece::call(Some(Arc::clone(&wait)), Root::new(), on_board(body));
                 super::publish::offer(state, node);
             } else {
-                spawn_call_below(state, Root::new(), Some(Arc::clone(&wait)), body);
+                spawn_call_below(state, Root::new(), Some(Arc::clone(&wait)), false, body);
             }
             // Not counted as doing fork-join work while it waits (`occupy.rs`, `Away`).
             with_current(|t| match t {
@@ -172,7 +172,7 @@ where
                 return;
             }
             let wait = Node::outside_call(None);
-            spawn_call(state, Root::new(), make_body(Arc::clone(&wait)));
+            spawn_call_below(state, Root::new(), None, true, make_body(Arc::clone(&wait)));
             // A stand-in (a worker is free to run the call) hands its slot on first: the
             // wait blocks this thread.
             serve::hand_off_while(|| {
@@ -209,7 +209,7 @@ fn on_board(body: CallBody) -> Body {
 /// Spawns a task on `state` whose poll runs `body` as a fork-join call of `root` (module
 /// docs). A call whose root is cancelled before it starts is dropped unrun.
 pub(crate) fn spawn_call(state: &Arc<State>, root: Arc<Root>, body: CallBody) {
-    spawn_call_below(state, root, None, body);
+    spawn_call_below(state, root, None, false, body);
 }
 
 /// As [`spawn_call`], the call's work running with `parent` as its lineage (module docs,
@@ -218,11 +218,13 @@ fn spawn_call_below(
     state: &Arc<State>,
     root: Arc<Root>,
     parent: Option<Arc<Node>>,
+    from_outside: bool,
     body: CallBody,
 ) {
     let task = CallTask {
         root,
         parent,
+        from_outside,
         body: Some(body),
     };
     drop(crate::runtime::scheduler::spawner::spawn(state, task));
@@ -234,6 +236,9 @@ struct CallTask {
     /// The lineage the call's work runs with: the wait node of a worker of another executor
     /// that waits for it.
     parent: Option<Arc<Node>>,
+    /// Made by a thread outside every executor, blocked until it ends ([`call`]): the
+    /// worker that runs it expects another call soon (module docs).
+    from_outside: bool,
     body: Option<CallBody>,
 }
 
@@ -252,10 +257,15 @@ impl Future for CallTask {
         let root = Arc::clone(&this.root);
         let parent = this.parent.take();
         context::with_worker(|worker| match worker {
-            Some(worker) => on_worker(worker, root, |t| match parent {
-                Some(parent) => t.with_lineage(parent, || body(t)),
-                None => body(t),
-            }),
+            Some(worker) => {
+                on_worker(worker, root, |t| match parent {
+                    Some(parent) => t.with_lineage(parent, || body(t)),
+                    None => body(t),
+                });
+                if this.from_outside {
+                    worker.expect_another_call();
+                }
+            }
             None => {
                 // A thread that is no worker (a stand-in) polled it: the call goes on the
                 // board, where idle workers take it, and so does a stand-in while every worker

@@ -96,6 +96,11 @@ pub(crate) struct WorkerLocal {
     counted: Cell<bool>,
     /// The epoch when fork-join work last started here.
     forkjoin_epoch: Cell<u64>,
+    /// Set when this worker ends a fork-join call that a thread outside the executor made
+    /// and waits for (`forkjoin/inject.rs`): that thread most likely makes another as soon
+    /// as it wakes (a loop of `install` or `par_iter` calls from `main`), so the worker's
+    /// next search spins before it parks, whatever the spin's probe policy says.
+    another_call_soon: Cell<bool>,
 }
 
 impl WorkerLocal {
@@ -118,7 +123,19 @@ impl WorkerLocal {
             blocking: Cell::new(false),
             counted: Cell::new(false),
             forkjoin_epoch: Cell::new(u64::MAX),
+            another_call_soon: Cell::new(false),
         }
+    }
+
+    /// Tells the worker loop that a call from outside the executor just ended here
+    /// (`another_call_soon`).
+    pub(crate) fn expect_another_call(&self) {
+        self.another_call_soon.set(true);
+    }
+
+    /// Whether a call from outside ended here since the last look, clearing it.
+    pub(crate) fn take_another_call_soon(&self) -> bool {
+        self.another_call_soon.replace(false)
     }
 
     /// Whether fork-join work starting now is the first to start on this worker since the

@@ -387,13 +387,18 @@ impl WorkerLocal {
             return Some(task);
         }
         self.end_busy(st);
+        let another_call_soon = self.take_another_call_soon();
         if !st.searching {
             return None;
         }
         // Spin only while spinning pays off, probing now and then (SPIN_PROBE_INTERVAL), or
         // while a worker does fork-join work: it publishes a piece for a searcher at its next
         // join (`forkjoin/thread.rs`), while a sleeper would wait for its next heartbeat.
-        let probe = st.dry_searches % SPIN_PROBE_INTERVAL == 0 || self.state.forkjoin.is_busy();
+        // And after a call from outside the executor: its thread is likely to make the next
+        // one at once, which a parked worker would wait a wake-up for.
+        let probe = st.dry_searches % SPIN_PROBE_INTERVAL == 0
+            || self.state.forkjoin.is_busy()
+            || another_call_soon;
         st.dry_searches = st.dry_searches.wrapping_add(1);
         if !probe {
             return None;
