@@ -134,3 +134,29 @@ fn find_first_and_find_last_return_the_extreme_match() {
         assert_eq!(last, v.iter().rposition(|&x| x % 5 == 4));
     }
 }
+
+/// A search over a tree walk stops at its answer, even in a tree without end: the walk goes
+/// to the folder as one iterator, which must stop pulling nodes once the folder is full.
+#[test]
+fn a_search_over_an_endless_tree_walk_stops_at_its_answer() {
+    use filch::par::iter::walk_tree_prefix;
+    // Every node has two children, forever; the leftmost path goes 0, 1, 3, 7, 15, ...
+    for workers in [1, 2] {
+        crate::common::watchdog(60, "an endless tree walk", move || {
+            let pool = filch::par::ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .build()
+                .unwrap();
+            let seen = AtomicUsize::new(0);
+            let found = pool.install(|| {
+                walk_tree_prefix(0u64, |&n: &u64| [2 * n + 1, 2 * n + 2])
+                    .inspect(|_| {
+                        seen.fetch_add(1, Ordering::Relaxed);
+                    })
+                    .find_any(|&n| n == 1023)
+            });
+            assert_eq!(found, Some(1023), "{workers} workers");
+            assert!(seen.into_inner() >= 10, "{workers} workers");
+        });
+    }
+}

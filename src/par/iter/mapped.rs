@@ -274,10 +274,23 @@ where
 {
     type Result = F::Result;
 
-    fn consume(mut self, item: T) -> Self {
-        let out = self.op.apply(&mut self.state, item);
-        self.base = self.base.consume(out);
-        self
+    // Taken apart and built again, not updated in place: see `plumbing/bridge.rs`'s `Leaf`
+    // (an in-place store followed by a wider copy of the folder stalls store forwarding).
+    #[inline]
+    fn consume(self, item: T) -> Self {
+        let MappedFolder {
+            base,
+            op,
+            mut state,
+            item: marker,
+        } = self;
+        let out = op.apply(&mut state, item);
+        MappedFolder {
+            base: base.consume(out),
+            op,
+            state,
+            item: marker,
+        }
     }
 
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {

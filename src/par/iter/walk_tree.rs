@@ -198,24 +198,19 @@ where
         )
     }
 
-    fn fold_with<F: Folder<S>>(self, mut folder: F) -> F {
-        for node in self.head {
-            folder = folder.consume(node);
-            if folder.full() {
-                return folder;
-            }
-        }
-        // A stack of subtrees, the next one on top.
+    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
+        // A stack of subtrees, the next one on top. The walk goes to the folder as one
+        // iterator (`consume_iter`), so that the folder stays in registers for the whole
+        // fold instead of going through memory once per node.
+        let children_of = self.children_of;
         let mut stack = self.pending;
         stack.reverse();
-        while let Some(node) = stack.pop() {
-            stack.extend((self.children_of)(&node).into_iter().rev());
-            folder = folder.consume(node);
-            if folder.full() {
-                break;
-            }
-        }
-        folder
+        let walk = std::iter::from_fn(move || {
+            let node = stack.pop()?;
+            stack.extend(children_of(&node).into_iter().rev());
+            Some(node)
+        });
+        folder.consume_iter(self.head.into_iter().chain(walk))
     }
 }
 
@@ -256,31 +251,27 @@ where
         )
     }
 
-    fn fold_with<F: Folder<S>>(self, mut folder: F) -> F {
-        // Each frame: a node and the children of it not walked yet.
+    fn fold_with<F: Folder<S>>(self, folder: F) -> F {
+        // Each frame: a node and the children of it not walked yet. One iterator to the
+        // folder, as in prefix order.
+        let children_of = self.children_of;
+        let mut roots = self.pending.into_iter();
         let mut stack: Vec<(S, I::IntoIter)> = Vec::new();
-        for root in self.pending {
-            let children = (self.children_of)(&root).into_iter();
-            stack.push((root, children));
-            while let Some((_, children)) = stack.last_mut() {
-                if let Some(child) = children.next() {
-                    let grandchildren = (self.children_of)(&child).into_iter();
+        let walk = std::iter::from_fn(move || loop {
+            let Some((_, children)) = stack.last_mut() else {
+                let root = roots.next()?;
+                let children = children_of(&root).into_iter();
+                stack.push((root, children));
+                continue;
+            };
+            match children.next() {
+                Some(child) => {
+                    let grandchildren = children_of(&child).into_iter();
                     stack.push((child, grandchildren));
-                } else {
-                    let (node, _) = stack.pop().expect("a frame");
-                    folder = folder.consume(node);
-                    if folder.full() {
-                        return folder;
-                    }
                 }
+                None => return stack.pop().map(|(node, _)| node),
             }
-        }
-        for node in self.tail {
-            folder = folder.consume(node);
-            if folder.full() {
-                break;
-            }
-        }
-        folder
+        });
+        folder.consume_iter(walk.chain(self.tail))
     }
 }
