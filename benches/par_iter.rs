@@ -22,6 +22,11 @@
 //! - `life_256_200`: 200 generations of Conway's life on a 256×256 torus, each generation a
 //!   `par_chunks_mut(256).enumerate().for_each(..)` writing the next grid row by row
 //!   (rayon-demo's life);
+//! - `tree_prefix_collect_1e5`, `tree_postfix_sum_1e5`: a tree of 10⁵ nodes (each a range
+//!   of numbers, its children the halves of the rest) walked by `walk_tree_prefix` into a
+//!   `Vec` and by `walk_tree_postfix` into a sum (rayon-demo's tree walks, unindexed);
+//! - `str_split_1e6`: `par_split(' ')` of a shuffled 1 MB string of words, counted
+//!   (rayon-demo's `str_split`, unindexed);
 //! - the sorts (`par_sort_unstable` of 10⁷ u64, `par_sort` of 10⁶ `String`s) are
 //!   `benches/sort.rs`'s rows.
 //!
@@ -315,6 +320,115 @@ fn life_row(grid: &[u8], side: usize, y: usize, row: &mut [u8]) {
     }
 }
 
+/// The children of a node of the tree walks: the node is the range's first number, its
+/// children the two halves of the rest (empty ones left out).
+fn tree_children(
+    r: &std::ops::Range<u64>,
+) -> impl DoubleEndedIterator<Item = std::ops::Range<u64>> + use<> {
+    let mid = (r.start + 1 + r.end) / 2;
+    [(r.start + 1)..mid, mid..r.end]
+        .into_iter()
+        .filter(|r| !r.is_empty())
+}
+
+/// `walk_tree_prefix` of the tree of `n` nodes into a `Vec` of the nodes' numbers (0..n in
+/// order).
+fn tree_prefix_collect(n: u64) -> Workload {
+    let check = move |v: Vec<u64>| assert!(v.into_iter().eq(0..n));
+    Box::new(move |pools, who, iters| match who {
+        0 => time_iters(iters, || {
+            let mut v = Vec::new();
+            let mut stack = vec![0..black_box(n)];
+            while let Some(r) = stack.pop() {
+                v.push(r.start);
+                stack.extend(tree_children(&r).rev());
+            }
+            check(v)
+        }),
+        1 => pools.filch.install(|| {
+            use filch::par::prelude::*;
+            time_iters(iters, || {
+                check(
+                    filch::par::iter::walk_tree_prefix(0..black_box(n), tree_children)
+                        .map(|r| r.start)
+                        .collect(),
+                )
+            })
+        }),
+        _ => pools.rayon.install(|| {
+            use rayon::prelude::*;
+            time_iters(iters, || {
+                check(
+                    rayon::iter::walk_tree_prefix(0..black_box(n), tree_children)
+                        .map(|r| r.start)
+                        .collect(),
+                )
+            })
+        }),
+    })
+}
+
+/// `walk_tree_postfix` of the tree of `n` nodes, the nodes' numbers summed.
+fn tree_postfix_sum(n: u64) -> Workload {
+    let expect = n * (n - 1) / 2;
+    Box::new(move |pools, who, iters| match who {
+        0 => time_iters(iters, || {
+            let (mut sum, mut stack) = (0u64, vec![0..black_box(n)]);
+            while let Some(r) = stack.pop() {
+                sum += r.start;
+                stack.extend(tree_children(&r));
+            }
+            assert_eq!(sum, expect);
+        }),
+        1 => pools.filch.install(|| {
+            use filch::par::prelude::*;
+            time_iters(iters, || {
+                let sum: u64 = filch::par::iter::walk_tree_postfix(0..black_box(n), tree_children)
+                    .map(|r| r.start)
+                    .sum();
+                assert_eq!(sum, expect);
+            })
+        }),
+        _ => pools.rayon.install(|| {
+            use rayon::prelude::*;
+            time_iters(iters, || {
+                let sum: u64 = rayon::iter::walk_tree_postfix(0..black_box(n), tree_children)
+                    .map(|r| r.start)
+                    .sum();
+                assert_eq!(sum, expect);
+            })
+        }),
+    })
+}
+
+/// `par_split(' ')` of a 1 MB string of `abcdefg ` shuffled, counted.
+fn str_split(len: usize) -> Workload {
+    let mut bytes: Vec<u8> = b"abcdefg ".iter().cycle().take(len).copied().collect();
+    for i in (1..bytes.len()).rev() {
+        let j = (step(i as u64) % (i as u64 + 1)) as usize;
+        bytes.swap(i, j);
+    }
+    let text = String::from_utf8(bytes).expect("ASCII");
+    let expect = text.split(' ').count();
+    Box::new(move |pools, who, iters| match who {
+        0 => time_iters(iters, || {
+            assert_eq!(black_box(&text).split(' ').count(), expect)
+        }),
+        1 => pools.filch.install(|| {
+            use filch::par::prelude::*;
+            time_iters(iters, || {
+                assert_eq!(black_box(&text).par_split(' ').count(), expect)
+            })
+        }),
+        _ => pools.rayon.install(|| {
+            use rayon::prelude::*;
+            time_iters(iters, || {
+                assert_eq!(black_box(&text).par_split(' ').count(), expect)
+            })
+        }),
+    })
+}
+
 fn life(side: usize, generations: usize) -> Workload {
     let start: Vec<u8> = (0..side * side)
         .map(|i| u8::from(step(i as u64).is_multiple_of(3)))
@@ -480,6 +594,9 @@ fn main() {
         ("find_first_1e8", find_first(100_000_000), 1),
         ("nbody_1000x10", nbody(1_000, 10), 1),
         ("life_256_200", life(256, 200), 1),
+        ("tree_prefix_collect_1e5", tree_prefix_collect(100_000), 20),
+        ("tree_postfix_sum_1e5", tree_postfix_sum(100_000), 20),
+        ("str_split_1e6", str_split(1_000_000), 10),
     ];
     println!("parallel iterators, {workers} workers, {rounds} rounds (median of one run each)\n");
     println!(
