@@ -28,7 +28,9 @@
 //! 5. as a searcher (at most about half the workers search at once): the other workers'
 //!    deques and inboxes, starting from a random victim, in batches; a searcher that finds
 //!    nothing keeps looking for up to [`SPIN_BEFORE_PARK`], as long as such spins pay off
-//!    (see [`SPIN_PROBE_INTERVAL`]); then a piece of fork-join work: one addressed to this
+//!    (see [`SPIN_PROBE_INTERVAL`]) or right after it ran a call made from outside the
+//!    executor (its caller is likely to make the next one at once); then a piece of
+//!    fork-join work: one addressed to this
 //!    worker (a broadcast's part, `forkjoin/mail.rs`), else the board's oldest;
 //! 6. a turn of the driver that does not block (if no other worker holds it), and if that
 //!    woke nothing, park (see `park/README.md`).
