@@ -5,7 +5,10 @@
 //! of its workers while the calling thread waits ([`call`]). The call travels as a task
 //! ([`spawn_call`]), so it takes its turn in the injector like any task from outside, fairly;
 //! the worker that polls it runs the whole call inside that poll, as fork-join work
-//! (`occupy.rs`).
+//! (`occupy.rs`). A call from a thread outside every executor then tells the worker
+//! (`WorkerLocal::expect_another_call`) that its caller is likely to make the next one at
+//! once (a loop of `install` calls from `main`): the worker spins before it parks, so that
+//! the next call does not wait for a wake-up. A call from a task (`par::run`) does not.
 //!
 //! A stand-in (`runtime/scheduler/standin/`) that polls such a task puts the call on the
 //! board, as a whole call (`Piece::call`) that idle workers take, and that a stand-in takes
