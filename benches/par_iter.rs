@@ -338,7 +338,8 @@ fn tree_prefix_collect(n: u64) -> Workload {
     Box::new(move |pools, who, iters| match who {
         0 => time_iters(iters, || {
             let mut v = Vec::new();
-            let mut stack = vec![0..black_box(n)];
+            let root: std::ops::Range<u64> = 0..black_box(n);
+            let mut stack = vec![root];
             while let Some(r) = stack.pop() {
                 v.push(r.start);
                 stack.extend(tree_children(&r).rev());
@@ -373,7 +374,8 @@ fn tree_postfix_sum(n: u64) -> Workload {
     let expect = n * (n - 1) / 2;
     Box::new(move |pools, who, iters| match who {
         0 => time_iters(iters, || {
-            let (mut sum, mut stack) = (0u64, vec![0..black_box(n)]);
+            let root: std::ops::Range<u64> = 0..black_box(n);
+            let (mut sum, mut stack) = (0u64, vec![root]);
             while let Some(r) = stack.pop() {
                 sum += r.start;
                 stack.extend(tree_children(&r));
