@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::executor::global::current_or_global_state;
-use crate::runtime::scheduler::forkjoin::{self, Body, FjThread, Job, Root, ScopeCore};
+use crate::runtime::scheduler::forkjoin::{self, Body, FjThread, Root, ScopeCore};
 use crate::runtime::scheduler::state::State;
 
 use super::broadcast::{self, BroadcastContext};
@@ -65,15 +65,16 @@ where
     BODY: FnOnce(&S) + Send + 'scope,
 {
     let scope = ScopeRef(std::ptr::from_ref(scope));
-    let closure = move || {
+    let job: Box<dyn FnOnce() + Send + 'scope> = Box::new(move || {
         let scope = scope;
         // SAFETY: the scope outlives the closure: `ScopeCore::complete` waits for every
         // spawned closure before the scope's frame is left.
         body(unsafe { &*scope.0 })
-    };
-    // SAFETY: the job's lifetime is erased; as above, the scope waits for the closure, so
+    });
+    // SAFETY: only the lifetime changes; as above, the scope waits for the closure, so
     // nothing it borrows for `'scope` is gone while it may run.
-    core.spawn(unsafe { Job::new(closure) });
+    let job: Body = unsafe { std::mem::transmute(job) };
+    core.spawn(job);
 }
 
 /// Spawns `body` into `scope` once per worker of its executor, each addressed to its worker.

@@ -358,13 +358,12 @@ pub(crate) fn claim_calls(pieces: &mut VecDeque<Piece>, calls: &mut Vec<Piece>) 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::runtime::scheduler::forkjoin::job::Job;
     use crate::runtime::scheduler::forkjoin::node::Root;
 
     /// A closure of `scope`, counted in it, that does nothing.
     fn closure(scope: &Arc<Node>) -> Piece {
         // SAFETY: the parent is the scope.
-        unsafe { Piece::spawned(Arc::clone(scope), Job::boxed(Box::new(|| {})), scope) }
+        unsafe { Piece::spawned(Arc::clone(scope), Box::new(|| {}), scope) }
     }
 
     #[test]

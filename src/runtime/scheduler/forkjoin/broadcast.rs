@@ -23,8 +23,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::job::Body;
-use super::node::{Node, Piece, Root};
+use super::node::{Body, Node, Piece, Root};
 use super::occupy::on_worker;
 use super::thread::{with_current, FjThread};
 use super::wait;

@@ -47,8 +47,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::thread::Result as Outcome;
 
-use super::job::Body;
-use super::node::{Cancelled, Node, Piece, Root};
+use super::node::{Body, Cancelled, Node, Piece, Root};
 use super::occupy::{on_worker, Away};
 use super::thread::{with_current, FjThread};
 use super::wait;

@@ -22,7 +22,6 @@ use std::sync::Arc;
 use super::board::Board;
 use super::exposed::Exposed;
 use super::frame::FrameLinks;
-use super::job::Job;
 use super::node::{Half, Node, Piece, Root};
 
 /// A join's frame in the model: the half's result cell, written by whoever runs the half.
@@ -98,7 +97,7 @@ fn scope_owner_is_woken_by_the_last_closure() {
                 ran.fetch_add(1, Ordering::Relaxed);
             });
             // SAFETY: the parent is the scope.
-            board.publish(unsafe { Piece::spawned(Arc::clone(&scope), Job::boxed(body), &scope) });
+            board.publish(unsafe { Piece::spawned(Arc::clone(&scope), body, &scope) });
         }
         let thieves: Vec<_> = (0..2)
             .map(|_| {
@@ -160,9 +159,9 @@ fn a_closure_counted_in_its_parent_finishes_the_scope_after_both() {
             Box::new(move || cells[i].write())
         };
         // SAFETY: the parent is the scope.
-        let parent = unsafe { Piece::spawned(Arc::clone(&scope), Job::boxed(body(0)), &scope) };
+        let parent = unsafe { Piece::spawned(Arc::clone(&scope), body(0), &scope) };
         // SAFETY: the parent, a closure of the scope, has not run: counted in it.
-        let child = unsafe { Piece::spawned(Arc::clone(&parent), Job::boxed(body(1)), &scope) };
+        let child = unsafe { Piece::spawned(Arc::clone(&parent), body(1), &scope) };
         board.publish(parent);
         board.publish(child);
         let thief = {
@@ -201,7 +200,7 @@ fn a_waiter_is_woken_by_a_descendant() {
             })
         };
         // SAFETY: the parent is the scope.
-        let piece = unsafe { Piece::spawned(Arc::clone(&scope), Job::boxed(body), &scope) };
+        let piece = unsafe { Piece::spawned(Arc::clone(&scope), body, &scope) };
         let publisher = {
             let board = Arc::clone(&board);
             thread::spawn(move || {
@@ -233,8 +232,7 @@ fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
         let scope = Node::scope(None, Root::new());
         let ran = Arc::new(AtomicUsize::new(0));
         // SAFETY: the parent is the scope.
-        let mid =
-            unsafe { Piece::spawned(Arc::clone(&scope), Job::boxed(Box::new(|| {})), &scope) };
+        let mid = unsafe { Piece::spawned(Arc::clone(&scope), Box::new(|| {}), &scope) };
         let body = {
             let ran = Arc::clone(&ran);
             Box::new(move || {
@@ -242,7 +240,7 @@ fn a_waiter_is_woken_by_a_descendant_below_a_closure() {
             })
         };
         // SAFETY: the parent, `mid`, is a closure of the scope.
-        let piece = unsafe { Piece::spawned(Arc::clone(&mid), Job::boxed(body), &scope) };
+        let piece = unsafe { Piece::spawned(Arc::clone(&mid), body, &scope) };
         let publisher = {
             let board = Arc::clone(&board);
             thread::spawn(move || {

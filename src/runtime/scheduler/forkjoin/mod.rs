@@ -48,7 +48,6 @@ pub(crate) mod broadcast;
 pub(crate) mod exposed;
 pub(crate) mod frame;
 pub(crate) mod inject;
-pub(crate) mod job;
 pub(crate) mod join_frame;
 #[cfg(all(test, loom))]
 mod loom_model;
@@ -71,8 +70,7 @@ use crate::util::run_once::RunOnce;
 // imports nothing from the files behind it (`tests/executor/layers.rs` checks it).
 pub(crate) use broadcast::{broadcast, has_pending, spawn_broadcast, yield_one};
 pub(crate) use inject::spawn_call;
-pub(crate) use job::{Body, Job};
-pub(crate) use node::{Cancelled, Root};
+pub(crate) use node::{Body, Cancelled, Root};
 pub(crate) use scope_core::ScopeCore;
 pub(crate) use thread::{with_current, FjThread};
 

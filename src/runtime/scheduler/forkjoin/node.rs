@@ -56,7 +56,6 @@ use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::job::{Body, Job};
 use crate::runtime::task::Payload;
 use crate::util::sync::thread::{self, Thread};
 use crate::util::sync::{fence, AtomicBool, AtomicU8, AtomicUsize, Mutex, Ordering};
@@ -120,11 +119,15 @@ pub(crate) struct Half {
     pub(crate) run: unsafe fn(*const (), bool, bool),
 }
 
+/// A closure spawned into a scope, its lifetime erased: the scope waits for it before it
+/// returns or unwinds.
+pub(crate) type Body = Box<dyn FnOnce() + Send + 'static>;
+
 /// What a node stands for.
 enum Work {
     Half(Half),
     Spawned {
-        body: UnsafeCell<Option<Job>>,
+        body: UnsafeCell<Option<Body>>,
         /// The scope it belongs to.
         scope: ScopeOf,
         /// Whether it is counted in its parent, a closure of the same scope that spawned it,
@@ -457,7 +460,7 @@ impl Piece {
     /// piece keeps the scope alive through it, holding no count of its own (`ScopeOf`). If
     /// `parent` is a closure of `scope`, its body has not returned yet (the calling thread
     /// runs it, or nobody has): its count is not zero, so it cannot have finished.
-    pub(crate) unsafe fn spawned(parent: Arc<Node>, body: Job, scope: &Arc<Node>) -> Piece {
+    pub(crate) unsafe fn spawned(parent: Arc<Node>, body: Body, scope: &Arc<Node>) -> Piece {
         debug_assert!(matches!(scope.work, Work::Scope { .. }));
         debug_assert!(lineage_reaches(&parent, scope));
         let in_parent = matches!(
@@ -566,7 +569,7 @@ impl Piece {
                         // A cancelled call starts nothing new.
                         drop_quietly(body);
                         scope.keep_panic(Box::new(Cancelled));
-                    } else if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body.run())) {
+                    } else if let Err(payload) = catch_unwind(AssertUnwindSafe(body)) {
                         scope.keep_panic(payload);
                     }
                 }

@@ -20,8 +20,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use super::job::{Body, Job};
-use super::node::{Node, Piece, Root};
+use super::node::{Body, Node, Piece, Root};
 use super::thread::{with_current, FjThread};
 use super::wait;
 use crate::runtime::scheduler::state::State;
@@ -54,7 +53,7 @@ impl ScopeCore {
 
     /// Publishes `body` as a closure of this scope. The body's lifetime was erased by the
     /// caller, who guarantees that the scope waits for it ([`ScopeCore::complete`]).
-    pub(crate) fn spawn(&self, body: Job) {
+    pub(crate) fn spawn(&self, body: Body) {
         // SAFETY: `spawn_parent` is the scope or a node whose lineage reaches it.
         let node = unsafe { Piece::spawned(self.spawn_parent(), body, &self.node) };
         super::publish::offer(&self.state, node);
@@ -65,9 +64,8 @@ impl ScopeCore {
     pub(crate) fn spawn_broadcast(&self, body: impl Fn(usize) -> Body) {
         let parent = self.spawn_parent();
         for index in 0..self.state.num_workers() {
-            let body = Job::boxed(body(index));
             // SAFETY: as in `spawn`.
-            let node = unsafe { Piece::spawned(Arc::clone(&parent), body, &self.node) };
+            let node = unsafe { Piece::spawned(Arc::clone(&parent), body(index), &self.node) };
             super::publish::post(&self.state, index, node);
         }
     }
