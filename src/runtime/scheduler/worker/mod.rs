@@ -63,11 +63,13 @@
 //!   over [`MAX_LIFO_HANDOFFS`] times in a row, when it goes to the back of the inbox;
 //! - **the inbox and the injector** (FIFO): a task with `k` tasks ahead of it in one of
 //!   them runs within `2 × FAIRNESS_INTERVAL × (k + 1)` polls of its worker (one fairness
-//!   check in two takes that queue's oldest task), sooner if the worker runs out of local
-//!   work or another worker steals it. This is where tasks woken by IO events, timers and
-//!   other threads wait, and the requests of a generator. While pinned tasks wait in the
-//!   worker's pinned queue, the rotation has three queues, and the bound is
-//!   `3 × FAIRNESS_INTERVAL × (k + 1)` for each of the three;
+//!   check in two takes that queue's oldest task), sooner if another worker steals it. This
+//!   is where tasks woken by IO events, timers and other threads wait, and the requests of a
+//!   generator. While pinned tasks wait in the worker's pinned queue, the rotation has three
+//!   queues, and the bound is `3 × FAIRNESS_INTERVAL × (k + 1)` for each of the three. A
+//!   worker that runs out of local work takes a batch of the queue onto its deque (step 3):
+//!   a task of that batch then runs after the batch's tasks ahead of it and what they fork,
+//!   depth-first, unless a thief takes it first (thieves take a deque's oldest tasks);
 //! - **the deque** (LIFO for its owner): a fork, a task spawned by the first poll of its
 //!   spawner that spawns anything (fork-join: the spawner goes on to await it, whatever it
 //!   awaited before), runs after the tasks its worker spawns after it, depth-first, or when
