@@ -53,13 +53,7 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let best = Best::new(side);
-    let consumer = FindConsumer {
-        predicate: &predicate,
-        best: &best,
-        position: Cell::new(Position::root()),
-        rightmost: Cell::new(true),
-        seen: Cell::new((0, false)),
-    };
+    let consumer = FindConsumer::new(&predicate, &best);
     pi.drive_unindexed(consumer)
 }
 
@@ -108,10 +102,6 @@ impl Ord for Position {
 }
 
 impl Position {
-    fn root() -> Position {
-        Position::default()
-    }
-
     /// The words of the path, two a level.
     fn words(&self) -> impl Iterator<Item = u64> + '_ {
         let above = self.above.as_deref().unwrap_or(&[]);
@@ -292,31 +282,82 @@ impl Best {
     }
 }
 
-/// The consumer: its position (in a cell, as `split_off_left` moves it through `&self`),
-/// whether it is the rightmost of its last level, and its cached look at `best`.
+/// The consumer: its position, whether it is the rightmost of its last level, and its
+/// cached look at `best`. The position is in cells, as `split_off_left` moves it through
+/// `&self`: the last level in a cell of its own, read by copy, so that a look at `best`
+/// (`full`, before every split) stores nothing into a consumer that is moved on at once (a
+/// narrow store under a wide load of the move stalls it), and the levels above it, which
+/// only unindexed splits make, moved out and back only when there are some (`deep`).
 struct FindConsumer<'p, P> {
     predicate: &'p P,
     best: &'p Best,
-    position: Cell<Position>,
+    /// The position's last level, `(slot, offset)`.
+    level: Cell<(u64, u64)>,
+    /// Whether the position has levels above its last one (`above` is `Some`).
+    deep: Cell<bool>,
+    /// The position's levels above its last one ([`Position::above`]).
+    above: Cell<Option<Arc<[u64]>>>,
     rightmost: Cell<bool>,
     seen: Cell<(u64, bool)>,
 }
 
 impl<'p, P> FindConsumer<'p, P> {
-    fn at(&self, position: Position, rightmost: bool) -> Self {
+    fn new(predicate: &'p P, best: &'p Best) -> Self {
         FindConsumer {
-            predicate: self.predicate,
-            best: self.best,
-            position: Cell::new(position),
-            rightmost: Cell::new(rightmost),
+            predicate,
+            best,
+            level: Cell::new((0, 0)),
+            deep: Cell::new(false),
+            above: Cell::new(None),
+            rightmost: Cell::new(true),
             seen: Cell::new((0, false)),
         }
     }
 
+    /// A consumer of the same search at `position`.
+    fn placed(predicate: &'p P, best: &'p Best, position: Position, rightmost: bool) -> Self {
+        let consumer = FindConsumer::new(predicate, best);
+        consumer.set_position(position);
+        consumer.rightmost.set(rightmost);
+        consumer
+    }
+
+    fn at(&self, position: Position, rightmost: bool) -> Self {
+        FindConsumer::placed(self.predicate, self.best, position, rightmost)
+    }
+
+    /// The consumer's position, moved out of it.
+    #[inline]
+    fn into_position(self) -> Position {
+        let (slot, offset) = self.level.get();
+        Position {
+            above: self.above.into_inner(),
+            slot,
+            offset,
+        }
+    }
+
+    #[inline]
     fn position(&self) -> Position {
-        let position = self.position.take();
-        self.position.set(position.clone());
-        position
+        let (slot, offset) = self.level.get();
+        let above = if self.deep.get() {
+            let above = self.above.take();
+            self.above.set(above.clone());
+            above
+        } else {
+            None
+        };
+        Position {
+            above,
+            slot,
+            offset,
+        }
+    }
+
+    fn set_position(&self, position: Position) {
+        self.level.set((position.slot, position.offset));
+        self.deep.set(position.above.is_some());
+        self.above.set(position.above);
     }
 }
 
@@ -326,27 +367,35 @@ impl<'p, T: Send, P: Fn(&T) -> bool + Sync> Consumer<T> for FindConsumer<'p, P> 
     type Result = Option<T>;
 
     fn split_at(self, index: usize) -> (Self, Self, FindReducer) {
-        let position = self.position.take();
-        let right = self.at(position.advanced(index), self.rightmost.get());
-        let left = self.at(position, false);
-        (left, right, FindReducer(self.best.side))
+        let (predicate, best, rightmost) = (self.predicate, self.best, self.rightmost.get());
+        let position = self.into_position();
+        let right = FindConsumer::placed(predicate, best, position.advanced(index), rightmost);
+        let left = FindConsumer::placed(predicate, best, position, false);
+        (left, right, FindReducer(best.side))
     }
 
     fn into_folder(self) -> Self::Folder {
+        let (predicate, best, seen) = (self.predicate, self.best, self.seen.get());
         FindFolder {
-            predicate: self.predicate,
-            best: self.best,
-            position: self.position.take(),
-            seen: self.seen,
+            predicate,
+            best,
+            position: self.into_position(),
+            seen: Cell::new(seen),
             item: None,
         }
     }
 
     fn full(&self) -> bool {
-        let position = self.position.take();
-        let beaten = self.best.beats(&position, &self.seen);
-        self.position.set(position);
-        beaten
+        if self.deep.get() {
+            return self.best.beats(&self.position(), &self.seen);
+        }
+        let (slot, offset) = self.level.get();
+        let position = Position {
+            above: None,
+            slot,
+            offset,
+        };
+        self.best.beats(&position, &self.seen)
     }
 }
 
@@ -354,10 +403,10 @@ impl<T: Send, P: Fn(&T) -> bool + Sync> UnindexedConsumer<T> for FindConsumer<'_
     fn split_off_left(&self) -> Self {
         let position = self.position();
         if self.rightmost.get() {
-            self.position.set(position.next_slot());
+            self.set_position(position.next_slot());
             self.at(position, false)
         } else {
-            self.position.set(position.below(1));
+            self.set_position(position.below(1));
             self.rightmost.set(true);
             self.at(position.below(0), false)
         }

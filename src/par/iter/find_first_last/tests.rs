@@ -6,13 +6,7 @@
 use super::*;
 
 fn root<'p, P>(predicate: &'p P, best: &'p Best) -> FindConsumer<'p, P> {
-    FindConsumer {
-        predicate,
-        best,
-        position: Cell::new(Position::root()),
-        rightmost: Cell::new(true),
-        seen: Cell::new((0, false)),
-    }
+    FindConsumer::new(predicate, best)
 }
 
 fn pos<P>(c: &FindConsumer<'_, P>) -> Position {
