@@ -81,6 +81,7 @@ pub trait Producer: Send + Sized {
     /// Feeds every item into `folder`, stopping early once it is full; by default through
     /// [`into_iter`](Self::into_iter). A producer may override it when it can fold faster
     /// than it iterates.
+    #[inline]
     fn fold_with<F>(self, folder: F) -> F
     where
         F: Folder<Self::Item>,
@@ -93,6 +94,7 @@ pub trait Producer: Send + Sized {
     /// loops' watch does, `par/loops/watched.rs`). Not part of rayon's API: the bridge
     /// calls it, and by default it is `fold_with`.
     #[doc(hidden)]
+    #[inline]
     fn fold_with_stop<F>(self, folder: F, stop: &CallStop) -> F
     where
         F: Folder<Self::Item>,
