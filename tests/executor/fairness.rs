@@ -7,7 +7,9 @@
 //! poll (`cx.waker().wake_by_ref()`, here or inside another crate's `yield_now`) cannot
 //! starve a task that yielded; (f) a task that yielded (`yield_now`, or a spent budget)
 //! runs again only after its worker has looked at the IO driver and the timers, so an event
-//! that has already come reaches it on its next poll, and so does a timer that is due.
+//! that has already come reaches it on its next poll, and so does a timer that is due;
+//! (g) a stand-in that polls a held worker's tasks looks at the injector too while tasks
+//! that wake each other keep it busy.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -630,6 +632,88 @@ fn a_yielding_task_gets_a_timer_that_is_due_on_its_next_poll() {
                 attempts <= 2,
                 "{policy:?}: the due timer was seen only at attempt {attempts} ({GIVE_UP}: \
                  never): the task ran again without its worker looking at the timers"
+            );
+        }
+    });
+}
+
+/// (g) A task spawned from outside runs within 61 polls of a stand-in (the thread that polls
+/// a worker's tasks while one of its polls holds it, `runtime/scheduler/standin/`) kept busy
+/// by two tasks that wake each other through channels. The stand-in's wakes go to the
+/// injector (`worker/schedule.rs`), FIFO behind the foreign task; were they to go to its
+/// worker's inbox, which the stand-in looks at first, the stand-in would need a fairness
+/// check of its own for this to hold.
+#[test]
+fn a_stand_in_checks_the_injector_while_the_inbox_never_empties() {
+    watchdog(120, "fairness: stand-in inbox vs injector", || {
+        /// Exchanges after which the foreign task counts as starved.
+        const GIVE_UP: u64 = 200_000;
+        for policy in POLICIES {
+            let ex = crate::common::executor_with(1, policy);
+            let stop = Arc::new(AtomicBool::new(false));
+            let exchanges = Arc::new(AtomicU64::new(0));
+            // Holds the one worker until `stop`, or until the ping-pong gave up on the
+            // foreign task: its stand-in polls everything else.
+            let held = ex.spawn({
+                let (stop, exchanges) = (Arc::clone(&stop), Arc::clone(&exchanges));
+                async move {
+                    while !stop.load(SeqCst) && exchanges.load(SeqCst) < GIVE_UP {
+                        std::hint::spin_loop();
+                    }
+                }
+            });
+            let (to_q, q_rx) = async_channel::bounded::<()>(1);
+            let (to_p, p_rx) = async_channel::bounded::<()>(1);
+            // Exchanges that a stand-in ran (its thread is `{worker's name}-standin`).
+            let on_standin = Arc::new(AtomicU64::new(0));
+            let p = ex.spawn({
+                let (stop, exchanges) = (Arc::clone(&stop), Arc::clone(&exchanges));
+                let on_standin = Arc::clone(&on_standin);
+                async move {
+                    while !stop.load(SeqCst) && exchanges.load(SeqCst) < GIVE_UP {
+                        exchanges.fetch_add(1, SeqCst);
+                        let thread = std::thread::current();
+                        if thread.name().is_some_and(|name| name.ends_with("-standin")) {
+                            on_standin.fetch_add(1, SeqCst);
+                        }
+                        to_q.send(()).await.unwrap();
+                        p_rx.recv().await.unwrap();
+                    }
+                }
+            });
+            let q = ex.spawn(async move {
+                while q_rx.recv().await.is_ok() {
+                    if to_p.send(()).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            wait_until(30, "the ping-pong to run on the stand-in", || {
+                exchanges.load(SeqCst) > 1_000
+            });
+            let foreign = ex.spawn({
+                let (stop, exchanges) = (Arc::clone(&stop), Arc::clone(&exchanges));
+                async move {
+                    stop.store(true, SeqCst);
+                    exchanges.load(SeqCst)
+                }
+            });
+            let at_spawn = exchanges.load(SeqCst);
+            let ran = ex.block_on(foreign);
+            ex.block_on(held).unwrap();
+            ex.block_on(p).unwrap();
+            ex.block_on(q).unwrap();
+            let at_run = ran.unwrap();
+            assert!(
+                on_standin.load(SeqCst) > 0,
+                "{policy:?}: no exchange ran on the stand-in"
+            );
+            // Two polls an exchange; each poll of the stand-in is one of the 61.
+            assert!(
+                at_run < GIVE_UP && at_run - at_spawn <= INTERVAL + SLACK,
+                "{policy:?}: the foreign task ran after {} exchanges on the stand-in \
+                 (gave up at {GIVE_UP})",
+                at_run - at_spawn
             );
         }
     });
