@@ -33,8 +33,9 @@ const SLACK: u64 = 64;
 const DEPTH: u32 = 12;
 /// On 2 workers, the polls of one whole tree (`2^(DEPTH + 1) − 1` nodes): the other
 /// worker's driver, woken into the old task's inbox ahead of it, can be taken with it in a
-/// batch when the worker runs out of local work (`worker/mod.rs`, "How long a runnable task
-/// waits"), and then forks its next tree above the old task on the deque.
+/// batch when the worker runs out of local work, and then forks its next tree above the old
+/// task on the deque (`src/runtime/scheduler/worker/mod.rs`, "How long a runnable task
+/// waits").
 const TREE_AHEAD: u64 = (1 << (DEPTH + 1)) - 1;
 /// How many polls the test waits for the old task before it reports it starved.
 const GIVE_UP: u64 = 2_000_000;
