@@ -199,6 +199,7 @@ impl Best {
 
     /// The rank of a one-level position: its key for `find_first`, the key reversed for
     /// `find_last` (keys are below 2^63, so no rank is [`NO_RANK`]).
+    #[inline]
     fn rank(&self, at: &Position) -> Option<u64> {
         let key = at.key()?;
         Some(match self.side {
@@ -224,6 +225,7 @@ impl Best {
     }
 
     /// Whether the best one-level match beats one at `at` (of rank `rank`, if it has one).
+    #[inline]
     fn flat_beats(&self, at: &Position, rank: Option<u64>) -> bool {
         let flat = self.flat.load(Ordering::Relaxed);
         match rank {
@@ -260,7 +262,10 @@ impl Best {
     }
 
     /// Whether a match elsewhere beats any match at or after (before) `at`. `seen` caches
-    /// the deep match's answer for the epoch it was computed at.
+    /// the deep match's answer for the epoch it was computed at. Inline: a search looks
+    /// before each split and each batch of items, and an indexed call's look is two loads
+    /// and a comparison; the look at a deep match is out of line.
+    #[inline]
     fn beats(&self, at: &Position, seen: &Cell<(u64, bool)>) -> bool {
         if self.flat_beats(at, self.rank(at)) {
             return true;
@@ -269,6 +274,12 @@ impl Best {
         if epoch == 0 {
             return false;
         }
+        self.deep_beats(at, seen, epoch)
+    }
+
+    /// [`Best::beats`]' look at the deep match, recorded `epoch` times.
+    #[inline(never)]
+    fn deep_beats(&self, at: &Position, seen: &Cell<(u64, bool)>, epoch: u64) -> bool {
         let (seen_epoch, answer) = seen.get();
         if seen_epoch == epoch {
             return answer;
