@@ -53,17 +53,28 @@ fn busy_polls_before_a_foreign_task(
     wait_until(10, "the busy work to get going", || {
         polls.load(SeqCst) > 500
     });
+    foreign_stop(&ex, &stop, &polls).0
+}
+
+/// Spawns a task from this thread (onto the injector) that sets `stop` and reads `count`,
+/// and waits for it; returns how far `count` moved between the spawn and the task's poll,
+/// and the count the task read.
+fn foreign_stop(
+    ex: &filch::Executor,
+    stop: &Arc<AtomicBool>,
+    count: &Arc<AtomicU64>,
+) -> (u64, u64) {
     let foreign = ex.spawn({
-        let (polls, stop) = (Arc::clone(&polls), Arc::clone(&stop));
+        let (count, stop) = (Arc::clone(count), Arc::clone(stop));
         async move {
             stop.store(true, SeqCst);
-            polls.load(SeqCst)
+            count.load(SeqCst)
         }
     });
     // Read after the spawn returned: no more than the count when the task was queued.
-    let at_spawn = polls.load(SeqCst);
+    let at_spawn = count.load(SeqCst);
     let at_run = ex.block_on(foreign).unwrap();
-    at_run.saturating_sub(at_spawn)
+    (at_run.saturating_sub(at_spawn), at_run)
 }
 
 #[test]
@@ -691,29 +702,20 @@ fn a_stand_in_checks_the_injector_while_the_inbox_never_empties() {
             wait_until(30, "the ping-pong to run on the stand-in", || {
                 exchanges.load(SeqCst) > 1_000
             });
-            let foreign = ex.spawn({
-                let (stop, exchanges) = (Arc::clone(&stop), Arc::clone(&exchanges));
-                async move {
-                    stop.store(true, SeqCst);
-                    exchanges.load(SeqCst)
-                }
-            });
-            let at_spawn = exchanges.load(SeqCst);
-            let ran = ex.block_on(foreign);
+            let (waited, at_run) = foreign_stop(&ex, &stop, &exchanges);
             ex.block_on(held).unwrap();
             ex.block_on(p).unwrap();
             ex.block_on(q).unwrap();
-            let at_run = ran.unwrap();
             assert!(
                 on_standin.load(SeqCst) > 0,
                 "{policy:?}: no exchange ran on the stand-in"
             );
             // Two polls an exchange; each poll of the stand-in is one of the 61.
             assert!(
-                at_run < GIVE_UP && at_run - at_spawn <= INTERVAL + SLACK,
+                at_run < GIVE_UP && waited <= INTERVAL + SLACK,
                 "{policy:?}: the foreign task ran after {} exchanges on the stand-in \
                  (gave up at {GIVE_UP})",
-                at_run - at_spawn
+                waited
             );
         }
     });
